@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the pure ABI helpers of module/abi.c.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+
+#include "abi.h"
+
+/* Every reason code has its own non-empty text. */
+static void ibpost_reason_table_test(struct kunit *test)
+{
+	u32 i, j;
+
+	for (i = 0; i < IBPOST_R_MAX; i++) {
+		const char *s = ibpost_reason_str(i);
+
+		KUNIT_EXPECT_NE(test, strcmp(s, "unknown reason"), 0);
+		KUNIT_EXPECT_GT(test, strlen(s), 0UL);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_STRNEQ(test, s, ibpost_reason_str(j));
+	}
+	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_MAX),
+			   "unknown reason");
+	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(U32_MAX), "unknown reason");
+	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_NONE), "no error");
+}
+
+static void ibpost_status_set_test(struct kunit *test)
+{
+	struct ibpost_status st;
+
+	memset(&st, 0xa5, sizeof(st));
+	ibpost_status_set(&st, IBPOST_R_COUNT, 5000, 1024);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_COUNT);
+	KUNIT_EXPECT_EQ(test, st.wr, IBPOST_STATUS_NONE);
+	KUNIT_EXPECT_EQ(test, st.sge, IBPOST_STATUS_NONE);
+	KUNIT_EXPECT_EQ(test, st.pad, 0U);
+	KUNIT_EXPECT_EQ(test, st.value, 5000ULL);
+	KUNIT_EXPECT_EQ(test, st.limit, 1024ULL);
+}
+
+static void ibpost_mem_is_zero_test(struct kunit *test)
+{
+	u64 r[4] = {};
+
+	KUNIT_EXPECT_TRUE(test, ibpost_mem_is_zero(r, sizeof(r)));
+	KUNIT_EXPECT_TRUE(test, ibpost_mem_is_zero(r, 0));
+	((u8 *)r)[sizeof(r) - 1] = 1;
+	KUNIT_EXPECT_FALSE(test, ibpost_mem_is_zero(r, sizeof(r)));
+	KUNIT_EXPECT_TRUE(test, ibpost_mem_is_zero(r, sizeof(r) - 1));
+}
+
+struct ibpost_rec_case {
+	const char *desc;
+	u32 count, max_count, rec_size, rec_ver0;
+	int err;
+	u32 reason;
+	size_t bytes;
+};
+
+static const struct ibpost_rec_case ibpost_rec_cases[] = {
+	{ "empty", 0, 16, 176, 176, 0, IBPOST_R_NONE, 0 },
+	{ "exact", 3, 16, 176, 176, 0, IBPOST_R_NONE, 528 },
+	{ "grown record", 2, 16, 200, 176, 0, IBPOST_R_NONE, 400 },
+	{ "record too small", 1, 16, 175, 176, -EINVAL, IBPOST_R_REC_SIZE, 0 },
+	{ "record size zero", 1, 16, 0, 176, -EINVAL, IBPOST_R_REC_SIZE, 0 },
+	{ "record too big", 1, 16, 4097, 176, -EINVAL, IBPOST_R_REC_SIZE, 0 },
+	{ "count at limit", 16, 16, 176, 176, 0, IBPOST_R_NONE, 2816 },
+	{ "count above limit", 17, 16, 176, 176, -EINVAL, IBPOST_R_COUNT, 0 },
+	{ "count huge", U32_MAX, 16, 176, 176, -EINVAL, IBPOST_R_COUNT, 0 },
+	{ "largest product", U32_MAX, U32_MAX, 4096, 176, 0, IBPOST_R_NONE,
+	  (size_t)U32_MAX * 4096 },
+};
+
+static void ibpost_rec_case_desc(const struct ibpost_rec_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ibpost_rec, ibpost_rec_cases, ibpost_rec_case_desc);
+
+static void ibpost_check_rec_array_test(struct kunit *test)
+{
+	const struct ibpost_rec_case *c = test->param_value;
+	struct ibpost_status st = {};
+	size_t bytes = 12345;
+	int ret;
+
+	ret = ibpost_check_rec_array(&st, c->count, c->max_count, c->rec_size,
+				     c->rec_ver0, &bytes);
+	KUNIT_EXPECT_EQ(test, ret, c->err);
+	KUNIT_EXPECT_EQ(test, st.reason, c->reason);
+	if (!c->err)
+		KUNIT_EXPECT_EQ(test, bytes, c->bytes);
+	else
+		KUNIT_EXPECT_EQ(test, bytes, (size_t)12345);
+}
+
+static void ibpost_link_layer_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ibpost_link_layer_to_uapi(IB_LINK_LAYER_INFINIBAND),
+			(u32)IBPOST_LINK_INFINIBAND);
+	KUNIT_EXPECT_EQ(test, ibpost_link_layer_to_uapi(IB_LINK_LAYER_ETHERNET),
+			(u32)IBPOST_LINK_ETHERNET);
+	KUNIT_EXPECT_EQ(test, ibpost_link_layer_to_uapi(IB_LINK_LAYER_UNSPECIFIED),
+			(u32)IBPOST_LINK_UNSPECIFIED);
+	KUNIT_EXPECT_EQ(test, ibpost_link_layer_to_uapi((enum rdma_link_layer)77),
+			(u32)IBPOST_LINK_UNSPECIFIED);
+}
+
+static void ibpost_dev_flags_test(struct kunit *test)
+{
+	struct ib_device_attr a = {};
+
+	KUNIT_EXPECT_EQ(test, ibpost_dev_flags(&a, false), 0U);
+	KUNIT_EXPECT_EQ(test, ibpost_dev_flags(&a, true),
+			(u32)IBPOST_DEV_VIRT_DMA);
+	a.kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
+	a.device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
+	KUNIT_EXPECT_EQ(test, ibpost_dev_flags(&a, false),
+			(u32)(IBPOST_DEV_LOCAL_DMA_LKEY | IBPOST_DEV_MEM_MGT_EXT));
+	/* Unrelated capability bits do not leak into the ABI. */
+	a.kernel_cap_flags = ~(u64)IBK_LOCAL_DMA_LKEY;
+	a.device_cap_flags = ~(u64)IB_DEVICE_MEM_MGT_EXTENSIONS;
+	KUNIT_EXPECT_EQ(test, ibpost_dev_flags(&a, false), 0U);
+}
+
+/* Attributes as rxe reports them on 6.1. */
+static void ibpost_rxe_like_info(struct ibpost_dev_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	strscpy(info->name, "rxe_lo", sizeof(info->name));
+	info->node_guid = 0x0200000000000001ULL;
+	info->index = 3;
+	info->phys_port_cnt = 1;
+	info->start_port = 1;
+	info->max_inline_data = 512;
+	info->flags = IBPOST_DEV_MEM_MGT_EXT | IBPOST_DEV_VIRT_DMA;
+	info->attrs.max_mr_size = ~0ULL;
+	info->attrs.max_send_sge = 32;
+	info->attrs.max_recv_sge = 32;
+	info->attrs.max_sge_rd = 32;
+	info->attrs.max_qp_wr = 1 << 20;
+	info->attrs.max_cqe = 32767;
+	info->attrs.max_fast_reg_page_list_len = 512;
+}
+
+static void ibpost_fill_dev_attr_test(struct kunit *test)
+{
+	struct ibpost_dev_info info;
+	struct ib_port_attr pa = {};
+	struct ibpost_dev_attr out;
+
+	ibpost_rxe_like_info(&info);
+	pa.state = IB_PORT_ACTIVE;
+	pa.active_mtu = IB_MTU_1024;
+	pa.max_mtu = IB_MTU_4096;
+	pa.max_msg_sz = 0x80000000;
+	memset(&out, 0xff, sizeof(out));
+	ibpost_fill_dev_attr(&out, &info, 1, IB_LINK_LAYER_ETHERNET, &pa);
+
+	KUNIT_EXPECT_STREQ(test, out.name, "rxe_lo");
+	KUNIT_EXPECT_EQ(test, out.node_guid, 0x0200000000000001ULL);
+	KUNIT_EXPECT_EQ(test, out.max_mr_size, ~0ULL);
+	KUNIT_EXPECT_EQ(test, out.index, 3U);
+	KUNIT_EXPECT_EQ(test, out.port, 1U);
+	KUNIT_EXPECT_EQ(test, out.link_layer, (u32)IBPOST_LINK_ETHERNET);
+	KUNIT_EXPECT_EQ(test, out.port_state, (u32)IBPOST_PORT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, out.active_mtu, 1024U);
+	KUNIT_EXPECT_EQ(test, out.max_mtu, 4096U);
+	KUNIT_EXPECT_EQ(test, out.max_msg_sz, 0x80000000U);
+	KUNIT_EXPECT_EQ(test, out.max_send_sge, 32U);
+	KUNIT_EXPECT_EQ(test, out.max_recv_sge, 32U);
+	KUNIT_EXPECT_EQ(test, out.max_sge_rd, 32U);
+	KUNIT_EXPECT_EQ(test, out.max_qp_wr, 1U << 20);
+	KUNIT_EXPECT_EQ(test, out.max_cqe, 32767U);
+	KUNIT_EXPECT_EQ(test, out.max_fast_reg_page_list_len, 512U);
+	KUNIT_EXPECT_EQ(test, out.max_inline_data, 512U);
+	KUNIT_EXPECT_EQ(test, out.flags,
+			(u32)(IBPOST_DEV_MEM_MGT_EXT | IBPOST_DEV_VIRT_DMA));
+	KUNIT_EXPECT_EQ(test, out.phys_port_cnt, 1U);
+	KUNIT_EXPECT_TRUE(test, ibpost_mem_is_zero(out.reserved,
+						   sizeof(out.reserved)));
+	/* The whole name buffer past the string is cleared. */
+	KUNIT_EXPECT_TRUE(test, ibpost_mem_is_zero(out.name + 6,
+						   sizeof(out.name) - 6));
+}
+
+/* Garbage from a provider never turns into huge or negative values. */
+static void ibpost_fill_dev_attr_clamp_test(struct kunit *test)
+{
+	struct ibpost_dev_info info;
+	struct ib_port_attr pa = {};
+	struct ibpost_dev_attr out;
+
+	ibpost_rxe_like_info(&info);
+	info.attrs.max_send_sge = -5;
+	info.attrs.max_cqe = -1;
+	pa.active_mtu = (enum ib_mtu)0;
+	pa.max_mtu = (enum ib_mtu)9;
+	ibpost_fill_dev_attr(&out, &info, 1, IB_LINK_LAYER_INFINIBAND, &pa);
+	KUNIT_EXPECT_EQ(test, out.max_send_sge, 0U);
+	KUNIT_EXPECT_EQ(test, out.max_cqe, 0U);
+	KUNIT_EXPECT_EQ(test, out.active_mtu, 0U);
+	KUNIT_EXPECT_EQ(test, out.max_mtu, 0U);
+	KUNIT_EXPECT_EQ(test, out.link_layer, (u32)IBPOST_LINK_INFINIBAND);
+}
+
+/* The ABI sizes are frozen: a change here breaks every built tool. */
+static void ibpost_abi_sizes_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sizeof(struct ibpost_status), (size_t)32);
+	KUNIT_EXPECT_EQ(test, sizeof(struct ibpost_dev_attr),
+			(size_t)IBPOST_DEV_ATTR_SIZE_VER0);
+	KUNIT_EXPECT_EQ(test, sizeof(struct ibpost_dev_list),
+			(size_t)IBPOST_DEV_LIST_SIZE_VER0);
+	KUNIT_EXPECT_EQ(test, offsetof(struct ibpost_dev_list, devs), (size_t)16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct ibpost_dev_list, status),
+			(size_t)32);
+	KUNIT_EXPECT_EQ(test, _IOC_SIZE(IBPOST_IOC_DEV_LIST),
+			(unsigned int)IBPOST_DEV_LIST_SIZE_VER0);
+}
+
+static struct kunit_case ibpost_abi_cases[] = {
+	KUNIT_CASE(ibpost_reason_table_test),
+	KUNIT_CASE(ibpost_status_set_test),
+	KUNIT_CASE(ibpost_mem_is_zero_test),
+	KUNIT_CASE_PARAM(ibpost_check_rec_array_test, ibpost_rec_gen_params),
+	KUNIT_CASE(ibpost_link_layer_test),
+	KUNIT_CASE(ibpost_dev_flags_test),
+	KUNIT_CASE(ibpost_fill_dev_attr_test),
+	KUNIT_CASE(ibpost_fill_dev_attr_clamp_test),
+	KUNIT_CASE(ibpost_abi_sizes_test),
+	{}
+};
+
+static struct kunit_suite ibpost_abi_suite = {
+	.name = "ibpost_abi",
+	.test_cases = ibpost_abi_cases,
+};
+
+kunit_test_suite(ibpost_abi_suite);
+
+MODULE_DESCRIPTION("KUnit tests of ibpost's ioctl ABI helpers");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: ioctl dispatch and IBPOST_IOC_DEV_LIST.
+ *
+ * Every handler copies its argument in with copy_struct_from_user() (the
+ * growth rule of include/uapi/ibpost.h), validates every field before it
+ * acts, and on refusal writes struct ibpost_status back so the tool can say
+ * exactly what was wrong.
+ */
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <rdma/ib_cache.h>
+
+#include "device.h"
+#include "ioctl.h"
+
+static_assert(sizeof(struct ibpost_dev_attr) == IBPOST_DEV_ATTR_SIZE_VER0);
+static_assert(sizeof(struct ibpost_dev_list) == IBPOST_DEV_LIST_SIZE_VER0);
+
+/* Copy the status back; the caller's struct is known to hold it. */
+static int ibpost_put_status(struct ibpost_status __user *ust,
+			     const struct ibpost_status *st, int err)
+{
+	if (copy_to_user(ust, st, sizeof(*st)))
+		return -EFAULT;
+	pr_debug("ibpost: refused (%d): %s, value %llu, limit %llu\n", err,
+		 ibpost_reason_str(st->reason), st->value, st->limit);
+	return err;
+}
+
+/*
+ * Copy an argument struct in.  @usize was read from its first field.
+ * Return: 0, -EINVAL (too small) or -E2BIG (unknown non-zero tail).
+ */
+static int ibpost_copy_arg(void *karg, size_t ksize, size_t ver0,
+			   const void __user *uarg, u32 usize,
+			   struct ibpost_status *st)
+{
+	int ret;
+
+	if (usize < ver0) {
+		ibpost_status_set(st, IBPOST_R_ARG_SIZE, usize, ver0);
+		return -EINVAL;
+	}
+	ret = copy_struct_from_user(karg, ksize, uarg, usize);
+	if (ret == -E2BIG)
+		ibpost_status_set(st, IBPOST_R_ARG_TAIL, usize, ksize);
+	else if (ret)
+		ibpost_status_set(st, IBPOST_R_FAULT, 0, 0);
+	return ret;
+}
+
+static int ibpost_fill_ports(struct ibpost_dev *dev,
+			     struct ibpost_dev_attr *out, u32 room)
+{
+	struct ibpost_dev_info info;
+	struct ib_port_attr pattr;
+	u32 i, port;
+	int ret;
+
+	if (!room)
+		return 0;
+	info = dev->info;
+	ibpost_dev_name(dev, info.name, sizeof(info.name));
+	for (i = 0; i < room && i < info.phys_port_cnt; i++) {
+		port = info.start_port + i;
+		ret = ib_query_port(dev->ibdev, port, &pattr);
+		if (ret)
+			memset(&pattr, 0, sizeof(pattr));
+		ibpost_fill_dev_attr(&out[i], &info, port,
+				     rdma_port_get_link_layer(dev->ibdev, port),
+				     &pattr);
+	}
+	return 0;
+}
+
+static int ibpost_copy_recs(void __user *dst, const struct ibpost_dev_attr *recs,
+			    u32 n, u32 rec_size)
+{
+	size_t known = min_t(size_t, rec_size, sizeof(*recs));
+	u32 i;
+
+	for (i = 0; i < n; i++, dst += rec_size) {
+		if (copy_to_user(dst, &recs[i], known))
+			return -EFAULT;
+		if (rec_size > known && clear_user(dst + known, rec_size - known))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+static int ibpost_list_devices(struct ibpost_dev_list *k)
+{
+	struct ibpost_dev_attr *recs = NULL;
+	struct ibpost_dev **devs;
+	u32 ndev, i, total = 0, written = 0, room;
+	int ret;
+
+	ret = ibpost_devices_get_all(&devs, &ndev);
+	if (ret)
+		return ret;
+	for (i = 0; i < ndev; i++)
+		total += devs[i]->info.phys_port_cnt;
+	room = min(total, k->count);
+	if (room) {
+		recs = kcalloc(room, sizeof(*recs), GFP_KERNEL);
+		if (!recs) {
+			ret = -ENOMEM;
+			goto out_put;
+		}
+	}
+	for (i = 0; i < ndev && written < room; i++) {
+		u32 n = min(room - written, devs[i]->info.phys_port_cnt);
+
+		ibpost_fill_ports(devs[i], recs + written, n);
+		written += n;
+	}
+	ret = ibpost_copy_recs(u64_to_user_ptr(k->devs), recs, written,
+			       k->attr_size);
+	if (ret) {
+		ibpost_status_set(&k->status, IBPOST_R_FAULT, k->devs, 0);
+		goto out_free;
+	}
+	k->total = total;
+	k->written = written;
+out_free:
+	kfree(recs);
+out_put:
+	ibpost_devices_put_all(devs, ndev);
+	return ret;
+}
+
+static long ibpost_ioc_dev_list(struct ibpost_dev_list __user *uarg)
+{
+	struct ibpost_dev_list k;
+	size_t bytes;
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, &uarg->size))
+		return -EFAULT;
+	memset(&k, 0, sizeof(k));
+	ret = ibpost_copy_arg(&k, sizeof(k), IBPOST_DEV_LIST_SIZE_VER0, uarg,
+			      usize, &k.status);
+	if (ret == -EINVAL)
+		return ret;
+	if (ret)
+		goto refuse;
+	memset(&k.status, 0, sizeof(k.status));
+	k.total = 0;
+	k.written = 0;
+	if (k.flags) {
+		ibpost_status_set(&k.status, IBPOST_R_FLAGS, k.flags, 0);
+		ret = -EINVAL;
+		goto refuse;
+	}
+	if (!ibpost_mem_is_zero(k.reserved, sizeof(k.reserved))) {
+		ibpost_status_set(&k.status, IBPOST_R_RESERVED, 0, 0);
+		ret = -EINVAL;
+		goto refuse;
+	}
+	ret = ibpost_check_rec_array(&k.status, k.count, IBPOST_DEV_LIST_MAX,
+				     k.attr_size, IBPOST_DEV_ATTR_SIZE_VER0,
+				     &bytes);
+	if (ret)
+		goto refuse;
+	if (bytes && !access_ok(u64_to_user_ptr(k.devs), bytes)) {
+		ibpost_status_set(&k.status, IBPOST_R_FAULT, k.devs, bytes);
+		ret = -EFAULT;
+		goto refuse;
+	}
+	ret = ibpost_list_devices(&k);
+	if (ret)
+		goto refuse;
+	if (copy_to_user(uarg, &k, min_t(size_t, usize, sizeof(k))))
+		return -EFAULT;
+	return 0;
+
+refuse:
+	return ibpost_put_status(&uarg->status, &k.status, ret);
+}
+
+/**
+ * ibpost_ioctl() - unlocked_ioctl of /dev/ibpost.
+ * @file: the open device.
+ * @cmd: IBPOST_IOC_*.
+ * @arg: user pointer to the command's argument struct.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno; -ENOTTY for unknown commands.
+ */
+long ibpost_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case IBPOST_IOC_DEV_LIST:
+		return ibpost_ioc_dev_list(uarg);
+	default:
+		return -ENOTTY;
+	}
+}

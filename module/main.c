@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: module init/exit and the /dev/ibpost misc device.
+ */
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+
+#include "device.h"
+#include "ioctl.h"
+
+static int ibpost_open(struct inode *inode, struct file *file)
+{
+	/* The node is 0600 root; also refuse a root-owned fd without caps. */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return 0;
+}
+
+static const struct file_operations ibpost_fops = {
+	.owner		= THIS_MODULE,
+	.open		= ibpost_open,
+	.unlocked_ioctl	= ibpost_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice ibpost_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "ibpost",
+	.fops	= &ibpost_fops,
+	.mode	= 0600,
+};
+
+static int __init ibpost_init(void)
+{
+	int ret;
+
+	ret = ibpost_devices_init();
+	if (ret)
+		return ret;
+	ret = misc_register(&ibpost_misc);
+	if (ret)
+		goto err_devices;
+	return 0;
+
+err_devices:
+	ibpost_devices_exit();
+	return ret;
+}
+
+static void __exit ibpost_exit(void)
+{
+	misc_deregister(&ibpost_misc);
+	ibpost_devices_exit();
+}
+
+module_init(ibpost_init);
+module_exit(ibpost_exit);
+
+MODULE_DESCRIPTION("ibpost: post RDMA work requests from the kernel, correctly and fast");
+MODULE_AUTHOR("The ibpost developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost tool: open /dev/ibpost, issue ioctls, explain refusals.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "ibpost.h"
+
+#define REASON_TEXT(code, text) [IBPOST_R_##code] = text,
+static const char *const reason_text[IBPOST_R_MAX] = {
+	IBPOST_REASONS(REASON_TEXT)
+};
+
+const char *ctl_reason_str(unsigned int reason)
+{
+	if (reason >= IBPOST_R_MAX || !reason_text[reason])
+		return "unknown reason";
+	return reason_text[reason];
+}
+
+int ctl_open(void)
+{
+	int fd = open(IBPOST_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		int e = errno;
+
+		fprintf(stderr, "%s: cannot open %s: %s", prog,
+			IBPOST_DEVICE_PATH, strerror(e));
+		if (e == ENOENT)
+			fprintf(stderr, " (is the ibpost module loaded?)");
+		else if (e == EACCES || e == EPERM)
+			fprintf(stderr, " (root only)");
+		fputc('\n', stderr);
+		errno = e;
+	}
+	return fd;
+}
+
+void ctl_print_status(FILE *f, const struct ibpost_status *st)
+{
+	if (st->wr != IBPOST_STATUS_NONE && st->sge != IBPOST_STATUS_NONE)
+		fprintf(f, "sge[%u] of wr %u: ", st->sge, st->wr);
+	else if (st->wr != IBPOST_STATUS_NONE)
+		fprintf(f, "wr %u: ", st->wr);
+	fprintf(f, "%s", ctl_reason_str(st->reason));
+	if (st->value || st->limit)
+		fprintf(f, " (value %llu, limit %llu)",
+			(unsigned long long)st->value,
+			(unsigned long long)st->limit);
+}
+
+/*
+ * Issue one ioctl; on failure print the errno and, when the kernel filled
+ * it, the reason from @st (which points into @arg).
+ */
+int ctl_ioctl(int fd, unsigned long cmd, void *arg, const char *what,
+	      const struct ibpost_status *st)
+{
+	if (ioctl(fd, cmd, arg) == 0)
+		return 0;
+	int e = errno;
+
+	fprintf(stderr, "%s: %s: %s", prog, what, strerror(e));
+	if (st && st->reason != IBPOST_R_NONE) {
+		fputs(": ", stderr);
+		ctl_print_status(stderr, st);
+	}
+	fputc('\n', stderr);
+	errno = e;
+	return -1;
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: command-line front of /dev/ibpost.
+ */
+#include <getopt.h>
+#include <string.h>
+
+#include "ibpost.h"
+
+const char *prog = "ibpost";
+
+static const struct ibpost_cmd cmds[] = {
+	{ "devices", "list RDMA devices and their limits", cmd_devices,
+	  help_devices },
+};
+
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"usage: %s [--help] [--version] COMMAND [ARGS]\n"
+		"\n"
+		"Push data over RDMA with ib_post_send from the kernel module\n"
+		"ibpost.ko, through %s (root only).\n"
+		"\n"
+		"commands:\n", prog, IBPOST_DEVICE_PATH);
+	for (i = 0; i < NCMDS; i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "  %-10s %s\n", "help", "help of one command");
+	fprintf(f, "\n'%s COMMAND --help' describes a command.\n", prog);
+}
+
+static const struct ibpost_cmd *find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCMDS; i++)
+		if (!strcmp(cmds[i].name, name))
+			return &cmds[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct ibpost_cmd *cmd;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("ibpost ABI %d\n", IBPOST_ABI_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			usage(stdout);
+			return 0;
+		}
+		cmd = find(argv[2]);
+		if (!cmd) {
+			fprintf(stderr, "%s: unknown command '%s'\n", prog,
+				argv[2]);
+			return 2;
+		}
+		cmd->help(stdout);
+		return 0;
+	}
+	cmd = find(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "%s: unknown command '%s' (try '%s --help')\n",
+			prog, argv[1], prog);
+		return 2;
+	}
+	optind = 1;
+	return cmd->run(argc - 1, argv + 1);
+}

@@ -12,12 +12,8 @@
 
 #include "abi.h"
 
-#define IBPOST_REASON_TEXT(code, text) [IBPOST_R_##code] = text,
-static const char *const ibpost_reason_text[IBPOST_R_MAX] = {
-	IBPOST_REASONS(IBPOST_REASON_TEXT)
-};
-
-#undef IBPOST_REASON_TEXT
+static const char *const ibpost_reason_text[IBPOST_R_MAX] =
+	IBPOST_REASON_TEXTS;
 
 /* Largest record a caller may declare: bounds what one copy touches. */
 #define IBPOST_REC_SIZE_MAX	4096U

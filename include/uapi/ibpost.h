@@ -25,34 +25,41 @@
 #define IBPOST_IOC_MAGIC	0xE9
 #define IBPOST_NAME_MAX		64
 
-/*
- * Reason codes: why the kernel rejected a request.  One table, used both by
- * the module (log messages) and by the tool (printed to the user).
- * X(code, text): the text is completed by the wr/sge/value/limit fields of
- * struct ibpost_status where they apply.
- */
-#define IBPOST_REASONS(X)						\
-	X(NONE,		"no error")					\
-	X(ARG_SIZE,	"argument size below the first ABI version")	\
-	X(ARG_TAIL,	"argument has non-zero bytes this kernel does not know") \
-	X(RESERVED,	"reserved field is not zero")			\
-	X(FLAGS,	"unknown flag bits set")			\
-	X(REC_SIZE,	"record size below the first ABI version")	\
-	X(COUNT,	"record count above the limit")			\
-	X(OVERFLOW,	"count * record size overflows")		\
-	X(FAULT,	"user buffer not accessible")			\
-	X(NO_DEVICE,	"no such RDMA device")
-
-#define IBPOST_REASON_ENUM(code, text) IBPOST_R_##code,
 /**
- * enum ibpost_reason - why a request was refused; see IBPOST_REASONS().
+ * enum ibpost_reason - why the kernel refused a request.
+ *
+ * The words for each code are in IBPOST_REASON_TEXTS just below: one table,
+ * used by the module's messages and printed by the tool, completed by the
+ * wr/sge/value/limit fields of struct ibpost_status where they apply.
+ * Codes are only ever appended.
  */
 enum ibpost_reason {
-	IBPOST_REASONS(IBPOST_REASON_ENUM)
+	IBPOST_R_NONE,
+	IBPOST_R_ARG_SIZE,
+	IBPOST_R_ARG_TAIL,
+	IBPOST_R_RESERVED,
+	IBPOST_R_FLAGS,
+	IBPOST_R_REC_SIZE,
+	IBPOST_R_COUNT,
+	IBPOST_R_OVERFLOW,
+	IBPOST_R_FAULT,
+	IBPOST_R_NO_DEVICE,
 	IBPOST_R_MAX
 };
 
-#undef IBPOST_REASON_ENUM
+/* Initializer of a "const char *const [IBPOST_R_MAX]" table. */
+#define IBPOST_REASON_TEXTS { \
+	[IBPOST_R_NONE] = "no error", \
+	[IBPOST_R_ARG_SIZE] = "argument size below the first ABI version", \
+	[IBPOST_R_ARG_TAIL] = "argument has non-zero bytes this kernel does not know", \
+	[IBPOST_R_RESERVED] = "reserved field is not zero", \
+	[IBPOST_R_FLAGS] = "unknown flag bits set", \
+	[IBPOST_R_REC_SIZE] = "record size out of range", \
+	[IBPOST_R_COUNT] = "record count above the limit", \
+	[IBPOST_R_OVERFLOW] = "count * record size overflows", \
+	[IBPOST_R_FAULT] = "user buffer not accessible", \
+	[IBPOST_R_NO_DEVICE] = "no such RDMA device", \
+}
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
 #define IBPOST_STATUS_NONE	0xffffffffU

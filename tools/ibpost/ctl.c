@@ -10,10 +10,7 @@
 
 #include "ibpost.h"
 
-#define REASON_TEXT(code, text) [IBPOST_R_##code] = text,
-static const char *const reason_text[IBPOST_R_MAX] = {
-	IBPOST_REASONS(REASON_TEXT)
-};
+static const char *const reason_text[IBPOST_R_MAX] = IBPOST_REASON_TEXTS;
 
 const char *ctl_reason_str(unsigned int reason)
 {

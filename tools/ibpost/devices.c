@@ -59,6 +59,22 @@ err:
 	return NULL;
 }
 
+static void json_u(const char *key, unsigned long long v)
+{
+	printf(", \"%s\": %llu", key, v);
+}
+
+static void json_s(const char *key, const char *v)
+{
+	printf(", \"%s\": ", key);
+	out_json_str(stdout, v);
+}
+
+static void json_b(const char *key, bool v)
+{
+	printf(", \"%s\": %s", key, v ? "true" : "false");
+}
+
 static void print_json(const struct ibpost_dev_attr *r, unsigned int n)
 {
 	char guid[32];
@@ -69,28 +85,29 @@ static void print_json(const struct ibpost_dev_attr *r, unsigned int n)
 		out_guid(guid, sizeof(guid), r->node_guid);
 		printf("%s\n  {\"name\": ", i ? "," : "");
 		out_json_str(stdout, r->name);
-		printf(", \"index\": %u, \"port\": %u, \"node_guid\": \"%s\","
-		       " \"link_layer\": \"%s\", \"port_state\": \"%s\","
-		       " \"active_mtu\": %u, \"max_mtu\": %u,"
-		       " \"max_msg_sz\": %u, \"max_send_sge\": %u,"
-		       " \"max_recv_sge\": %u, \"max_sge_rd\": %u,"
-		       " \"max_qp_wr\": %u, \"max_cqe\": %u,"
-		       " \"max_mr_size\": %llu,"
-		       " \"max_fast_reg_page_list_len\": %u,"
-		       " \"max_inline_data\": %u, \"inline_probed\": %s,"
-		       " \"local_dma_lkey\": %s, \"mem_mgt_extensions\": %s,"
-		       " \"virt_dma\": %s, \"phys_port_cnt\": %u}",
-		       r->index, r->port, guid, out_link_layer(r->link_layer),
-		       out_port_state(r->port_state), r->active_mtu, r->max_mtu,
-		       r->max_msg_sz, r->max_send_sge, r->max_recv_sge,
-		       r->max_sge_rd, r->max_qp_wr, r->max_cqe,
-		       (unsigned long long)r->max_mr_size,
-		       r->max_fast_reg_page_list_len, r->max_inline_data,
-		       r->flags & IBPOST_DEV_INLINE_UNKNOWN ? "false" : "true",
-		       r->flags & IBPOST_DEV_LOCAL_DMA_LKEY ? "true" : "false",
-		       r->flags & IBPOST_DEV_MEM_MGT_EXT ? "true" : "false",
-		       r->flags & IBPOST_DEV_VIRT_DMA ? "true" : "false",
-		       r->phys_port_cnt);
+		json_u("index", r->index);
+		json_u("port", r->port);
+		json_s("node_guid", guid);
+		json_s("link_layer", out_link_layer(r->link_layer));
+		json_s("port_state", out_port_state(r->port_state));
+		json_u("active_mtu", r->active_mtu);
+		json_u("max_mtu", r->max_mtu);
+		json_u("max_msg_sz", r->max_msg_sz);
+		json_u("max_send_sge", r->max_send_sge);
+		json_u("max_recv_sge", r->max_recv_sge);
+		json_u("max_sge_rd", r->max_sge_rd);
+		json_u("max_qp_wr", r->max_qp_wr);
+		json_u("max_cqe", r->max_cqe);
+		json_u("max_mr_size", r->max_mr_size);
+		json_u("max_fast_reg_page_list_len",
+		       r->max_fast_reg_page_list_len);
+		json_u("max_inline_data", r->max_inline_data);
+		json_b("inline_probed", !(r->flags & IBPOST_DEV_INLINE_UNKNOWN));
+		json_b("local_dma_lkey", r->flags & IBPOST_DEV_LOCAL_DMA_LKEY);
+		json_b("mem_mgt_extensions", r->flags & IBPOST_DEV_MEM_MGT_EXT);
+		json_b("virt_dma", r->flags & IBPOST_DEV_VIRT_DMA);
+		json_u("phys_port_cnt", r->phys_port_cnt);
+		printf("}");
 	}
 	printf("%s]}\n", n ? "\n" : "");
 }

@@ -1,0 +1,139 @@
+#!/bin/bash
+# make check: everything, from a clean clone on a fresh Debian 12 machine.
+#   1. install what is missing; build module + tool with W=1 (no warnings),
+#      sparse, checkpatch
+#   2. build (or reuse) the KUnit test kernel and ibpost for it
+#   3. boot it: KUnit suites + integration tests
+#   4. boot the stock Debian kernel: integration tests
+# Ends with one line "N passed, N failed"; exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+out=$repo/build/check
+rm -rf "$out"
+mkdir -p "$out"
+results=$out/results.txt
+: >"$results"
+pass=0
+fail=0
+
+record() { # record ok|fail NAME [WHY]
+	if [[ $1 == ok ]]; then
+		pass=$((pass + 1))
+		echo "ok - $2" | tee -a "$results"
+	else
+		fail=$((fail + 1))
+		echo "not ok - $2${3:+ # $3}" | tee -a "$results"
+	fi
+}
+
+step() { echo; echo "=== $* ($(date +%T))"; }
+
+finish() {
+	echo
+	grep '^not ok' "$results" || true
+	echo "$pass passed, $fail failed"
+	((fail == 0))
+	exit
+}
+
+# Count a TAP file's ok / not ok lines (KTAP subtests too, by indentation).
+count_tap() { # count_tap PREFIX FILE
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) record ok "$1: ${line#ok * - }" ;;
+		"not ok "*) record fail "$1: ${line#not ok * - }" ;;
+		esac
+	done <"$2"
+}
+
+step "dependencies"
+tools/rig/deps.sh || { record fail "install dependencies"; finish; }
+
+step "build (stock kernel, W=1)"
+if make -s W=1 all >"$out/build.log" 2>&1 &&
+	make -s -C tools/tests >>"$out/build.log" 2>&1; then
+	if grep -E 'warning:|error:' "$out/build.log"; then
+		record fail "build W=1 without warnings" "see $out/build.log"
+	else
+		record ok "build W=1 without warnings"
+	fi
+else
+	tail -20 "$out/build.log"
+	record fail "build" "see $out/build.log"
+	finish
+fi
+if make -s sparse >"$out/sparse.log" 2>&1 && ! grep -Eq 'warning:|error:' "$out/sparse.log"; then
+	record ok "sparse clean"
+else
+	cat "$out/sparse.log"; record fail "sparse clean"
+fi
+
+step "test kernel"
+if ! tools/rig/testkernel.sh >"$out/testkernel.log" 2>&1; then
+	tail -30 "$out/testkernel.log"
+	record fail "build the KUnit test kernel" "see $out/testkernel.log"
+	finish
+fi
+tkdir=$(tools/rig/testkernel.sh --print-kdir)
+if tools/checkpatch.sh "$tkdir/scripts/checkpatch.pl" >"$out/checkpatch.log" 2>&1; then
+	record ok "checkpatch clean"
+else
+	cat "$out/checkpatch.log"; record fail "checkpatch clean"
+fi
+rm -rf build/testmod
+mkdir -p build/testmod
+cp -r Kbuild module kunit include build/testmod/
+if make -C "$tkdir" M="$repo/build/testmod" W=1 modules >"$out/testmod.log" 2>&1 &&
+	! grep -Eq 'warning:|error:' "$out/testmod.log"; then
+	record ok "build ibpost + KUnit module for the test kernel (W=1)"
+else
+	tail -20 "$out/testmod.log"
+	record fail "build for the test kernel" "see $out/testmod.log"
+	finish
+fi
+
+for kind in test stock; do
+	step "guest: $kind kernel"
+	gout=$out/guest-$kind
+	mkdir -p "$gout"
+	tools/rig/boot.sh --kernel "$kind" --script tools/tests/guest-check.sh \
+		--out "$gout" --log "$out/console-$kind.log" --timeout 900 \
+		>/dev/null 2>"$out/boot-$kind.err"
+	rc=$?
+	case $rc in
+	0) record ok "$kind guest: run completed, console clean" ;;
+	122) record fail "$kind guest: console clean" "$(cat "$out/boot-$kind.err")" ;;
+	124) record fail "$kind guest: finished in time" "$(tail -5 "$out/boot-$kind.err")" ;;
+	*) record fail "$kind guest: script exit status" "exit $rc" ;;
+	esac
+	for k in "$gout"/kunit-*.ktap; do
+		[[ -e $k ]] || continue
+		suite=${k##*/kunit-}
+		suite=${suite%.ktap}
+		if python3 "$tkdir/tools/testing/kunit/kunit.py" parse "$k" \
+			>"$out/kunit-$suite.parsed" 2>&1; then
+			record ok "kunit.py parse $suite: all passed"
+		else
+			cat "$out/kunit-$suite.parsed"
+			record fail "kunit.py parse $suite" "see $out/kunit-$suite.parsed"
+		fi
+		# Each leaf case (parameterized ones per parameter) counts.
+		sed -n 's/^ *\(\(not \)\{0,1\}ok [0-9]* .*\)/\1/p' "$k" |
+			grep -v "^\(not \)\{0,1\}ok [0-9]* ibpost_" >"$out/kunit-$suite.cases" || true
+		count_tap "kunit $suite" "$out/kunit-$suite.cases"
+	done
+	if [[ $kind == test ]] && ! ls "$gout"/kunit-*.ktap >/dev/null 2>&1; then
+		record fail "kunit results present"
+	fi
+	if [[ -s $gout/integration-$kind.tap ]]; then
+		count_tap "$kind" "$gout/integration-$kind.tap"
+	else
+		record fail "$kind integration results present"
+	fi
+	if [[ -s $gout/kmemleak-$kind.txt ]]; then
+		record fail "$kind kmemleak clean" "$(head -5 "$gout/kmemleak-$kind.txt")"
+	fi
+done
+finish

@@ -1,0 +1,31 @@
+#!/bin/bash
+# In-guest entry of 'make check': on the test kernel, run the KUnit suites
+# (module KTAP copied from debugfs to $IBPOST_OUT/kunit-*.ktap), then the
+# integration tests; on the stock kernel only the integration tests.
+set -uo pipefail
+cd "$IBPOST_REPO"
+rc=0
+if [[ $IBPOST_KERNEL == test ]]; then
+	# shellcheck source=tools/rig/guest-lib.sh
+	. tools/rig/guest-lib.sh
+	rig_load_rxe
+	insmod build/testmod/module/ibpost.ko || rc=1
+	insmod build/testmod/kunit/ibpost_kunit.ko || rc=1
+	for d in /sys/kernel/debug/kunit/ibpost_*; do
+		[[ -r $d/results ]] || continue
+		cp "$d/results" "$IBPOST_OUT/kunit-${d##*/}.ktap"
+		cat "$d/results"
+	done
+	rmmod ibpost_kunit || rc=1
+	rmmod ibpost || rc=1
+fi
+tools/tests/integration.sh || rc=1
+# kmemleak, when the kernel has it: a scan after everything was unloaded.
+if [[ -w /sys/kernel/debug/kmemleak ]]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak >"$IBPOST_OUT/kmemleak-$IBPOST_KERNEL.txt"
+fi
+dmesg >"$IBPOST_OUT/dmesg-$IBPOST_KERNEL.txt"
+exit $rc

@@ -1,0 +1,204 @@
+#!/bin/bash
+# In-guest integration tests of ibpost.ko and the ibpost tool (issue 2 scope:
+# module load/unload, /dev/ibpost, device listing against ibv_devinfo, device
+# add/delete/rename, ABI misuse, permissions).  Run by tools/check.sh through
+# tools/rig/boot.sh on both kernels.  TAP on stdout and in $IBPOST_OUT.
+set -uo pipefail
+cd "$IBPOST_REPO"
+# shellcheck source=tools/rig/guest-lib.sh
+. tools/rig/guest-lib.sh
+TAP_FILE=$IBPOST_OUT/integration-$IBPOST_KERNEL.tap
+: >"$TAP_FILE"
+# shellcheck source=tools/tests/tap.sh
+. tools/tests/tap.sh
+
+if [[ $IBPOST_KERNEL == test ]]; then
+	obj=build/testmod
+else
+	obj=.
+fi
+KO=$obj/module/ibpost.ko
+IBPOST=tools/ibpost/ibpost
+
+# Python starts slowly under TCG: parse the JSON once into J[dev.field].
+declare -A J
+load_json() { # load_json JSON: fails when it is not valid JSON
+	local k v flat
+	J=()
+	flat=$(python3 -c 'import json,sys
+for d in json.load(sys.stdin)["devices"]:
+    for k, v in d.items():
+        print("%s.%s=%s" % (d["name"], k, str(v).lower() if isinstance(v, bool) else v))' <<<"$1") || return 1
+	while IFS='=' read -r k v; do
+		[[ -n $k ]] && J[$k]=$v
+	done <<<"$flat"
+	[[ ${#J[@]} -gt 0 ]]
+}
+
+devinfo_get() { # devinfo_get KEY: a value from the cached ibv_devinfo -v output
+	awk -v k="$1" -F: '
+		{ key=$1; gsub(/^[ \t]+|[ \t]+$/, "", key) }
+		key == k { v=$0; sub(/^[^:]*:[ \t]*/, "", v); print v; exit }' <<<"$DEVINFO"
+}
+
+rig_load_rxe || { t_fail "load rxe" "modules"; t_done; exit 1; }
+rig_rxe_lo || { t_fail "rxe_lo" "link add"; t_done; exit 1; }
+
+# --- load -------------------------------------------------------------------
+t_check "insmod ibpost.ko" insmod "$KO"
+t_check "/dev/ibpost is a char device" test -c /dev/ibpost
+mode=$(stat -c '%a %U %G' /dev/ibpost 2>/dev/null)
+if [[ $mode == "600 root root" ]]; then t_ok "/dev/ibpost mode 0600 root"
+else t_fail "/dev/ibpost mode 0600 root" "got '$mode'"; fi
+
+# --- listing ----------------------------------------------------------------
+table=$($IBPOST devices 2>&1)
+echo "$table"
+if grep -Eq '^rxe_lo +1 +ACTIVE +Ethernet' <<<"$table"; then
+	t_ok "devices table shows rxe_lo ACTIVE Ethernet"
+else
+	t_fail "devices table shows rxe_lo ACTIVE Ethernet" "$table"
+fi
+json=$($IBPOST devices --json)
+if load_json "$json"; then
+	t_ok "devices --json is valid JSON"
+else
+	t_fail "devices --json is valid JSON" "$json"
+fi
+
+# Compare every attribute ibv_devinfo -v also reports.
+DEVINFO=$(ibv_devinfo -v -d rxe_lo)
+cmp_attr() { # cmp_attr IBPOST_FIELD DEVINFO_KEY [transform]
+	local a b
+	a=${J[rxe_lo.$1]:-}
+	b=$(devinfo_get "$2")
+	case ${3:-} in
+	mtu) b=${b%% *} ;;
+	guid) b=$b ;;
+	hex) b=$(printf '%u' "$b") ;;
+	state) b=${b%% *}; b=${b#PORT_} ;;
+	esac
+	if [[ -n $a && "$a" == "$b" ]]; then
+		t_ok "rxe_lo $1 matches ibv_devinfo ($a)"
+	else
+		t_fail "rxe_lo $1 matches ibv_devinfo" "ibpost '$a' ibv_devinfo '$b'"
+	fi
+}
+cmp_attr node_guid node_guid guid
+cmp_attr max_qp_wr max_qp_wr
+cmp_attr max_cqe max_cqe
+cmp_attr max_sge_rd max_sge_rd
+cmp_attr max_mr_size max_mr_size hex
+cmp_attr active_mtu active_mtu mtu
+cmp_attr max_mtu max_mtu mtu
+cmp_attr port_state state state
+cmp_attr link_layer link_layer
+cmp_attr phys_port_cnt phys_port_cnt
+cmp_attr max_msg_sz max_msg_sz hex
+# ibv_devinfo's max_sge is min(max_send_sge, max_recv_sge).
+s=${J[rxe_lo.max_send_sge]:-}
+r=${J[rxe_lo.max_recv_sge]:-}
+m=$(devinfo_get max_sge)
+if [[ -n $s && $(( s < r ? s : r )) == "$m" ]]; then
+	t_ok "rxe_lo min(send,recv sge) matches ibv_devinfo max_sge ($m)"
+else
+	t_fail "rxe_lo sge matches ibv_devinfo" "send $s recv $r max_sge $m"
+fi
+# Fast-reg page list length: rdma_rxe's own limit (RXE_MAX_FMR_PAGE_LIST_LEN).
+frpl=${J[rxe_lo.max_fast_reg_page_list_len]:-}
+[[ $frpl == 512 ]] && t_ok "rxe_lo max_fast_reg_page_list_len 512" ||
+	t_fail "rxe_lo max_fast_reg_page_list_len 512" "got $frpl"
+# Inline: rxe grants exactly what it accepts, up to RXE_MAX_INLINE_DATA.
+inl=${J[rxe_lo.max_inline_data]:-}
+[[ $inl == 512 ]] && t_ok "rxe_lo granted max_inline_data 512 (probed)" ||
+	t_fail "rxe_lo granted max_inline_data 512 (probed)" "got $inl"
+dl=${J[rxe_lo.local_dma_lkey]:-}
+[[ $dl == false ]] && t_ok "rxe_lo has no device local DMA lkey" ||
+	t_fail "rxe_lo has no device local DMA lkey" "got $dl"
+if rdma resource show pd 2>/dev/null | grep -q 'comm \[ibpost\]'; then
+	t_ok "ibpost PD visible in rdma resource"
+else
+	t_fail "ibpost PD visible in rdma resource" "$(rdma resource show pd 2>&1 | head -3)"
+fi
+
+# --- devices coming and going --------------------------------------------------
+if rig_rxe_dummy rxe_d0 192.0.2.9/24 >/dev/null; then
+	t_expect "new rxe_d0 is listed" 0 $IBPOST devices --dev rxe_d0
+	load_json "$($IBPOST devices --json)"
+	st=${J[rxe_d0.port_state]:-}
+	[[ $st == ACTIVE ]] && t_ok "rxe_d0 ACTIVE" || t_fail "rxe_d0 ACTIVE" "$st"
+	t_check "rename rxe_d0 -> rxe_ren" rdma dev set rxe_d0 name rxe_ren
+	t_expect "renamed device listed under new name" 0 $IBPOST devices --dev rxe_ren
+	t_expect "old name gone after rename" 1 $IBPOST devices --dev rxe_d0
+	t_check "rdma link del rxe_ren" rdma link del rxe_ren
+	t_expect "deleted device is gone" 1 $IBPOST devices --dev rxe_ren
+	t_expect "rxe_lo still listed" 0 $IBPOST devices --dev rxe_lo
+else
+	t_fail "add rxe_d0 on dummy netdev" "rig_rxe_dummy"
+fi
+
+# --- tool behaviour -------------------------------------------------------------
+t_expect "ibpost --help exits 0" 0 $IBPOST --help
+t_expect "ibpost devices --help exits 0" 0 $IBPOST devices --help
+t_expect "unknown command exits 2" 2 $IBPOST frobnicate
+t_expect "unknown option exits 2" 2 $IBPOST devices --bogus
+out=$($IBPOST devices --dev nosuch 2>&1)
+[[ $out == *"no RDMA device named 'nosuch'"* ]] && t_ok "missing device explained" ||
+	t_fail "missing device explained" "$out"
+
+# --- ABI misuse (exact errno + reason per case) ------------------------------------
+abi=$(tools/tests/abi_test 2>&1)
+n=0
+while read -r line; do
+	case $line in
+	"ok "*) t_ok "${line#ok * - }"; n=$((n + 1)) ;;
+	"not ok "*) t="${line#not ok * - }"; t_fail "${t%% # *}" "${t#* # }"; n=$((n + 1)) ;;
+	esac
+done <<<"$abi"
+((n >= 20)) || t_fail "abi_test ran all its cases" "$abi"
+
+# --- permissions -----------------------------------------------------------------
+out=$(setpriv --reuid 65534 --regid 65534 --clear-groups $IBPOST devices 2>&1)
+rc=$?
+if [[ $rc != 0 && $out == *"Permission denied"* ]]; then
+	t_ok "non-root open refused (EACCES)"
+else
+	t_fail "non-root open refused (EACCES)" "rc $rc: $out"
+fi
+out=$(setpriv --inh-caps=-all --bounding-set=-sys_admin $IBPOST devices 2>&1)
+rc=$?
+if [[ $rc != 0 && $out == *"Operation not permitted"* ]]; then
+	t_ok "root without CAP_SYS_ADMIN refused (EPERM)"
+else
+	t_fail "root without CAP_SYS_ADMIN refused (EPERM)" "rc $rc: $out"
+fi
+
+# --- unload and reload --------------------------------------------------------------
+exec 3</dev/ibpost
+t_expect "rmmod refused while /dev/ibpost is open" 1 rmmod ibpost
+exec 3<&-
+t_check "rmmod ibpost" rmmod ibpost
+t_expect "/dev/ibpost gone after rmmod" 1 test -e /dev/ibpost
+if grep -q '^ibpost ' /proc/modules; then t_fail "module gone" "still in /proc/modules"
+else t_ok "module gone from /proc/modules"; fi
+if rdma resource show pd 2>/dev/null | grep -q 'comm \[ibpost\]'; then
+	t_fail "no ibpost PD left after rmmod" "$(rdma resource show pd)"
+else
+	t_ok "no ibpost PD left after rmmod"
+fi
+if rdma resource show qp 2>/dev/null | grep -q 'comm \[ibpost\]'; then
+	t_fail "no ibpost QP left after rmmod" "$(rdma resource show qp)"
+else
+	t_ok "no ibpost QP left after rmmod"
+fi
+t_check "insmod again" insmod "$KO"
+t_expect "rxe_lo listed after reload" 0 $IBPOST devices --dev rxe_lo
+# A device added while loaded, then the module removed with it present.
+if rig_rxe_dummy rxe_d1 192.0.2.10/24 >/dev/null 2>&1 || rdma link add rxe_d1 type rxe netdev d0; then
+	t_expect "rxe_d1 listed" 0 $IBPOST devices --dev rxe_d1
+fi
+t_check "rmmod with two devices present" rmmod ibpost
+t_check "rdma link del rxe_d1 after rmmod" rdma link del rxe_d1
+t_check "rmmod rdma_rxe after ibpost" sh -c 'rdma link del rxe_lo && modprobe -r rdma_rxe'
+
+t_done

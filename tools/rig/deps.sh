@@ -1,0 +1,24 @@
+#!/bin/bash
+# Usage: tools/rig/deps.sh
+#
+# Installs (apt-get, as root) the host packages the test rig needs, only those missing;
+# runs `apt-get update` only when something is missing. Prints what it installs.
+set -euo pipefail
+
+pkgs=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1
+	flex bison bc libelf-dev libssl-dev sparse rdma-core ibverbs-utils perftest iproute2
+	kmod cpio xz-utils zstd python3 gcc make)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+	[[ $st == ii* ]] || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+	echo "deps.sh: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+echo "deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,52 @@
+# Helpers for in-guest test scripts run by tools/rig/boot.sh (bash; inside the chroot).
+# Usage: . "$IBPOST_REPO/tools/rig/guest-lib.sh"
+#   rig_load_rxe              load crc32/ib_core/.../rdma_rxe/rdma_cm/rdma_ucm (no autoload in the guest)
+#   rig_rxe_lo                rxe device rxe_lo on lo, waits for ACTIVE
+#   rig_rxe_dummy NAME ADDR   dummy netdev d0 (MTU 9000, ADDR e.g. 192.0.2.9/24) + rxe NAME on it
+# Functions return non-zero on failure (messages on stderr).
+# shellcheck shell=bash
+
+# rig_modprobe MOD...: load each module; skip ones this kernel lacks (built-in ones load as no-ops).
+rig_modprobe() {
+	local m
+	for m in "$@"; do
+		if ! modinfo -n "$m" >/dev/null 2>&1; then
+			echo "rig: module $m not available, skipped" >&2
+			continue
+		fi
+		modprobe "$m" || { echo "rig: modprobe $m failed" >&2; return 1; }
+	done
+}
+
+rig_load_rxe() {
+	rig_modprobe crc32_generic configfs ib_core ib_uverbs udp_tunnel ip6_udp_tunnel \
+		rdma_rxe iw_cm ib_cm rdma_cm rdma_ucm
+}
+
+# rig_wait_active DEV [SECONDS]: wait until port 1 of DEV is ACTIVE.
+rig_wait_active() {
+	local i
+	for ((i = 0; i < ${2:-10} * 10; i++)); do
+		rdma link show "$1/1" 2>/dev/null | grep -q 'state ACTIVE' && return 0
+		sleep 0.1
+	done
+	echo "rig: $1 not ACTIVE: $(rdma link show "$1/1" 2>&1)" >&2
+	return 1
+}
+
+rig_rxe_lo() {
+	ip link set lo up
+	rdma link show rxe_lo/1 >/dev/null 2>&1 || rdma link add rxe_lo type rxe netdev lo || return 1
+	rig_wait_active rxe_lo
+}
+
+rig_rxe_dummy() {
+	local name=${1:?usage: rig_rxe_dummy NAME ADDR} addr=${2:?usage: rig_rxe_dummy NAME ADDR}
+	rig_modprobe dummy || return 1
+	ip link show d0 >/dev/null 2>&1 || ip link add d0 type dummy || return 1
+	ip link set d0 mtu 9000
+	ip addr add "$addr" dev d0
+	ip link set d0 up
+	rdma link add "$name" type rxe netdev d0 || return 1
+	rig_wait_active "$name"
+}

@@ -1,0 +1,68 @@
+#!/bin/bash
+# Usage: tools/rig/initramfs.sh stock|test
+#
+# Builds the guest initramfs for the stock Debian kernel or the test kernel into
+# build/rig/initramfs-<kind>-<kver>.cpio.gz and prints its path: busybox-static with
+# symlinked applets, tools/rig/init as /init and, for the stock kernel, the 9p/virtio
+# modules (dependencies resolved from modules.dep, decompressed, listed in load order in
+# /modules/order). Cached: rebuilt only when init, this script, busybox or kver change.
+set -euo pipefail
+
+rig=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$rig/../.." && pwd)
+die() { echo "initramfs.sh: $*" >&2; exit 1; }
+
+kind=${1:-}
+case $kind in
+stock) kver=$("$rig/kver.sh") ;;
+test) kver=$("$rig/testkernel.sh" --print-kver) ;;
+*) sed -n '2,8s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+esac
+busybox=/bin/busybox
+[[ -x $busybox ]] || die "$busybox missing (busybox-static)"
+mods=(netfs fscache 9pnet 9p virtio virtio_ring virtio_pci_modern_dev virtio_pci_legacy_dev
+	virtio_pci 9pnet_virtio)
+
+out=$repo/build/rig
+img=$out/initramfs-$kind-$kver.cpio.gz
+want=$(cat "$rig/init" "$0" <(echo "$kind $kver") <("$busybox" | head -n1) | sha256sum | cut -d' ' -f1)
+if [[ -f $img && -f $img.stamp && $(cat "$img.stamp") == "$want" ]]; then
+	echo "$img"
+	exit 0
+fi
+
+mkdir -p "$out"
+root=$(mktemp -d "$out/initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,dev,proc,sys,host,mods,repo}
+cp "$busybox" "$root/bin/busybox"
+for applet in $("$busybox" --list); do
+	[[ -e $root/bin/$applet ]] || ln -s busybox "$root/bin/$applet"
+done
+install -m 0755 "$rig/init" "$root/init"
+
+if [[ $kind == stock ]]; then
+	mkdir "$root/modules"
+	for m in "${mods[@]}"; do
+		deps=$(modprobe -S "$kver" --show-depends "$m" 2>/dev/null) ||
+			{ echo "initramfs.sh: $m: not in $kver, skipped" >&2; continue; }
+		while read -r what path _; do
+			[[ $what == insmod ]] || continue
+			ko=$(basename "$path")
+			ko=${ko%.xz} ko=${ko%.zst} ko=${ko%.gz}
+			[[ -e $root/modules/$ko ]] && continue
+			case $path in
+			*.xz) xz -dc "$path" ;;
+			*.zst) zstd -qdc "$path" ;;
+			*.gz) gzip -dc "$path" ;;
+			*) cat "$path" ;;
+			esac >"$root/modules/$ko"
+			echo "$ko" >>"$root/modules/order"
+		done <<<"$deps"
+	done
+fi
+
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -9) >"$img.tmp"
+mv "$img.tmp" "$img"
+echo "$want" >"$img.stamp"
+echo "$img"

@@ -1,0 +1,78 @@
+#!/bin/bash
+# Usage: tools/rig/testkernel.sh [--print-kdir | --print-kver | --print-bzimage]
+#
+# Builds the KUnit test kernel (Linux 6.1 from /usr/src/linux-source-6.1.tar.xz plus
+# tools/rig/testkernel.config on top of tinyconfig) into build/testkernel/, with its
+# modules installed under build/testkernel/mods. Rebuilds only when the fragment, the
+# linux-source-6.1 package version or this script changed; otherwise prints "cached".
+# On success prints KDIR=<tree usable as make -C KDIR M=...>, BZIMAGE=..., KVER=...
+# The --print-* options print one of those without building (fail if not built).
+# Needs flex bison bc libelf-dev libssl-dev gcc make (tools/rig/deps.sh).
+set -euo pipefail
+
+rig=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$rig/../.." && pwd)
+out=$repo/build/testkernel
+tree=$out/linux-source-6.1
+tarball=/usr/src/linux-source-6.1.tar.xz
+frag=$rig/testkernel.config
+stamp=$out/stamp
+bzimage=$tree/arch/x86/boot/bzImage
+
+die() { echo "testkernel.sh: $*" >&2; exit 1; }
+
+built_kver() {
+	[[ -f $stamp && -f $bzimage && -f $tree/include/config/kernel.release ]] ||
+		die "test kernel not built: run tools/rig/testkernel.sh"
+	cat "$tree/include/config/kernel.release"
+}
+
+case ${1:-} in
+--print-kdir) built_kver >/dev/null; echo "$tree"; exit 0 ;;
+--print-kver) built_kver; exit 0 ;;
+--print-bzimage) built_kver >/dev/null; echo "$bzimage"; exit 0 ;;
+"") ;;
+*) sed -n '2,10s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+esac
+
+[[ -f $tarball ]] || die "$tarball missing: install linux-source-6.1 (tools/rig/deps.sh)"
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+want=$(cat "$frag" "$0" <(echo "$srcver") | sha256sum | cut -d' ' -f1)
+
+if [[ -f $stamp && $(cat "$stamp") == "$want" && -f $bzimage ]]; then
+	echo "testkernel.sh: cached ($(built_kver))" >&2
+else
+	mkdir -p "$out"
+	rm -f "$stamp"
+	if [[ ! -f $tree/.ibpost-srcver || $(cat "$tree/.ibpost-srcver") != "$srcver" ]]; then
+		echo "testkernel.sh: unpacking $tarball ($srcver)" >&2
+		rm -rf "$tree"
+		tar -C "$out" -xf "$tarball"
+		echo "$srcver" >"$tree/.ibpost-srcver"
+	fi
+	log=$out/build.log
+	echo "testkernel.sh: building in $tree (log: $log)" >&2
+	start=$SECONDS
+	{
+		make -C "$tree" tinyconfig
+		(cd "$tree" && scripts/kconfig/merge_config.sh -m .config "$frag")
+		make -C "$tree" olddefconfig
+	} >"$log" 2>&1 || { tail -n 40 "$log" >&2; die "configuring failed"; }
+
+	# Every symbol the fragment asks for must have survived olddefconfig.
+	missing=$(grep -E '^CONFIG_[A-Za-z0-9_]+=' "$frag" | while read -r line; do
+		grep -qxF "$line" "$tree/.config" || echo "  want $line, got: $(grep -E "^(# )?${line%%=*}[= ]" "$tree/.config" || echo unset)"
+	done)
+	[[ -z $missing ]] || die "olddefconfig dropped requested symbols:"$'\n'"$missing"
+
+	if ! make -C "$tree" -j"$(($(nproc) + 1))" bzImage modules >>"$log" 2>&1 ||
+		! make -C "$tree" modules_install INSTALL_MOD_PATH="$out/mods" INSTALL_MOD_STRIP=1 >>"$log" 2>&1; then
+		tail -n 40 "$log" >&2
+		die "build failed (full log: $log)"
+	fi
+	echo "$want" >"$stamp"
+	echo "testkernel.sh: built in $((SECONDS - start)) s" >&2
+fi
+echo "KDIR=$tree"
+echo "BZIMAGE=$bzimage"
+echo "KVER=$(built_kver)"

@@ -183,6 +183,8 @@ static void ibpost_client_remove(struct ib_device *ibdev, void *data)
 	list_del(&dev->node);
 	mutex_unlock(&ibpost_devs_lock);
 
+	/* Running jobs see this, end with an error and drop their refs. */
+	WRITE_ONCE(dev->dying, true);
 	ibpost_dev_put(dev);
 	wait_for_completion(&dev->released);
 

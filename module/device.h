@@ -20,6 +20,7 @@
  * @ibdev: the device (ib_core keeps it alive until our remove returns).
  * @pd: protection domain shared by ibpost's users of this device.
  * @info: cached attributes; @info.name changes on rename (registry lock).
+ * @dying: set when ib_core removes the device; jobs on it end with an error.
  */
 struct ibpost_dev {
 	struct list_head node;
@@ -28,6 +29,7 @@ struct ibpost_dev {
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
 	struct ibpost_dev_info info;
+	bool dying;
 };
 
 int ibpost_devices_init(void);

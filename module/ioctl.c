@@ -11,11 +11,14 @@
 #include <linux/uaccess.h>
 #include <rdma/ib_cache.h>
 
+#include <ibpost.h>
+
 #include "device.h"
 #include "ioctl.h"
 
 static_assert(sizeof(struct ibpost_dev_attr) == IBPOST_DEV_ATTR_SIZE_VER0);
 static_assert(sizeof(struct ibpost_dev_list) == IBPOST_DEV_LIST_SIZE_VER0);
+static_assert(sizeof(struct ibpost_run) == IBPOST_RUN_SIZE_VER0);
 
 /* Copy the status back; the caller's struct is known to hold it. */
 static int ibpost_put_status(struct ibpost_status __user *ust,
@@ -180,6 +183,86 @@ refuse:
 	return ibpost_put_status(&uarg->status, &k.status, ret);
 }
 
+/* Copy an explicit layout in; NULL when the layout is generated. */
+static int ibpost_copy_layout(u64 uptr, u32 n, bool explicit,
+			      struct ibpost_sge_desc **out,
+			      struct ibpost_status *st, bool recv)
+{
+	size_t bytes;
+
+	*out = NULL;
+	if (!explicit)
+		return 0;
+	if (!n || n > IBPOST_MAX_SGE) {
+		ibpost_status_set(st, IBPOST_R_NUM_SGE, n, IBPOST_MAX_SGE);
+		return -EINVAL;
+	}
+	if (check_mul_overflow((size_t)n, sizeof(**out), &bytes)) {
+		ibpost_status_set(st, IBPOST_R_OVERFLOW, n, sizeof(**out));
+		return -EOVERFLOW;
+	}
+	*out = memdup_user(u64_to_user_ptr(uptr), bytes);
+	if (IS_ERR(*out)) {
+		int ret = PTR_ERR(*out);
+
+		*out = NULL;
+		ibpost_status_set(st, IBPOST_R_FAULT, uptr, bytes);
+		st->wr = recv ? IBPOST_STATUS_RECV_WR : IBPOST_STATUS_NONE;
+		return ret;
+	}
+	return 0;
+}
+
+static long ibpost_ioc_run(struct ibpost_run __user *uarg)
+{
+	struct ibpost_sge_desc *sges = NULL, *rsges = NULL;
+	struct ibpost_run_ext ext = {};
+	struct ibpost_run *k;
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, &uarg->size))
+		return -EFAULT;
+	k = kzalloc(sizeof(*k), GFP_KERNEL);
+	if (!k)
+		return -ENOMEM;
+	ret = ibpost_copy_arg(k, sizeof(*k), IBPOST_RUN_SIZE_VER0, uarg, usize,
+			      &k->status);
+	if (ret == -EINVAL)
+		goto out_free;
+	if (ret)
+		goto refuse;
+	memset(&k->status, 0, sizeof(k->status));
+	ret = ibpost_copy_layout(k->sges, k->num_sge,
+				 k->layout == IBPOST_LAYOUT_EXPLICIT, &sges,
+				 &k->status, false);
+	if (ret)
+		goto refuse;
+	if (k->op <= IBPOST_OP_SEND_IMM) {
+		ret = ibpost_copy_layout(k->recv_sges,
+					 k->recv_num_sge ?: k->num_sge,
+					 k->recv_layout == IBPOST_LAYOUT_EXPLICIT,
+					 &rsges, &k->status, true);
+		if (ret)
+			goto refuse;
+	}
+	ext.sges = sges;
+	ext.recv_sges = rsges;
+	ret = ibpost_run(k, &ext);
+	/* Results and reasons go back on success and on failure alike. */
+	if (copy_to_user(uarg, k, min_t(size_t, usize, sizeof(*k))))
+		ret = -EFAULT;
+	goto out_free;
+
+refuse:
+	ret = ibpost_put_status(&uarg->status, &k->status, ret);
+out_free:
+	kfree(rsges);
+	kfree(sges);
+	kfree(k);
+	return ret;
+}
+
 /**
  * ibpost_ioctl() - unlocked_ioctl of /dev/ibpost.
  * @file: the open device.
@@ -196,6 +279,8 @@ long ibpost_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case IBPOST_IOC_DEV_LIST:
 		return ibpost_ioc_dev_list(uarg);
+	case IBPOST_IOC_RUN:
+		return ibpost_ioc_run(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -44,6 +44,32 @@ enum ibpost_reason {
 	IBPOST_R_OVERFLOW,
 	IBPOST_R_FAULT,
 	IBPOST_R_NO_DEVICE,
+	IBPOST_R_PORT,
+	IBPOST_R_OPCODE,
+	IBPOST_R_LAYOUT,
+	IBPOST_R_NUM_SGE,
+	IBPOST_R_SGE_ZERO,
+	IBPOST_R_SGE_RANGE,
+	IBPOST_R_SGE_COUNT,
+	IBPOST_R_MSG_SIZE,
+	IBPOST_R_MSG_SUM,
+	IBPOST_R_LAYOUT_FIT,
+	IBPOST_R_INLINE_SIZE,
+	IBPOST_R_INLINE_OP,
+	IBPOST_R_DEPTH,
+	IBPOST_R_BATCH,
+	IBPOST_R_SIGNAL,
+	IBPOST_R_ITERS,
+	IBPOST_R_BUF_SIZE,
+	IBPOST_R_NOMEM,
+	IBPOST_R_FRPL,
+	IBPOST_R_CONNECT,
+	IBPOST_R_DEVICE_GONE,
+	IBPOST_R_WC_ERROR,
+	IBPOST_R_VERIFY,
+	IBPOST_R_POST,
+	IBPOST_R_TIMEOUT,
+	IBPOST_R_IMM_OP,
 	IBPOST_R_MAX
 };
 
@@ -59,15 +85,44 @@ enum ibpost_reason {
 	[IBPOST_R_OVERFLOW] = "count * record size overflows", \
 	[IBPOST_R_FAULT] = "user buffer not accessible", \
 	[IBPOST_R_NO_DEVICE] = "no such RDMA device", \
+	[IBPOST_R_PORT] = "no such port on the device", \
+	[IBPOST_R_OPCODE] = "unknown opcode", \
+	[IBPOST_R_LAYOUT] = "unknown SGE layout", \
+	[IBPOST_R_NUM_SGE] = "num_sge is 0 or above the device limit", \
+	[IBPOST_R_SGE_ZERO] = "length 0", \
+	[IBPOST_R_SGE_RANGE] = "SGE outside its buffer", \
+	[IBPOST_R_SGE_COUNT] = "layout has fewer SGEs than num_sge", \
+	[IBPOST_R_MSG_SIZE] = "message size 0 or above the limit", \
+	[IBPOST_R_MSG_SUM] = "SGE lengths do not add up to the message size", \
+	[IBPOST_R_LAYOUT_FIT] = "message too small to split into num_sge SGEs", \
+	[IBPOST_R_INLINE_SIZE] = "inline payload above what the QP was granted", \
+	[IBPOST_R_INLINE_OP] = "inline is for SEND and WRITE only", \
+	[IBPOST_R_DEPTH] = "queue depth 0 or above the device limit", \
+	[IBPOST_R_BATCH] = "batch 0 or above the queue depth", \
+	[IBPOST_R_SIGNAL] = "signal interval 0 or above the queue depth", \
+	[IBPOST_R_ITERS] = "give iterations or a duration", \
+	[IBPOST_R_BUF_SIZE] = "buffer too large", \
+	[IBPOST_R_NOMEM] = "out of memory for buffers", \
+	[IBPOST_R_FRPL] = "buffer needs more pages than one fast-reg MR maps", \
+	[IBPOST_R_CONNECT] = "could not connect the QP pair", \
+	[IBPOST_R_DEVICE_GONE] = "device removed during the run", \
+	[IBPOST_R_WC_ERROR] = "work completion error", \
+	[IBPOST_R_VERIFY] = "data verification failed", \
+	[IBPOST_R_POST] = "ib_post_send refused a work request", \
+	[IBPOST_R_TIMEOUT] = "no completion within the timeout", \
+	[IBPOST_R_IMM_OP] = "immediate data on an opcode without it", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
 #define IBPOST_STATUS_NONE	0xffffffffU
+/** IBPOST_STATUS_RECV_WR - the offending SGE is in the receive layout. */
+#define IBPOST_STATUS_RECV_WR	0xfffffffeU
 
 /**
  * struct ibpost_status - where and why a request was refused.
  * @reason: an enum ibpost_reason, IBPOST_R_NONE on success.
- * @wr:     index of the offending work request, or IBPOST_STATUS_NONE.
+ * @wr:     index of the offending work request, IBPOST_STATUS_RECV_WR for
+ *          the receive layout, or IBPOST_STATUS_NONE.
  * @sge:    index of the offending SGE within @wr, or IBPOST_STATUS_NONE.
  * @pad:    reserved, written as zero.
  * @value:  the offending value (when it has one).
@@ -188,5 +243,177 @@ struct ibpost_dev_list {
 #define IBPOST_DEV_LIST_SIZE_VER0	(32 + 32 + 16)
 
 #define IBPOST_IOC_DEV_LIST	_IOWR(IBPOST_IOC_MAGIC, 0x01, struct ibpost_dev_list)
+
+/* struct ibpost_run.op */
+#define IBPOST_OP_SEND		0
+#define IBPOST_OP_SEND_IMM	1
+#define IBPOST_OP_WRITE		2
+#define IBPOST_OP_WRITE_IMM	3
+#define IBPOST_OP_READ		4
+#define IBPOST_OP_MAX		5
+
+/* struct ibpost_run.layout and .recv_layout */
+/** The caller lists every SGE (offset, length) in sges / recv_sges. */
+#define IBPOST_LAYOUT_EXPLICIT		0
+/** msg_size split into num_sge equal contiguous pieces. */
+#define IBPOST_LAYOUT_EQUAL		1
+/** Every SGE straddles a page boundary. */
+#define IBPOST_LAYOUT_PAGE_CROSS	2
+/** Odd offsets with gaps between SGEs. */
+#define IBPOST_LAYOUT_UNALIGNED		3
+/** Random lengths and gaps from @seed (same seed, same layout). */
+#define IBPOST_LAYOUT_RANDOM		4
+#define IBPOST_LAYOUT_MAX		5
+
+/* struct ibpost_run.flags */
+/** Post with IB_SEND_INLINE (payload must fit the granted inline size). */
+#define IBPOST_RUN_INLINE	(1U << 0)
+/** Stamp every byte with its (wr, sge, offset) and check it arrived. */
+#define IBPOST_RUN_VERIFY	(1U << 1)
+#define IBPOST_RUN_FLAGS	(IBPOST_RUN_INLINE | IBPOST_RUN_VERIFY)
+
+/** Most SGEs in an explicit layout. */
+#define IBPOST_MAX_SGE		256
+/** Largest message of one WR. */
+#define IBPOST_MAX_MSG		(4U << 20)
+/** Buckets of the latency histogram: bucket i counts [2^i, 2^(i+1)) ns. */
+#define IBPOST_HIST_BUCKETS	40
+/** Number of ib_wc_status values counted. */
+#define IBPOST_WC_STATUS_MAX	32
+
+/**
+ * struct ibpost_sge_desc - one SGE of a layout.
+ * @offset: byte offset within the WR's buffer slot.
+ * @length: bytes, at least 1.
+ */
+struct ibpost_sge_desc {
+	__u32 offset;
+	__u32 length;
+};
+
+/**
+ * struct ibpost_result - what a run measured.
+ * @bytes: payload bytes of completed measured WRs.
+ * @wrs: measured WRs completed (warm-up excluded).
+ * @posted: WRs posted, warm-up included.
+ * @post_calls: ib_post_send() calls.
+ * @elapsed_ns: time from the first measured post to the last completion.
+ * @lat_samples: latency samples (one per signaled measured WR).
+ * @lat_min_ns: smallest post-to-completion time.
+ * @lat_max_ns: largest.
+ * @lat_avg_ns: mean.
+ * @lat_median_ns: median.
+ * @lat_stdev_ns: standard deviation.
+ * @lat_p99_ns: 99th percentile.
+ * @lat_p999_ns: 99.9th percentile.
+ * @hist: log2 histogram of latencies: hist[i] counts [2^i, 2^(i+1)) ns.
+ * @wc_status: error completions counted by ib_wc_status (index 0 unused).
+ * @wc_errors: error completions in all.
+ * @first_err_status: ib_wc_status of the first error completion.
+ * @first_err_vendor: its vendor_err.
+ * @first_err_wr: index of its WR in the run.
+ * @verify_errors: bytes that did not hold what was sent.
+ * @verify_wr: WR of the first mismatch.
+ * @verify_sge: sending SGE of the first mismatch.
+ * @verify_offset: byte offset within that SGE.
+ * @verify_expected: byte expected there.
+ * @verify_got: byte found.
+ * @sq_max_used: most send-queue slots in use at once.
+ * @max_inline: inline bytes the QP was granted.
+ * @interrupted: 1 when a signal ended the run early.
+ * @reserved: zero.
+ */
+struct ibpost_result {
+	__u64 bytes;
+	__u64 wrs;
+	__u64 posted;
+	__u64 post_calls;
+	__u64 elapsed_ns;
+	__u64 lat_samples;
+	__u64 lat_min_ns;
+	__u64 lat_max_ns;
+	__u64 lat_avg_ns;
+	__u64 lat_median_ns;
+	__u64 lat_stdev_ns;
+	__u64 lat_p99_ns;
+	__u64 lat_p999_ns;
+	__u64 hist[IBPOST_HIST_BUCKETS];
+	__u32 wc_status[IBPOST_WC_STATUS_MAX];
+	__u32 wc_errors;
+	__u32 first_err_status;
+	__u32 first_err_vendor;
+	__u32 first_err_wr;
+	__u32 verify_errors;
+	__u32 verify_wr;
+	__u32 verify_sge;
+	__u32 verify_offset;
+	__u8 verify_expected;
+	__u8 verify_got;
+	__u16 pad;
+	__u32 sq_max_used;
+	__u32 max_inline;
+	__u32 interrupted;
+	__u64 reserved[4];
+};
+
+/**
+ * struct ibpost_run - argument of IBPOST_IOC_RUN: one transfer job.
+ * @size: in: sizeof(struct ibpost_run) as the caller knows it.
+ * @flags: in: IBPOST_RUN_*.
+ * @dev: in: device name.
+ * @port: in: port number, 0 for the first.
+ * @op: in: IBPOST_OP_*.
+ * @msg_size: in: bytes per WR; with an explicit layout 0 means the sum of
+ *	its SGE lengths.
+ * @num_sge: in: SGEs per send WR (1..max_send_sge, max_sge_rd for READ).
+ * @layout: in: IBPOST_LAYOUT_* of the sending side (the reading side for
+ *	READ).
+ * @recv_layout: in: IBPOST_LAYOUT_* of the receive WRs (SEND only).
+ * @recv_num_sge: in: SGEs per receive WR (SEND only; 0: same as num_sge).
+ * @sges: in: user pointer to num_sge struct ibpost_sge_desc (explicit).
+ * @recv_sges: in: user pointer to recv_num_sge descriptors (explicit).
+ * @seed: in: seed of IBPOST_LAYOUT_RANDOM.
+ * @iters: in: measured WRs (0: run for @duration_ms).
+ * @duration_ms: in: run time when @iters is 0.
+ * @warmup: in: WRs posted before measuring.
+ * @depth: in: most WRs outstanding on the send queue.
+ * @batch: in: WRs chained per ib_post_send() call (1..depth).
+ * @signal_every: in: one signaled WR every this many (1..depth).
+ * @imm_data: in: immediate data of the _IMM opcodes.
+ * @reserved0: in: zero.
+ * @reserved: in: zero.
+ * @status: out: refusal or failure reason.
+ * @result: out: measurements (partial when a signal ended the run).
+ */
+struct ibpost_run {
+	__u32 size;
+	__u32 flags;
+	char dev[IBPOST_NAME_MAX];
+	__u32 port;
+	__u32 op;
+	__u32 msg_size;
+	__u32 num_sge;
+	__u32 layout;
+	__u32 recv_layout;
+	__u32 recv_num_sge;
+	__u32 reserved0;
+	__u64 sges;
+	__u64 recv_sges;
+	__u64 seed;
+	__u64 iters;
+	__u32 duration_ms;
+	__u32 warmup;
+	__u32 depth;
+	__u32 batch;
+	__u32 signal_every;
+	__u32 imm_data;
+	__u64 reserved[4];
+	struct ibpost_status status;
+	struct ibpost_result result;
+};
+
+#define IBPOST_RUN_SIZE_VER0	856
+
+#define IBPOST_IOC_RUN		_IOWR(IBPOST_IOC_MAGIC, 0x02, struct ibpost_run)
 
 #endif /* _UAPI_IBPOST_H */

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: connect two RC QPs of one device to each other.
+ *
+ * rdma_cm cannot resolve a route over rxe on lo on 6.1 ("rdma_resolve_route
+ * failed"), the first soft-RoCE device users make, so a loopback pair is
+ * connected directly: each QP is moved INIT -> RTR -> RTS with the other's
+ * QP number and an address vector built from the port's own GID (RoCE) or
+ * LID (InfiniBand), as perftest does without -R.
+ */
+#include <linux/etherdevice.h>
+#include <rdma/ib_cache.h>
+
+#include "abi.h"
+#include "conn.h"
+
+#define IBPOST_PSN		0x1000
+#define IBPOST_RD_ATOMIC	16
+
+/* Pick a GID: RoCE v2 with an IPv4-mapped address first, like perftest. */
+static const struct ib_gid_attr *ibpost_pick_gid(struct ib_device *ibdev,
+						 u32 port, int tbl_len)
+{
+	const struct ib_gid_attr *best = NULL, *a;
+	int i, score, best_score = -1;
+
+	for (i = 0; i < tbl_len; i++) {
+		a = rdma_get_gid_attr(ibdev, port, i);
+		if (IS_ERR(a))
+			continue;
+		score = 0;
+		if (a->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP)
+			score += 2;
+		if (ipv6_addr_v4mapped((const struct in6_addr *)a->gid.raw))
+			score += 1;
+		if (score > best_score) {
+			if (best)
+				rdma_put_gid_attr(best);
+			best = a;
+			best_score = score;
+		} else {
+			rdma_put_gid_attr(a);
+		}
+	}
+	return best;
+}
+
+static int ibpost_fill_av(struct ibpost_conn *c, struct rdma_ah_attr *ah,
+			  struct ibpost_status *st)
+{
+	const struct ib_gid_attr *gid;
+	struct ib_port_attr pattr;
+	union ib_gid dgid;
+	int ret;
+
+	ret = ib_query_port(c->ibdev, c->port, &pattr);
+	if (ret)
+		goto refuse;
+	ah->type = rdma_ah_find_type(c->ibdev, c->port);
+	rdma_ah_set_port_num(ah, c->port);
+	rdma_ah_set_sl(ah, 0);
+	if (!rdma_protocol_roce(c->ibdev, c->port)) {
+		rdma_ah_set_dlid(ah, pattr.lid);
+		return 0;
+	}
+	gid = ibpost_pick_gid(c->ibdev, c->port, pattr.gid_tbl_len);
+	if (!gid) {
+		ret = -EADDRNOTAVAIL;
+		goto refuse;
+	}
+	dgid = gid->gid;	/* loopback: the destination is our own GID */
+	rdma_ah_set_grh(ah, &dgid, 0, gid->index, 64, 0);
+	/* Loopback: the destination MAC is the port's own. */
+	ret = rdma_read_gid_l2_fields(gid, NULL, ah->roce.dmac);
+	rdma_put_gid_attr(gid);
+	if (ret)
+		goto refuse;
+	return 0;
+
+refuse:
+	ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
+	return ret;
+}
+
+static int ibpost_qp_to_rts(struct ibpost_conn *c, struct ib_qp *qp,
+			    u32 dest_qpn, const struct rdma_ah_attr *ah,
+			    enum ib_mtu mtu)
+{
+	struct ib_qp_attr attr = {};
+	int ret;
+
+	attr.qp_state = IB_QPS_INIT;
+	attr.pkey_index = 0;
+	attr.port_num = c->port;
+	attr.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	attr.path_mtu = mtu;
+	attr.dest_qp_num = dest_qpn;
+	attr.rq_psn = IBPOST_PSN;
+	attr.max_dest_rd_atomic = IBPOST_RD_ATOMIC;
+	attr.min_rnr_timer = 1;
+	attr.ah_attr = *ah;
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.sq_psn = IBPOST_PSN;
+	attr.max_rd_atomic = IBPOST_RD_ATOMIC;
+	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+			    IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+static struct ib_qp *ibpost_make_qp(struct ibpost_conn *c, struct ib_cq *cq,
+				    u32 send_wr, u32 send_sge, u32 inline_data,
+				    u32 recv_wr, u32 recv_sge,
+				    struct ib_qp_cap *granted)
+{
+	/* One more slot on each queue for the drain WRs of ib_drain_qp(). */
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.send_cq = cq,
+		.recv_cq = cq,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr = send_wr + 1,
+			.max_send_sge = send_sge,
+			.max_inline_data = inline_data,
+			.max_recv_wr = recv_wr + 1,
+			.max_recv_sge = recv_sge,
+		},
+	};
+	struct ib_qp *qp;
+
+	qp = ib_create_qp(c->pd, &init);
+	if (!IS_ERR(qp) && granted) {
+		*granted = init.cap;
+		granted->max_send_wr--;
+		granted->max_recv_wr--;
+	}
+	return qp;
+}
+
+/**
+ * ibpost_conn_create() - create and connect the QP pair of a job.
+ * @c: zeroed connection to fill.
+ * @ibdev: the device.
+ * @pd: PD of the device.
+ * @port: port number.
+ * @caps: queue sizes.
+ * @st: failure reason.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno; on failure nothing is left allocated.
+ */
+int ibpost_conn_create(struct ibpost_conn *c, struct ib_device *ibdev,
+		       struct ib_pd *pd, u32 port,
+		       const struct ibpost_conn_caps *caps,
+		       struct ibpost_status *st)
+{
+	struct rdma_ah_attr ah = {};
+	struct ib_port_attr pattr;
+	int ret;
+
+	c->ibdev = ibdev;
+	c->pd = pd;
+	c->port = port;
+	c->cq_a = ib_alloc_cq(ibdev, NULL, caps->send_wr + 2, 0, IB_POLL_DIRECT);
+	if (IS_ERR(c->cq_a)) {
+		ret = PTR_ERR(c->cq_a);
+		goto err;
+	}
+	c->cq_b = ib_alloc_cq(ibdev, NULL,
+			      caps->recv_wr + caps->target_send_wr + 2, 0,
+			      IB_POLL_DIRECT);
+	if (IS_ERR(c->cq_b)) {
+		ret = PTR_ERR(c->cq_b);
+		goto err_cq_a;
+	}
+	c->qp_a = ibpost_make_qp(c, c->cq_a, caps->send_wr, caps->send_sge,
+				 caps->inline_data, 1, 1, &c->granted);
+	if (IS_ERR(c->qp_a)) {
+		ret = PTR_ERR(c->qp_a);
+		goto err_cq_b;
+	}
+	c->qp_b = ibpost_make_qp(c, c->cq_b, caps->target_send_wr, 1, 0,
+				 caps->recv_wr, max_t(u32, caps->recv_sge, 1),
+				 NULL);
+	if (IS_ERR(c->qp_b)) {
+		ret = PTR_ERR(c->qp_b);
+		goto err_qp_a;
+	}
+	ret = ib_query_port(ibdev, port, &pattr);
+	if (ret)
+		goto err_qp_b;
+	ret = ibpost_fill_av(c, &ah, st);
+	if (ret)
+		goto err_qp_b_st;
+	ret = ibpost_qp_to_rts(c, c->qp_a, c->qp_b->qp_num, &ah,
+			       pattr.active_mtu);
+	if (ret)
+		goto err_qp_b;
+	ret = ibpost_qp_to_rts(c, c->qp_b, c->qp_a->qp_num, &ah,
+			       pattr.active_mtu);
+	if (ret)
+		goto err_qp_b;
+	return 0;
+
+err_qp_b:
+	ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
+err_qp_b_st:
+	ib_destroy_qp(c->qp_b);
+err_qp_a:
+	ib_destroy_qp(c->qp_a);
+err_cq_b:
+	ib_free_cq(c->cq_b);
+err_cq_a:
+	ib_free_cq(c->cq_a);
+err:
+	if (st->reason == IBPOST_R_NONE)
+		ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
+	memset(c, 0, sizeof(*c));
+	return ret;
+}
+
+/**
+ * ibpost_conn_drain() - flush both QPs; every posted WR completes.
+ * @c: the connection.
+ *
+ * Context: process context; polls the direct CQs until both QPs are empty.
+ */
+void ibpost_conn_drain(struct ibpost_conn *c)
+{
+	ib_drain_qp(c->qp_a);
+	ib_drain_qp(c->qp_b);
+}
+
+/**
+ * ibpost_conn_destroy() - free the QPs and CQs (after ibpost_conn_drain()).
+ * @c: the connection.
+ */
+void ibpost_conn_destroy(struct ibpost_conn *c)
+{
+	ib_destroy_qp(c->qp_b);
+	ib_destroy_qp(c->qp_a);
+	ib_free_cq(c->cq_b);
+	ib_free_cq(c->cq_a);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibpost: a connected pair of RC QPs on one device (loopback).
+ */
+#ifndef _IBPOST_CONN_H
+#define _IBPOST_CONN_H
+
+#include <rdma/ib_verbs.h>
+#include <uapi/ibpost.h>
+
+/**
+ * struct ibpost_conn_caps - queue sizes a job asks for.
+ * @send_wr: send WRs of the initiator QP.
+ * @send_sge: SGEs per send WR of the initiator.
+ * @inline_data: inline bytes the initiator needs (0: none).
+ * @recv_wr: receive WRs of the target QP.
+ * @recv_sge: SGEs per receive WR of the target.
+ * @target_send_wr: send WRs of the target (memory registration).
+ */
+struct ibpost_conn_caps {
+	u32 send_wr;
+	u32 send_sge;
+	u32 inline_data;
+	u32 recv_wr;
+	u32 recv_sge;
+	u32 target_send_wr;
+};
+
+/**
+ * struct ibpost_conn - initiator QP @qp_a connected to target QP @qp_b.
+ * @ibdev: the device.
+ * @pd: its PD (owned by the device registry).
+ * @port: port both QPs use.
+ * @cq_a: completions of @qp_a (polled directly by the job).
+ * @cq_b: completions of @qp_b.
+ * @qp_a: initiator: posts the job's work requests.
+ * @qp_b: target: receives, owns the remote MRs.
+ * @granted: caps of @qp_a as the provider granted them.
+ */
+struct ibpost_conn {
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	u32 port;
+	struct ib_cq *cq_a;
+	struct ib_cq *cq_b;
+	struct ib_qp *qp_a;
+	struct ib_qp *qp_b;
+	struct ib_qp_cap granted;
+};
+
+int ibpost_conn_create(struct ibpost_conn *c, struct ib_device *ibdev,
+		       struct ib_pd *pd, u32 port,
+		       const struct ibpost_conn_caps *caps,
+		       struct ibpost_status *st);
+void ibpost_conn_drain(struct ibpost_conn *c);
+void ibpost_conn_destroy(struct ibpost_conn *c);
+
+#endif /* _IBPOST_CONN_H */

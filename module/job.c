@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: set up, run and tear down one transfer job.
+ *
+ * ibpost_run() is the engine's single entry: the ioctl front calls it with
+ * a copy of the user's request, kernel callers call it directly.  It
+ * validates everything before anything is allocated on the device, then
+ * builds the QP pair, the buffers and the remote MRs, runs warm-up and
+ * measured phases, and frees everything in reverse order whatever happens.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/ktime.h>
+
+#include "job.h"
+#include "stats.h"
+
+/* Most memory one job pins for its buffers. */
+#define IBPOST_JOB_MEM_MAX	(256ULL << 20)
+/* Most latency samples kept (8 MiB). */
+#define IBPOST_LAT_MAX		(1U << 20)
+
+static bool ibpost_op_rdma(u32 op)
+{
+	return op >= IBPOST_OP_WRITE;
+}
+
+static int ibpost_job_limits(struct ibpost_job *job)
+{
+	struct ibpost_run *run = job->run;
+	struct ibpost_dev_info *info = &job->dev->info;
+	struct ib_port_attr pattr;
+	int ret;
+
+	job->port = run->port ? run->port : info->start_port;
+	if (!rdma_is_port_valid(job->dev->ibdev, job->port)) {
+		ibpost_status_set(&run->status, IBPOST_R_PORT, run->port,
+				  rdma_end_port(job->dev->ibdev));
+		return -EINVAL;
+	}
+	ret = ib_query_port(job->dev->ibdev, job->port, &pattr);
+	if (ret) {
+		ibpost_status_set(&run->status, IBPOST_R_PORT, run->port, 0);
+		return ret;
+	}
+	job->lim.max_send_sge = info->attrs.max_send_sge;
+	job->lim.max_recv_sge = info->attrs.max_recv_sge;
+	job->lim.max_sge_rd = info->attrs.max_sge_rd;
+	job->lim.max_qp_wr = info->attrs.max_qp_wr > 1 ?
+			     info->attrs.max_qp_wr - 1 : 0;
+	job->lim.max_inline = info->max_inline_data;
+	job->lim.max_msg_sz = pattr.max_msg_sz;
+	job->lim.max_frpl = info->attrs.max_fast_reg_page_list_len;
+	return 0;
+}
+
+static int ibpost_job_layout_fill(struct ibpost_job *job, u32 kind, u32 n,
+				  const struct ibpost_sge_desc *given,
+				  u64 seed, struct ibpost_sge_desc **out)
+{
+	struct ibpost_status *st = &job->run->status;
+	int ret;
+
+	*out = kcalloc(n, sizeof(**out), GFP_KERNEL);
+	if (!*out) {
+		ibpost_status_set(st, IBPOST_R_NOMEM, n, 0);
+		return -ENOMEM;
+	}
+	if (kind == IBPOST_LAYOUT_EXPLICIT) {
+		if (!given) {
+			ibpost_status_set(st, IBPOST_R_SGE_COUNT, 0, n);
+			return -EINVAL;
+		}
+		memcpy(*out, given, n * sizeof(**out));
+	} else {
+		ret = ibpost_layout_gen(kind, job->run->msg_size, n, seed, *out,
+					st);
+		if (ret)
+			return ret;
+	}
+	return ibpost_layout_check(*out, n, job->run->msg_size,
+				   IBPOST_SLOT_MAX, st);
+}
+
+/*
+ * Resolve one side's layout: copy the caller's or generate one.  Every WR
+ * of the side uses it, so an SGE error is reported against WR 0 (or the
+ * receive WRs).
+ */
+static int ibpost_job_layout(struct ibpost_job *job, u32 kind, u32 n,
+			     const struct ibpost_sge_desc *given, u64 seed,
+			     bool recv, struct ibpost_sge_desc **out)
+{
+	struct ibpost_status *st = &job->run->status;
+	int ret;
+
+	ret = ibpost_job_layout_fill(job, kind, n, given, seed, out);
+	if (ret && st->sge != IBPOST_STATUS_NONE)
+		st->wr = recv ? IBPOST_STATUS_RECV_WR : 0;
+	return ret;
+}
+
+static int ibpost_job_layouts(struct ibpost_job *job)
+{
+	struct ibpost_run *run = job->run;
+	int ret;
+
+	ret = ibpost_job_layout(job, run->layout, run->num_sge,
+				job->ext->sges, run->seed, false,
+				&job->send_layout);
+	if (ret)
+		return ret;
+	job->target_layout.offset = 0;
+	job->target_layout.length = run->msg_size;
+	if (run->op > IBPOST_OP_SEND_IMM)
+		return 0;
+	job->recv_num_sge = run->recv_num_sge ? run->recv_num_sge :
+			    run->num_sge;
+	return ibpost_job_layout(job, run->recv_layout, job->recv_num_sge,
+				 job->ext->recv_sges, run->seed + 1, true,
+				 &job->recv_layout);
+}
+
+static int ibpost_job_sizes(struct ibpost_job *job, u32 *local_slot,
+			    u32 *target_slot)
+{
+	struct ibpost_run *run = job->run;
+	struct ibpost_status *st = &run->status;
+	u64 mem;
+
+	*local_slot = PAGE_ALIGN(ibpost_layout_span(job->send_layout,
+						    run->num_sge));
+	if (run->op <= IBPOST_OP_SEND_IMM)
+		*target_slot = PAGE_ALIGN(ibpost_layout_span(job->recv_layout,
+							     job->recv_num_sge));
+	else
+		*target_slot = PAGE_ALIGN(run->msg_size);
+	if (ibpost_op_rdma(run->op) &&
+	    (*target_slot >> PAGE_SHIFT) > job->lim.max_frpl) {
+		ibpost_status_set(st, IBPOST_R_FRPL, *target_slot >> PAGE_SHIFT,
+				  job->lim.max_frpl);
+		return -EINVAL;
+	}
+	mem = (u64)job->depth * (*local_slot + *target_slot);
+	if (mem > IBPOST_JOB_MEM_MAX) {
+		ibpost_status_set(st, IBPOST_R_BUF_SIZE, mem,
+				  IBPOST_JOB_MEM_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int ibpost_job_connect(struct ibpost_job *job)
+{
+	struct ibpost_run *run = job->run;
+	struct ibpost_conn_caps caps = {
+		.send_wr = job->depth,
+		.send_sge = run->num_sge,
+		.inline_data = run->flags & IBPOST_RUN_INLINE ? run->msg_size : 0,
+		.recv_wr = job->has_recv ? job->depth : 0,
+		.recv_sge = job->recv_num_sge,
+		.target_send_wr = IBPOST_MR_CHAIN,
+	};
+	struct ibpost_status *st = &run->status;
+	int ret;
+
+	ret = ibpost_conn_create(&job->conn, job->dev->ibdev, job->dev->pd,
+				 job->port, &caps, st);
+	if (ret)
+		return ret;
+	run->result.max_inline = job->conn.granted.max_inline_data;
+	/* Validate against what the QP was granted, not what was asked. */
+	if ((run->flags & IBPOST_RUN_INLINE) &&
+	    run->msg_size > job->conn.granted.max_inline_data) {
+		ibpost_status_set(st, IBPOST_R_INLINE_SIZE, run->msg_size,
+				  job->conn.granted.max_inline_data);
+		return -EINVAL;
+	}
+	if (run->num_sge > job->conn.granted.max_send_sge) {
+		ibpost_status_set(st, IBPOST_R_NUM_SGE, run->num_sge,
+				  job->conn.granted.max_send_sge);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int ibpost_job_alloc(struct ibpost_job *job)
+{
+	struct ibpost_run *run = job->run;
+	u32 d = job->depth;
+	u64 samples;
+
+	job->wrs = kvcalloc(d, sizeof(*job->wrs), GFP_KERNEL);
+	job->sges = kvcalloc((size_t)d * run->num_sge, sizeof(*job->sges),
+			     GFP_KERNEL);
+	job->ctx = kvcalloc(d, sizeof(*job->ctx), GFP_KERNEL);
+	if (job->has_recv) {
+		job->rctx = kvcalloc(d, sizeof(*job->rctx), GFP_KERNEL);
+		job->rsges = kvcalloc((size_t)d * job->recv_num_sge,
+				      sizeof(*job->rsges), GFP_KERNEL);
+	}
+	samples = run->iters ? div_u64(run->iters, run->signal_every) + 1 :
+			       IBPOST_LAT_MAX;
+	job->lat_cap = min_t(u64, samples, IBPOST_LAT_MAX);
+	job->lat = kvmalloc_array(job->lat_cap, sizeof(*job->lat), GFP_KERNEL);
+	if (!job->wrs || !job->sges || !job->ctx || !job->lat ||
+	    (job->has_recv && (!job->rctx || !job->rsges))) {
+		ibpost_status_set(&run->status, IBPOST_R_NOMEM, d, 0);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void ibpost_job_free_arrays(struct ibpost_job *job)
+{
+	kvfree(job->lat);
+	kvfree(job->rsges);
+	kvfree(job->rctx);
+	kvfree(job->ctx);
+	kvfree(job->sges);
+	kvfree(job->wrs);
+	kfree(job->recv_layout);
+	kfree(job->send_layout);
+}
+
+static int ibpost_job_buffers(struct ibpost_job *job, u32 local_slot,
+			      u32 target_slot)
+{
+	struct ibpost_run *run = job->run;
+	int access, ret;
+
+	ret = ibpost_buf_alloc(&job->local, job->dev->ibdev, job->depth,
+			       local_slot);
+	if (!ret)
+		ret = ibpost_buf_alloc(&job->target, job->dev->ibdev,
+				       job->depth, target_slot);
+	if (ret) {
+		ibpost_status_set(&run->status, IBPOST_R_NOMEM,
+				  (u64)job->depth * (local_slot + target_slot),
+				  0);
+		return ret;
+	}
+	if (!ibpost_op_rdma(run->op))
+		return 0;
+	access = run->op == IBPOST_OP_READ ? IB_ACCESS_REMOTE_READ :
+		 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	return ibpost_mrs_register(&job->mrs, &job->conn, &job->target, access,
+				   &run->status);
+}
+
+static int ibpost_job_measure(struct ibpost_job *job)
+{
+	struct ibpost_run *run = job->run;
+	int ret;
+
+	if (job->warmup) {
+		ret = ibpost_job_pump(job, job->warmup, 0);
+		if (ret)
+			return ret;
+	}
+	job->t_start = ktime_get_ns();
+	job->t_end = job->t_start;
+	ret = ibpost_job_pump(job, run->iters ? job->warmup + run->iters :
+				   U64_MAX, run->iters ? 0 : run->duration_ms);
+	return ret;
+}
+
+static void ibpost_job_results(struct ibpost_job *job)
+{
+	struct ibpost_result *res = &job->run->result;
+
+	res->elapsed_ns = job->t_end > job->t_start ?
+			  job->t_end - job->t_start : 0;
+	res->sq_max_used = job->sq.max_used;
+	ibpost_lat_summarize(job->lat, job->lat_n, res);
+}
+
+static void ibpost_job_teardown(struct ibpost_job *job)
+{
+	if (job->conn.qp_a) {
+		if (!job->err)
+			ibpost_mrs_invalidate(&job->mrs, &job->conn);
+		job->draining = true;
+		ibpost_conn_drain(&job->conn);
+	}
+	ibpost_mrs_free(&job->mrs);
+	if (job->conn.qp_a)
+		ibpost_conn_destroy(&job->conn);
+	ibpost_buf_free(&job->target);
+	ibpost_buf_free(&job->local);
+}
+
+static int ibpost_job_start(struct ibpost_job *job)
+{
+	struct ibpost_run *run = job->run;
+	u32 local_slot, target_slot;
+	int ret;
+
+	ret = ibpost_job_limits(job);
+	if (ret)
+		return ret;
+	if (run->layout == IBPOST_LAYOUT_EXPLICIT && !run->msg_size &&
+	    job->ext->sges && run->num_sge <= IBPOST_MAX_SGE)
+		run->msg_size = (u32)min_t(u64, U32_MAX,
+					   ibpost_layout_sum(job->ext->sges,
+							     run->num_sge));
+	ret = ibpost_run_check(run, &job->lim, &run->status);
+	if (ret)
+		return ret;
+	job->depth = run->depth;
+	job->warmup = run->warmup;
+	job->has_recv = run->op != IBPOST_OP_WRITE && run->op != IBPOST_OP_READ;
+	ibpost_sq_init(&job->sq, job->depth, run->signal_every);
+	ret = ibpost_job_layouts(job);
+	if (ret)
+		return ret;
+	ret = ibpost_job_sizes(job, &local_slot, &target_slot);
+	if (ret)
+		return ret;
+	ret = ibpost_job_alloc(job);
+	if (ret)
+		return ret;
+	ret = ibpost_job_connect(job);
+	if (ret)
+		return ret;
+	ret = ibpost_job_buffers(job, local_slot, target_slot);
+	if (ret)
+		return ret;
+	return ibpost_job_prepare(job);
+}
+
+/**
+ * ibpost_run() - run one transfer job to its end.
+ * @run: the job (kernel memory); @run->status and @run->result are
+ *	written, also when the run fails or is interrupted.
+ * @ext: explicit layouts and injected faults; may be NULL.
+ *
+ * Everything is validated before anything is posted; a refusal names the
+ * field, WR and SGE in @run->status.  The run busy-polls its CQs from the
+ * calling thread and ends early on a signal, on device removal, on an
+ * error completion or a verification mismatch.  All QPs, CQs, MRs and
+ * pages are freed before it returns.
+ *
+ * Context: process context, may sleep; runs for the length of the job.
+ * Return: 0; -EINVAL or -EOVERFLOW when refused; -ENODEV for an unknown
+ * or removed device; -EIO on an error completion or a data mismatch;
+ * -EINTR when a signal ended the run (partial results are valid);
+ * -ETIMEDOUT when completions stopped; -ENOMEM.
+ */
+int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext)
+{
+	static const struct ibpost_run_ext none;
+	struct ibpost_job *job;
+	int ret;
+
+	memset(&run->status, 0, sizeof(run->status));
+	memset(&run->result, 0, sizeof(run->result));
+	run->status.wr = IBPOST_STATUS_NONE;
+	run->status.sge = IBPOST_STATUS_NONE;
+	if (!ext)
+		ext = &none;
+	if (ext->fault & ~IBPOST_FAULTS) {
+		ibpost_status_set(&run->status, IBPOST_R_FLAGS, ext->fault,
+				  IBPOST_FAULTS);
+		return -EINVAL;
+	}
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return -ENOMEM;
+	job->run = run;
+	job->ext = ext;
+	run->dev[IBPOST_NAME_MAX - 1] = '\0';
+	job->dev = ibpost_dev_get_by_name(run->dev);
+	if (!job->dev) {
+		ibpost_status_set(&run->status, IBPOST_R_NO_DEVICE, 0, 0);
+		ret = -ENODEV;
+		goto out_free;
+	}
+	ret = ibpost_job_start(job);
+	if (!ret)
+		ret = ibpost_job_measure(job);
+	else
+		job->err = ret;
+	ibpost_job_teardown(job);
+	ibpost_job_results(job);
+	ibpost_job_free_arrays(job);
+	ibpost_dev_put(job->dev);
+out_free:
+	kfree(job);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ibpost_run);

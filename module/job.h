@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibpost: one transfer job (internal to the engine).
+ */
+#ifndef _IBPOST_JOB_H
+#define _IBPOST_JOB_H
+
+#include <ibpost.h>
+
+#include "buf.h"
+#include "conn.h"
+#include "device.h"
+#include "mr.h"
+#include "sgl.h"
+#include "sq.h"
+
+struct ibpost_job;
+
+/**
+ * struct ibpost_wr_ctx - completion context of the send WR in one slot.
+ * @cqe: completion entry (ib_cqe API).
+ * @job: owning job.
+ * @seq: sequence number of the WR now in this slot.
+ * @t_post: ktime_get_ns() when it was posted.
+ */
+struct ibpost_wr_ctx {
+	struct ib_cqe cqe;
+	struct ibpost_job *job;
+	u64 seq;
+	u64 t_post;
+};
+
+/**
+ * struct ibpost_recv_ctx - one receive WR of the target QP.
+ * @cqe: completion entry.
+ * @job: owning job.
+ * @slot: target slot it scatters into.
+ * @wr: the receive WR, reposted after each completion.
+ */
+struct ibpost_recv_ctx {
+	struct ib_cqe cqe;
+	struct ibpost_job *job;
+	u32 slot;
+	struct ib_recv_wr wr;
+};
+
+/**
+ * struct ibpost_job - everything one run owns.
+ * @run: the request; status and result are written into it.
+ * @ext: kernel-side arguments.
+ * @dev: device, referenced for the whole run.
+ * @port: port in use.
+ * @lim: limits validated against.
+ * @send_layout: SGEs of each send WR within its local slot.
+ * @recv_layout: SGEs of each receive WR within its target slot.
+ * @target_layout: contiguous message within a target slot (WRITE/READ).
+ * @recv_num_sge: SGEs per receive WR.
+ * @depth: send queue depth.
+ * @conn: the QP pair.
+ * @local: initiator slots.
+ * @target: target slots.
+ * @mrs: remote-access MRs over @target (WRITE/READ).
+ * @wrs: prebuilt WR of each slot (ib_rdma_wr embeds the plain send WR).
+ * @sges: prebuilt SGEs, @depth * num_sge.
+ * @ctx: completion context of each slot.
+ * @rctx: receive WRs (SEND and the _IMM opcodes).
+ * @rsges: their SGEs.
+ * @has_recv: the opcode consumes receive WRs.
+ * @sq: send-queue accounting.
+ * @warmup: WRs before measuring.
+ * @phase_end: sequence number the current phase posts up to.
+ * @recv_done: receive completions so far.
+ * @lat: latency samples.
+ * @lat_n: samples taken.
+ * @lat_cap: room in @lat.
+ * @t_start: start of the measured phase.
+ * @t_end: last completion.
+ * @t_progress: jiffies of the last completion (stall detection).
+ * @mm: first verification mismatch.
+ * @draining: teardown started: flushed completions are not errors.
+ * @err: first failure, 0 while all is well.
+ */
+struct ibpost_job {
+	struct ibpost_run *run;
+	const struct ibpost_run_ext *ext;
+	struct ibpost_dev *dev;
+	u32 port;
+	struct ibpost_limits lim;
+	struct ibpost_sge_desc *send_layout;
+	struct ibpost_sge_desc *recv_layout;
+	struct ibpost_sge_desc target_layout;
+	u32 recv_num_sge;
+	u32 depth;
+	struct ibpost_conn conn;
+	struct ibpost_buf local;
+	struct ibpost_buf target;
+	struct ibpost_mrs mrs;
+	struct ib_rdma_wr *wrs;
+	struct ib_sge *sges;
+	struct ibpost_wr_ctx *ctx;
+	struct ibpost_recv_ctx *rctx;
+	struct ib_sge *rsges;
+	bool has_recv;
+	struct ibpost_sq sq;
+	u64 warmup;
+	u64 phase_end;
+	u64 recv_done;
+	u64 *lat;
+	u64 lat_n;
+	u64 lat_cap;
+	u64 t_start;
+	u64 t_end;
+	unsigned long t_progress;
+	struct ibpost_mismatch mm;
+	bool draining;
+	int err;
+};
+
+int ibpost_job_prepare(struct ibpost_job *job);
+int ibpost_job_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms);
+void ibpost_job_fail(struct ibpost_job *job, int err, u32 reason, u64 wr);
+
+#endif /* _IBPOST_JOB_H */

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: remote access only through MRs scoped to one job.
+ *
+ * Every target slot gets its own fast-registration MR (ib_alloc_mr,
+ * ib_map_mr_sg, IB_WR_REG_MR posted on the target QP) with only the access
+ * the job's opcode needs.  When the job ends the MRs are invalidated with
+ * IB_WR_LOCAL_INV (or destroyed with the QP in error) and deregistered.
+ * Never IB_PD_UNSAFE_GLOBAL_RKEY.
+ */
+#include <linux/jiffies.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "abi.h"
+#include "mr.h"
+
+#define IBPOST_MR_TIMEOUT	(5 * HZ)
+
+struct ibpost_mr_wait {
+	struct ib_cqe cqe;
+	u32 done;
+	u32 failed;
+	enum ib_wc_status status;
+};
+
+static void ibpost_mr_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_mr_wait *w = container_of(wc->wr_cqe,
+						struct ibpost_mr_wait, cqe);
+
+	w->done++;
+	if (wc->status != IB_WC_SUCCESS && !w->failed++)
+		w->status = wc->status;
+}
+
+/* Poll the target CQ until @want completions of @w arrived. */
+static int ibpost_mr_wait(struct ibpost_conn *c, struct ibpost_mr_wait *w,
+			  u32 want)
+{
+	unsigned long end = jiffies + IBPOST_MR_TIMEOUT;
+
+	while (w->done < want) {
+		if (!ib_process_cq_direct(c->cq_b, 16)) {
+			if (time_after(jiffies, end))
+				return -ETIMEDOUT;
+			cond_resched();
+		}
+	}
+	return w->failed ? -EIO : 0;
+}
+
+/*
+ * Post one signaled WR per MR in [from, to) on the target QP; *@posted
+ * counts those the provider took, even when it refused a later one.
+ */
+static int ibpost_mr_post(struct ibpost_mrs *m, struct ibpost_conn *c,
+			  u32 from, u32 to, int access, bool reg,
+			  struct ibpost_mr_wait *w, u32 *posted)
+{
+	struct ib_reg_wr rwr[IBPOST_MR_CHAIN];
+	struct ib_send_wr iwr[IBPOST_MR_CHAIN];
+	const struct ib_send_wr *bad;
+	struct ib_send_wr *first = NULL, *prev = NULL, *wr;
+	u32 i;
+	int ret;
+
+	for (i = from; i < to; i++) {
+		if (reg) {
+			memset(&rwr[i - from], 0, sizeof(rwr[0]));
+			rwr[i - from].mr = m->mr[i];
+			rwr[i - from].key = m->mr[i]->rkey;
+			rwr[i - from].access = access;
+			wr = &rwr[i - from].wr;
+			wr->opcode = IB_WR_REG_MR;
+		} else {
+			wr = &iwr[i - from];
+			memset(wr, 0, sizeof(*wr));
+			wr->opcode = IB_WR_LOCAL_INV;
+			wr->ex.invalidate_rkey = m->mr[i]->rkey;
+		}
+		wr->wr_cqe = &w->cqe;
+		wr->send_flags = IB_SEND_SIGNALED;
+		if (prev)
+			prev->next = wr;
+		else
+			first = wr;
+		prev = wr;
+	}
+	if (!first)
+		return 0;
+	bad = NULL;
+	ret = ib_post_send(c->qp_b, first, &bad);
+	for (wr = first; wr && wr != bad; wr = wr->next)
+		(*posted)++;
+	return ret;
+}
+
+static int ibpost_mr_run(struct ibpost_mrs *m, struct ibpost_conn *c,
+			 int access, bool reg)
+{
+	struct ibpost_mr_wait w = { .cqe.done = ibpost_mr_done };
+	u32 from, to, posted = 0;
+	int ret = 0;
+
+	for (from = 0; from < m->n && !ret; from = to) {
+		to = min(m->n, from + IBPOST_MR_CHAIN);
+		ret = ibpost_mr_post(m, c, from, to, access, reg, &w, &posted);
+		if (!ret)
+			ret = ibpost_mr_wait(c, &w, posted);
+	}
+	/*
+	 * Completions of WRs already posted still reference @w on this
+	 * stack: reap them, flushing the QP if the device stopped answering.
+	 */
+	if (ret && w.done < posted && ibpost_mr_wait(c, &w, posted))
+		ib_drain_qp(c->qp_b);
+	return ret;
+}
+
+/**
+ * ibpost_mrs_register() - register every slot of @b for remote access.
+ * @m: MR set to fill (zeroed).
+ * @c: connection; REG_MR WRs are posted on its target QP.
+ * @b: target buffer.
+ * @access: IB_ACCESS_* flags the job's opcode needs.
+ * @st: failure reason.
+ *
+ * Context: process context, may sleep; polls the target CQ.
+ * Return: 0 or a negative errno; on failure ibpost_mrs_free() cleans up.
+ */
+int ibpost_mrs_register(struct ibpost_mrs *m, struct ibpost_conn *c,
+			const struct ibpost_buf *b, int access,
+			struct ibpost_status *st)
+{
+	struct scatterlist sg;
+	u32 i, pages = b->slot_size >> PAGE_SHIFT;
+	int ret;
+
+	m->mr = kcalloc(b->nslots, sizeof(*m->mr), GFP_KERNEL);
+	if (!m->mr) {
+		ibpost_status_set(st, IBPOST_R_NOMEM, b->nslots, 0);
+		return -ENOMEM;
+	}
+	for (i = 0; i < b->nslots; i++) {
+		m->mr[i] = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, pages);
+		if (IS_ERR(m->mr[i])) {
+			ret = PTR_ERR(m->mr[i]);
+			m->mr[i] = NULL;
+			ibpost_status_set(st, IBPOST_R_FRPL, pages, 0);
+			return ret;
+		}
+		m->n = i + 1;
+		sg_init_table(&sg, 1);
+		sg_set_page(&sg, b->pages[i], b->slot_size, 0);
+		sg_dma_address(&sg) = b->dma[i];
+		sg_dma_len(&sg) = b->slot_size;
+		ret = ib_map_mr_sg(m->mr[i], &sg, 1, NULL, PAGE_SIZE);
+		if (ret != 1) {
+			ibpost_status_set(st, IBPOST_R_FRPL, pages, 0);
+			return ret < 0 ? ret : -EINVAL;
+		}
+		ib_update_fast_reg_key(m->mr[i], ib_inc_rkey(m->mr[i]->rkey));
+	}
+	ret = ibpost_mr_run(m, c, access, true);
+	if (ret) {
+		ibpost_status_set(st, IBPOST_R_WC_ERROR, -ret, 0);
+		return ret;
+	}
+	m->registered = m->n;
+	return 0;
+}
+
+/**
+ * ibpost_mrs_invalidate() - LOCAL_INV every registered MR.
+ * @m: the MR set.
+ * @c: connection, its target QP still able to post.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno (the MRs are then destroyed by
+ * ibpost_mrs_free(), which invalidates them as well).
+ */
+int ibpost_mrs_invalidate(struct ibpost_mrs *m, struct ibpost_conn *c)
+{
+	int ret;
+
+	if (!m->registered)
+		return 0;
+	ret = ibpost_mr_run(m, c, 0, false);
+	m->registered = 0;
+	return ret;
+}
+
+/**
+ * ibpost_mrs_free() - deregister every MR.
+ * @m: the MR set (its QP no longer posts to it).
+ */
+void ibpost_mrs_free(struct ibpost_mrs *m)
+{
+	u32 i;
+
+	for (i = 0; i < m->n; i++)
+		ib_dereg_mr(m->mr[i]);
+	kfree(m->mr);
+	memset(m, 0, sizeof(*m));
+}

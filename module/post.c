@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: the hot path: build WR chains, post them, reap completions.
+ *
+ * The initiator's CQ is polled directly by the job's own thread (no
+ * interrupt, no softirq hop), as perftest busy-polls in userspace, and
+ * completions arrive through struct ib_cqe done callbacks.  Send-queue
+ * occupancy is counted by ibpost (sq.c), never inferred from the provider.
+ */
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/sched/signal.h>
+
+#include "job.h"
+#include "stats.h"
+
+/* No completion for this long while WRs are outstanding: give up. */
+#define IBPOST_STALL_TIMEOUT	(10 * HZ)
+#define IBPOST_POLL_BUDGET	64
+
+/**
+ * ibpost_job_fail() - record the first failure of a job.
+ * @job: the job.
+ * @err: negative errno the run returns.
+ * @reason: IBPOST_R_* code.
+ * @wr: WR index it concerns, or IBPOST_STATUS_NONE.
+ */
+void ibpost_job_fail(struct ibpost_job *job, int err, u32 reason, u64 wr)
+{
+	struct ibpost_status *st = &job->run->status;
+
+	if (job->err)
+		return;
+	job->err = err;
+	ibpost_status_set(st, reason, 0, 0);
+	st->wr = wr > U32_MAX ? U32_MAX : (u32)wr;
+}
+
+static bool ibpost_op_reads(const struct ibpost_job *job)
+{
+	return job->run->op == IBPOST_OP_READ;
+}
+
+static void ibpost_note_mismatch(struct ibpost_job *job, u64 wr, u32 bad)
+{
+	struct ibpost_result *res = &job->run->result;
+
+	if (!bad)
+		return;
+	if (!res->verify_errors) {
+		res->verify_wr = wr > U32_MAX ? U32_MAX : (u32)wr;
+		res->verify_sge = job->mm.sge;
+		res->verify_offset = job->mm.off;
+		res->verify_expected = job->mm.expected;
+		res->verify_got = job->mm.got;
+	}
+	res->verify_errors = job->mm.count;
+	ibpost_job_fail(job, -EIO, IBPOST_R_VERIFY, wr);
+}
+
+/* Check what WR @seq put at the target (WRITE) or fetched (READ). */
+static void ibpost_verify_rdma(struct ibpost_job *job, u64 seq)
+{
+	u32 slot = seq % job->depth, n = job->run->num_sge;
+	const struct ibpost_buf *b = ibpost_op_reads(job) ? &job->local :
+							   &job->target;
+	const struct ibpost_sge_desc *bl = ibpost_op_reads(job) ?
+		job->send_layout : &job->target_layout;
+	u8 *va = ibpost_buf_va(b, slot);
+
+	ibpost_buf_for_cpu(b, slot);
+	if ((job->ext->fault & IBPOST_FAULT_CORRUPT) && seq == job->warmup)
+		va[bl[0].offset] ^= 0x5a;
+	ibpost_note_mismatch(job, seq,
+			     ibpost_pattern_check(va, bl,
+						  ibpost_op_reads(job) ? n : 1,
+						  job->send_layout, n, seq,
+						  &job->mm));
+}
+
+static void ibpost_account(struct ibpost_job *job, u64 from, u64 to, u64 now)
+{
+	struct ibpost_result *res = &job->run->result;
+	bool verify = job->run->flags & IBPOST_RUN_VERIFY;
+	u64 s;
+
+	for (s = from; s <= to; s++) {
+		if (verify && !job->has_recv)
+			ibpost_verify_rdma(job, s);
+		if (s < job->warmup)
+			continue;
+		res->wrs++;
+		res->bytes += job->run->msg_size;
+	}
+	job->t_end = now;
+}
+
+static void ibpost_wc_error(struct ibpost_job *job, const struct ib_wc *wc,
+			    u64 seq)
+{
+	struct ibpost_result *res = &job->run->result;
+
+	if (job->draining && wc->status == IB_WC_WR_FLUSH_ERR)
+		return;
+	if (wc->status < IBPOST_WC_STATUS_MAX)
+		res->wc_status[wc->status]++;
+	if (!res->wc_errors++) {
+		res->first_err_status = wc->status;
+		res->first_err_vendor = wc->vendor_err;
+		res->first_err_wr = seq > U32_MAX ? U32_MAX : (u32)seq;
+	}
+	ibpost_job_fail(job, -EIO, IBPOST_R_WC_ERROR, seq);
+}
+
+static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_wr_ctx *ctx = container_of(wc->wr_cqe,
+						 struct ibpost_wr_ctx, cqe);
+	struct ibpost_job *job = ctx->job;
+	u64 now = ktime_get_ns(), from = job->sq.retired;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		ibpost_wc_error(job, wc, ctx->seq);
+		return;
+	}
+	if (!ibpost_sq_retire(&job->sq, ctx->seq))
+		return;
+	job->t_progress = jiffies;
+	if (ctx->seq >= job->warmup && job->lat_n < job->lat_cap)
+		job->lat[job->lat_n++] = now - ctx->t_post;
+	ibpost_account(job, from, ctx->seq, now);
+}
+
+static int ibpost_post_recv(struct ibpost_job *job, struct ibpost_recv_ctx *r)
+{
+	int ret = ib_post_recv(job->conn.qp_b, &r->wr, NULL);
+
+	if (ret)
+		ibpost_job_fail(job, ret, IBPOST_R_POST, IBPOST_STATUS_NONE);
+	return ret;
+}
+
+static void ibpost_recv_check(struct ibpost_job *job,
+			      struct ibpost_recv_ctx *r, const struct ib_wc *wc,
+			      u64 msg)
+{
+	struct ibpost_run *run = job->run;
+	bool imm = run->op == IBPOST_OP_SEND_IMM ||
+		   run->op == IBPOST_OP_WRITE_IMM;
+	u32 bad = 0;
+
+	if (wc->byte_len != run->msg_size)
+		bad++;
+	if (imm && (!(wc->wc_flags & IB_WC_WITH_IMM) ||
+		    be32_to_cpu(wc->ex.imm_data) != run->imm_data))
+		bad++;
+	if (bad) {
+		job->mm.count += bad;
+		ibpost_note_mismatch(job, msg, bad);
+		return;
+	}
+	if (run->op == IBPOST_OP_WRITE_IMM) {
+		ibpost_verify_rdma(job, msg);
+		return;
+	}
+	ibpost_buf_for_cpu(&job->target, r->slot);
+	if ((job->ext->fault & IBPOST_FAULT_CORRUPT) && msg == job->warmup)
+		((u8 *)ibpost_buf_va(&job->target, r->slot))
+			[job->recv_layout[0].offset] ^= 0x5a;
+	ibpost_note_mismatch(job, msg,
+			     ibpost_pattern_check(ibpost_buf_va(&job->target,
+								r->slot),
+						  job->recv_layout,
+						  job->recv_num_sge,
+						  job->send_layout,
+						  run->num_sge, msg, &job->mm));
+}
+
+static void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_recv_ctx *r = container_of(wc->wr_cqe,
+						 struct ibpost_recv_ctx, cqe);
+	struct ibpost_job *job = r->job;
+	u64 msg = job->recv_done;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		ibpost_wc_error(job, wc, msg);
+		return;
+	}
+	job->recv_done++;
+	job->t_progress = jiffies;
+	if (job->run->flags & IBPOST_RUN_VERIFY)
+		ibpost_recv_check(job, r, wc, msg);
+	if (!job->err && !job->draining)
+		ibpost_post_recv(job, r);
+}
+
+/* Stamp the source of WR @seq with its pattern (verification runs). */
+static void ibpost_stamp(struct ibpost_job *job, u64 seq, u32 slot)
+{
+	u32 n = job->run->num_sge;
+
+	if (ibpost_op_reads(job)) {
+		ibpost_pattern_fill(ibpost_buf_va(&job->target, slot),
+				    &job->target_layout, 1, job->send_layout,
+				    n, seq);
+		ibpost_buf_for_device(&job->target, slot);
+	} else {
+		ibpost_pattern_fill(ibpost_buf_va(&job->local, slot),
+				    job->send_layout, n, job->send_layout, n,
+				    seq);
+		ibpost_buf_for_device(&job->local, slot);
+	}
+}
+
+/* Link @n prebuilt WRs starting at the next sequence number. */
+static struct ib_send_wr *ibpost_chain(struct ibpost_job *job, u32 n)
+{
+	bool verify = job->run->flags & IBPOST_RUN_VERIFY;
+	u64 seq = job->sq.posted, last = job->phase_end - 1;
+	struct ib_send_wr *first = NULL, *prev = NULL, *wr;
+	u32 k, slot;
+
+	for (k = 0; k < n; k++, seq++) {
+		slot = seq % job->depth;
+		wr = &job->wrs[slot].wr;
+		wr->next = NULL;
+		wr->send_flags &= ~IB_SEND_SIGNALED;
+		if (ibpost_sq_signaled(&job->sq, seq, last))
+			wr->send_flags |= IB_SEND_SIGNALED;
+		if ((job->ext->fault & IBPOST_FAULT_REMOTE_RANGE) && seq == last)
+			job->wrs[slot].remote_addr += job->target.slot_size;
+		job->ctx[slot].seq = seq;
+		if (verify)
+			ibpost_stamp(job, seq, slot);
+		if (prev)
+			prev->next = wr;
+		else
+			first = wr;
+		prev = wr;
+	}
+	return first;
+}
+
+static void ibpost_post_batch(struct ibpost_job *job, u32 n)
+{
+	struct ibpost_result *res = &job->run->result;
+	const struct ib_send_wr *bad = NULL;
+	struct ib_send_wr *first, *wr;
+	u32 ok = 0;
+	u64 now;
+	int ret;
+
+	first = ibpost_chain(job, n);
+	now = ktime_get_ns();
+	for (wr = first; wr; wr = wr->next)
+		container_of(wr->wr_cqe, struct ibpost_wr_ctx, cqe)->t_post = now;
+	ret = ib_post_send(job->conn.qp_a, first, &bad);
+	res->post_calls++;
+	if (likely(!ret)) {
+		ibpost_sq_posted(&job->sq, n);
+		res->posted += n;
+		return;
+	}
+	/* WRs before bad_wr were taken: account them as posted. */
+	for (wr = first; wr && wr != bad; wr = wr->next)
+		ok++;
+	ibpost_sq_posted(&job->sq, ok);
+	res->posted += ok;
+	ibpost_job_fail(job, ret, IBPOST_R_POST, job->sq.posted);
+}
+
+/*
+ * Messages that consume a receive WR may run at most depth ahead of the
+ * receives reaped: no RNR retries, and a target slot is checked before a
+ * later WRITE_WITH_IMM lands in it again.
+ */
+static u64 ibpost_recv_room(const struct ibpost_job *job)
+{
+	if (!job->has_recv)
+		return U64_MAX;
+	if (job->sq.posted >= job->recv_done + job->depth)
+		return 0;
+	return job->recv_done + job->depth - job->sq.posted;
+}
+
+static bool ibpost_should_stop(struct ibpost_job *job)
+{
+	if (job->err)
+		return true;
+	if (READ_ONCE(job->dev->dying)) {
+		ibpost_job_fail(job, -ENODEV, IBPOST_R_DEVICE_GONE,
+				job->sq.posted);
+		return true;
+	}
+	if (signal_pending(current)) {
+		job->run->result.interrupted = 1;
+		ibpost_job_fail(job, -EINTR, IBPOST_R_NONE, job->sq.posted);
+		return true;
+	}
+	if (job->sq.posted > job->sq.retired &&
+	    time_after(jiffies, job->t_progress + IBPOST_STALL_TIMEOUT)) {
+		ibpost_job_fail(job, -ETIMEDOUT, IBPOST_R_TIMEOUT,
+				job->sq.retired);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * ibpost_job_pump() - post and reap until a phase completes.
+ * @job: the job.
+ * @phase_end: sequence number to post up to (exclusive); U64_MAX with a
+ *	duration.
+ * @duration_ms: when non-zero, stop posting after this long: the phase
+ *	then ends after one more (signaled) WR.
+ *
+ * Context: process context of the caller; busy-polls with cond_resched().
+ * Return: 0 or the job's first error.
+ */
+int ibpost_job_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms)
+{
+	u64 deadline = ktime_get_ns() + (u64)duration_ms * NSEC_PER_MSEC;
+	struct ibpost_sq *sq = &job->sq;
+	u32 batch = job->run->batch, n;
+	int got;
+
+	job->phase_end = phase_end;
+	job->t_progress = jiffies;
+	while (sq->retired < job->phase_end ||
+	       (job->has_recv && job->recv_done < job->phase_end)) {
+		if (ibpost_should_stop(job))
+			break;
+		if (duration_ms && job->phase_end == U64_MAX &&
+		    ktime_get_ns() >= deadline)
+			job->phase_end = sq->posted + 1;
+		if (sq->posted < job->phase_end) {
+			n = (u32)min_t(u64, batch, job->phase_end - sq->posted);
+			if (ibpost_sq_room(sq) >= n && ibpost_recv_room(job) >= n)
+				ibpost_post_batch(job, n);
+		}
+		got = ib_process_cq_direct(job->conn.cq_a, IBPOST_POLL_BUDGET);
+		if (job->has_recv)
+			got += ib_process_cq_direct(job->conn.cq_b,
+						    IBPOST_POLL_BUDGET);
+		if (!got)
+			cond_resched();
+	}
+	return job->err;
+}
+
+static void ibpost_build_send_wr(struct ibpost_job *job, u32 slot)
+{
+	struct ibpost_run *run = job->run;
+	struct ib_rdma_wr *w = &job->wrs[slot];
+	struct ib_sge *sge = &job->sges[slot * run->num_sge];
+	u32 i;
+
+	for (i = 0; i < run->num_sge; i++) {
+		sge[i].addr = job->local.dma[slot] + job->send_layout[i].offset;
+		sge[i].length = job->send_layout[i].length;
+		sge[i].lkey = job->conn.pd->local_dma_lkey;
+	}
+	if (job->ext->fault & IBPOST_FAULT_BAD_LKEY)
+		sge[0].lkey ^= 0x00dead00;
+	w->wr.sg_list = sge;
+	w->wr.num_sge = run->num_sge;
+	w->wr.wr_cqe = &job->ctx[slot].cqe;
+	if (run->flags & IBPOST_RUN_INLINE)
+		w->wr.send_flags = IB_SEND_INLINE;
+	switch (run->op) {
+	case IBPOST_OP_SEND:
+		w->wr.opcode = IB_WR_SEND;
+		return;
+	case IBPOST_OP_SEND_IMM:
+		w->wr.opcode = IB_WR_SEND_WITH_IMM;
+		w->wr.ex.imm_data = cpu_to_be32(run->imm_data);
+		return;
+	case IBPOST_OP_WRITE:
+		w->wr.opcode = IB_WR_RDMA_WRITE;
+		break;
+	case IBPOST_OP_WRITE_IMM:
+		w->wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+		w->wr.ex.imm_data = cpu_to_be32(run->imm_data);
+		break;
+	default:
+		w->wr.opcode = IB_WR_RDMA_READ;
+		break;
+	}
+	w->remote_addr = job->mrs.mr[slot]->iova;
+	w->rkey = job->mrs.mr[slot]->rkey;
+}
+
+/**
+ * ibpost_job_prepare() - build every WR once and post the receives.
+ * @job: a job whose QPs, buffers and MRs exist.
+ *
+ * Return: 0 or a negative errno (status set).
+ */
+int ibpost_job_prepare(struct ibpost_job *job)
+{
+	struct ibpost_run *run = job->run;
+	u32 slot, i;
+	int ret;
+
+	for (slot = 0; slot < job->depth; slot++) {
+		job->ctx[slot].job = job;
+		job->ctx[slot].cqe.done = ibpost_send_done;
+		ibpost_build_send_wr(job, slot);
+		/* Without verification the data is stamped once. */
+		if (!(run->flags & IBPOST_RUN_VERIFY))
+			ibpost_stamp(job, slot, slot);
+	}
+	if (!job->has_recv)
+		return 0;
+	for (slot = 0; slot < job->depth; slot++) {
+		struct ibpost_recv_ctx *r = &job->rctx[slot];
+		struct ib_sge *sge = &job->rsges[slot * job->recv_num_sge];
+
+		r->job = job;
+		r->slot = slot;
+		r->cqe.done = ibpost_recv_done;
+		r->wr.wr_cqe = &r->cqe;
+		r->wr.num_sge = 0;
+		if (run->op != IBPOST_OP_WRITE_IMM) {
+			for (i = 0; i < job->recv_num_sge; i++) {
+				sge[i].addr = job->target.dma[slot] +
+					      job->recv_layout[i].offset;
+				sge[i].length = job->recv_layout[i].length;
+				sge[i].lkey = job->conn.pd->local_dma_lkey;
+			}
+			r->wr.sg_list = sge;
+			r->wr.num_sge = job->recv_num_sge;
+		}
+		ret = ibpost_post_recv(job, r);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibpost: SGE layouts, their validation, and the data pattern (pure).
+ */
+#ifndef _IBPOST_SGL_H
+#define _IBPOST_SGL_H
+
+#include <linux/types.h>
+#include <uapi/ibpost.h>
+
+#include "abi.h"
+
+/**
+ * struct ibpost_limits - what a job is validated against.
+ * @max_send_sge: SGEs per send WR.
+ * @max_recv_sge: SGEs per receive WR.
+ * @max_sge_rd: SGEs per RDMA READ WR.
+ * @max_qp_wr: WRs per queue.
+ * @max_inline: inline bytes a QP is granted.
+ * @max_msg_sz: largest message of the port.
+ * @max_frpl: pages one fast-registration MR maps.
+ */
+struct ibpost_limits {
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_sge_rd;
+	u32 max_qp_wr;
+	u32 max_inline;
+	u32 max_msg_sz;
+	u32 max_frpl;
+};
+
+/** struct ibpost_pos - a byte's place in a layout: SGE index and offset. */
+struct ibpost_pos {
+	u32 sge;
+	u32 off;
+};
+
+/**
+ * struct ibpost_mismatch - first byte that did not arrive as sent.
+ * @count: mismatching bytes.
+ * @sge: SGE (of the WR's own list) of the first one.
+ * @off: its offset within that SGE.
+ * @expected: byte sent.
+ * @got: byte found.
+ */
+struct ibpost_mismatch {
+	u32 count;
+	u32 sge;
+	u32 off;
+	u8 expected;
+	u8 got;
+};
+
+int ibpost_layout_gen(u32 kind, u32 msg_size, u32 num_sge, u64 seed,
+		      struct ibpost_sge_desc *out, struct ibpost_status *st);
+int ibpost_layout_check(const struct ibpost_sge_desc *sges, u32 n,
+			u32 msg_size, u32 slot_max, struct ibpost_status *st);
+u32 ibpost_layout_span(const struct ibpost_sge_desc *sges, u32 n);
+u64 ibpost_layout_sum(const struct ibpost_sge_desc *sges, u32 n);
+u32 ibpost_wr_sge_limit(u32 op, const struct ibpost_limits *lim);
+int ibpost_run_check(const struct ibpost_run *r, const struct ibpost_limits *lim,
+		     struct ibpost_status *st);
+u8 ibpost_pattern(u64 wr, u32 sge, u32 off);
+void ibpost_pattern_fill(u8 *buf, const struct ibpost_sge_desc *buf_layout,
+			 u32 bn, const struct ibpost_sge_desc *wr_layout,
+			 u32 wn, u64 wr);
+u32 ibpost_pattern_check(const u8 *buf,
+			 const struct ibpost_sge_desc *buf_layout, u32 bn,
+			 const struct ibpost_sge_desc *wr_layout, u32 wn,
+			 u64 wr, struct ibpost_mismatch *mm);
+
+#endif /* _IBPOST_SGL_H */

@@ -22,6 +22,8 @@ struct ibpost_mr_wait {
 	u32 done;
 	u32 failed;
 	enum ib_wc_status status;
+	struct ib_reg_wr rwr[IBPOST_MR_CHAIN];
+	struct ib_send_wr iwr[IBPOST_MR_CHAIN];
 };
 
 static void ibpost_mr_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -58,8 +60,8 @@ static int ibpost_mr_post(struct ibpost_mrs *m, struct ibpost_conn *c,
 			  u32 from, u32 to, int access, bool reg,
 			  struct ibpost_mr_wait *w, u32 *posted)
 {
-	struct ib_reg_wr rwr[IBPOST_MR_CHAIN];
-	struct ib_send_wr iwr[IBPOST_MR_CHAIN];
+	struct ib_reg_wr *rwr = w->rwr;
+	struct ib_send_wr *iwr = w->iwr;
 	const struct ib_send_wr *bad;
 	struct ib_send_wr *first = NULL, *prev = NULL, *wr;
 	u32 i;
@@ -99,22 +101,27 @@ static int ibpost_mr_post(struct ibpost_mrs *m, struct ibpost_conn *c,
 static int ibpost_mr_run(struct ibpost_mrs *m, struct ibpost_conn *c,
 			 int access, bool reg)
 {
-	struct ibpost_mr_wait w = { .cqe.done = ibpost_mr_done };
+	struct ibpost_mr_wait *w;
 	u32 from, to, posted = 0;
 	int ret = 0;
 
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->cqe.done = ibpost_mr_done;
 	for (from = 0; from < m->n && !ret; from = to) {
 		to = min(m->n, from + IBPOST_MR_CHAIN);
-		ret = ibpost_mr_post(m, c, from, to, access, reg, &w, &posted);
+		ret = ibpost_mr_post(m, c, from, to, access, reg, w, &posted);
 		if (!ret)
-			ret = ibpost_mr_wait(c, &w, posted);
+			ret = ibpost_mr_wait(c, w, posted);
 	}
 	/*
-	 * Completions of WRs already posted still reference @w on this
-	 * stack: reap them, flushing the QP if the device stopped answering.
+	 * Completions of WRs already posted still reference @w: reap them,
+	 * flushing the QP if the device stopped answering.
 	 */
-	if (ret && w.done < posted && ibpost_mr_wait(c, &w, posted))
+	if (ret && w->done < posted && ibpost_mr_wait(c, w, posted))
 		ib_drain_qp(c->qp_b);
+	kfree(w);
 	return ret;
 }
 

@@ -228,7 +228,8 @@ static struct ib_send_wr *ibpost_chain(struct ibpost_job *job, u32 n)
 		wr->send_flags &= ~IB_SEND_SIGNALED;
 		if (ibpost_sq_signaled(&job->sq, seq, last))
 			wr->send_flags |= IB_SEND_SIGNALED;
-		if ((job->ext->fault & IBPOST_FAULT_REMOTE_RANGE) && seq == last)
+		if ((job->ext->fault & IBPOST_FAULT_REMOTE_RANGE) &&
+		    seq == last && seq >= job->warmup)
 			job->wrs[slot].remote_addr += job->target.slot_size;
 		job->ctx[slot].seq = seq;
 		if (verify)

@@ -254,9 +254,11 @@ static int ibpost_run_check_queue(const struct ibpost_run *r,
 		return ibpost_refuse(st, IBPOST_R_ITERS, IBPOST_STATUS_NONE,
 				     0, 0);
 	if (check_mul_overflow(r->iters + r->warmup, (u64)r->msg_size, &bytes) ||
-	    r->iters + r->warmup < r->iters)
-		return ibpost_refuse(st, IBPOST_R_OVERFLOW, IBPOST_STATUS_NONE,
-				     r->iters, r->msg_size);
+	    r->iters + r->warmup < r->iters) {
+		ibpost_refuse(st, IBPOST_R_OVERFLOW, IBPOST_STATUS_NONE,
+			      r->iters, r->msg_size);
+		return -EOVERFLOW;
+	}
 	return 0;
 }
 

@@ -9,7 +9,7 @@
 KVER ?= $(shell tools/rig/kver.sh 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all modules tool clean check demo deps testkernel checkpatch sparse
+.PHONY: all modules tool clean check demo deps testkernel checkpatch sparse bench
 
 all: modules tool
 
@@ -41,3 +41,6 @@ checkpatch:
 
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
+
+bench:
+	tools/bench.sh

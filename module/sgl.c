@@ -62,7 +62,7 @@ static void ibpost_gen_page_cross(u32 msg, u32 n, struct ibpost_sge_desc *out)
 	}
 }
 
-/* Odd offsets, never 8-byte aligned, with 1..7 byte gaps. */
+/* Odd offsets, never 8-byte aligned, with 1..8 byte gaps. */
 static void ibpost_gen_unaligned(u32 msg, u32 n, struct ibpost_sge_desc *out)
 {
 	u32 i, off = 1;
@@ -333,10 +333,15 @@ EXPORT_SYMBOL_IF_KUNIT(ibpost_run_check);
  */
 u8 ibpost_pattern(u64 wr, u32 sge, u32 off)
 {
-	u32 x = (u32)wr * 0x9e3779b1U ^ (sge + 1) * 0x85ebca77U ^
-		(off >> 8) * 0xc2b2ae3dU;
+	u32 x = (u32)wr * 0x9e3779b1U ^ (u32)(wr >> 32) * 0x27d4eb2fU ^
+		(sge + 1) * 0x85ebca77U ^ (off >> 8) * 0xc2b2ae3dU;
 
+	/* Full avalanche: every bit of wr, sge and off >> 8 reaches the byte. */
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
 	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
 	return (u8)(x + off);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpost_pattern);

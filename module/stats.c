@@ -51,7 +51,7 @@ static u64 ibpost_rank(const u64 *s, u64 n, u32 per_mille)
  */
 void ibpost_lat_summarize(u64 *samples, u64 n, struct ibpost_result *res)
 {
-	u64 sum = 0, mean, var = 0, d;
+	u64 sum = 0, mean, var = 0, d, rem, acc = 0;
 	u64 i;
 
 	memset(res->hist, 0, sizeof(res->hist));
@@ -71,10 +71,16 @@ void ibpost_lat_summarize(u64 *samples, u64 n, struct ibpost_result *res)
 		res->hist[ibpost_hist_bucket(samples[i])]++;
 	}
 	mean = div64_u64(sum, n);
+	/* var = floor(sum(d^2) / n), remainders carried so none is lost. */
 	for (i = 0; i < n; i++) {
 		d = samples[i] > mean ? samples[i] - mean : mean - samples[i];
 		d = min_t(u64, d, U32_MAX);	/* d * d must not overflow */
-		var += div64_u64(d * d, n);
+		var += div64_u64_rem(d * d, n, &rem);
+		acc += rem;
+		if (acc >= n) {
+			var++;
+			acc -= n;
+		}
 	}
 	res->lat_min_ns = samples[0];
 	res->lat_max_ns = samples[n - 1];

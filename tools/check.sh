@@ -38,12 +38,12 @@ finish() {
 }
 
 # Count a TAP file's ok / not ok lines (KTAP subtests too, by indentation).
-count_tap() { # count_tap PREFIX FILE
+count_tap() { # count_tap PREFIX FILE: "ok [N] - NAME" / "not ok [N] - NAME # WHY"
 	local line
 	while IFS= read -r line; do
 		case $line in
-		"ok "*) record ok "$1: ${line#ok * - }" ;;
-		"not ok "*) record fail "$1: ${line#not ok * - }" ;;
+		"ok "*) record ok "$1: ${line#ok*- }" ;;
+		"not ok "*) record fail "$1: ${line#not ok*- }" ;;
 		esac
 	done <"$2"
 }
@@ -108,6 +108,10 @@ for kind in test stock; do
 	124) record fail "$kind guest: finished in time" "$(tail -5 "$out/boot-$kind.err")" ;;
 	*) record fail "$kind guest: script exit status" "exit $rc" ;;
 	esac
+	if [[ $kind == test ]]; then
+		python3 tools/tests/ktap_extract.py "$gout/rig-dmesg.txt" "$gout" ||
+			record fail "KTAP found in the test guest's dmesg"
+	fi
 	for k in "$gout"/kunit-*.ktap; do
 		[[ -e $k ]] || continue
 		suite=${k##*/kunit-}
@@ -120,8 +124,7 @@ for kind in test stock; do
 			record fail "kunit.py parse $suite" "see $out/kunit-$suite.parsed"
 		fi
 		# Each leaf case (parameterized ones per parameter) counts.
-		sed -n 's/^ *\(\(not \)\{0,1\}ok [0-9]* .*\)/\1/p' "$k" |
-			grep -v "^\(not \)\{0,1\}ok [0-9]* ibpost_" >"$out/kunit-$suite.cases" || true
+		python3 tools/tests/ktap_leaves.py "$k" >"$out/kunit-$suite.cases"
 		count_tap "kunit $suite" "$out/kunit-$suite.cases"
 	done
 	if [[ $kind == test ]] && ! ls "$gout"/kunit-*.ktap >/dev/null 2>&1; then

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <uapi/ibpost.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 struct ibpost_cmd {
 	const char *name;
 	const char *summary;
@@ -32,6 +34,10 @@ void out_guid(char *buf, size_t len, unsigned long long guid);
 /* devices.c */
 int cmd_devices(int argc, char **argv);
 void help_devices(FILE *f);
+
+/* run.c */
+int cmd_run(int argc, char **argv);
+void help_run(FILE *f);
 
 extern const char *prog;
 

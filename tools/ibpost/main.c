@@ -12,11 +12,13 @@ const char *prog = "ibpost";
 static const struct ibpost_cmd cmds[] = {
 	{ "devices", "list RDMA devices and their limits", cmd_devices,
 	  help_devices },
+	{ "run", "run a transfer job and report bandwidth and latency",
+	  cmd_run, help_run },
 };
 
-#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+#define NCMDS ARRAY_SIZE(cmds)
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	size_t i;
 
@@ -48,11 +50,11 @@ int main(int argc, char **argv)
 	const struct ibpost_cmd *cmd;
 
 	if (argc < 2) {
-		usage(stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
+		print_usage(stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
@@ -61,7 +63,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
-			usage(stdout);
+			print_usage(stdout);
 			return 0;
 		}
 		cmd = find(argv[2]);

@@ -31,7 +31,7 @@ const char *out_port_state(unsigned int state)
 		[IBPOST_PORT_ACTIVE_DEFER] = "ACTIVE_DEFER",
 	};
 
-	if (state < sizeof(names) / sizeof(names[0]))
+	if (state < ARRAY_SIZE(names))
 		return names[state];
 	return "UNKNOWN";
 }

@@ -14,11 +14,8 @@ if [[ $IBPOST_KERNEL == test ]]; then
 	# Pure suites, then the engine on rxe_lo (exported API only).
 	insmod build/testmod/kunit/ibpost_kunit.ko || rc=1
 	insmod build/testmod/kunit/ibpost_rxe_kunit.ko dev=rxe_lo || rc=1
-	for d in /sys/kernel/debug/kunit/ibpost_*; do
-		[[ -r $d/results ]] || continue
-		cp "$d/results" "$IBPOST_OUT/kunit-${d##*/}.ktap"
-		grep -E '^ *(not ok|# .*(fail|FAIL))' "$d/results"
-	done
+	# KTAP is cut from dmesg on the host (tools/tests/ktap_extract.py).
+	dmesg | grep -E '^\[[ 0-9.]*\] *(not ok|# .*(FAILED|fail:[1-9]))' || true
 	rmmod ibpost_rxe_kunit || rc=1
 	rmmod ibpost_kunit || rc=1
 	rmmod ibpost || rc=1

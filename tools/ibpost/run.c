@@ -1,0 +1,941 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost run: one transfer job per message size through IBPOST_IOC_RUN,
+ * reported like perftest.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "ibpost.h"
+
+#define RUN_MAX_SWEEP	64
+#define RUN_DEF_DEPTH	64
+#define RUN_READ_DEPTH	16
+
+static const char *const op_names[IBPOST_OP_MAX] = {
+	[IBPOST_OP_SEND] = "send",
+	[IBPOST_OP_SEND_IMM] = "send_imm",
+	[IBPOST_OP_WRITE] = "write",
+	[IBPOST_OP_WRITE_IMM] = "write_imm",
+	[IBPOST_OP_READ] = "read",
+};
+
+static const char *const layout_names[IBPOST_LAYOUT_MAX] = {
+	[IBPOST_LAYOUT_EXPLICIT] = "explicit",
+	[IBPOST_LAYOUT_EQUAL] = "equal",
+	[IBPOST_LAYOUT_PAGE_CROSS] = "page-cross",
+	[IBPOST_LAYOUT_UNALIGNED] = "unaligned",
+	[IBPOST_LAYOUT_RANDOM] = "random",
+};
+
+/* enum ib_wc_status, as numbered by the kernel. */
+static const char *const wc_names[] = {
+	"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR",
+	"LOC_PROT_ERR", "WR_FLUSH_ERR", "MW_BIND_ERR", "BAD_RESP_ERR",
+	"LOC_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_ACCESS_ERR", "REM_OP_ERR",
+	"RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR",
+	"REM_INV_RD_REQ_ERR", "REM_ABORT_ERR", "INV_EECN_ERR",
+	"INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR", "GENERAL_ERR",
+};
+
+struct run_opts {
+	char dev[IBPOST_NAME_MAX];
+	unsigned int port;
+	unsigned int op;
+	unsigned long long size;
+	bool size_set;
+	unsigned int sge[RUN_MAX_SWEEP];
+	unsigned int nsge;		/* 0: not given */
+	unsigned int layout;
+	bool layout_set;
+	struct ibpost_sge_desc sges[IBPOST_MAX_SGE];
+	unsigned int nsges;		/* explicit send layout entries */
+	unsigned int recv_sge;
+	unsigned int recv_layout;
+	bool recv_layout_set;
+	struct ibpost_sge_desc rsges[IBPOST_MAX_SGE];
+	unsigned int nrsges;
+	unsigned long long seed;
+	unsigned long long iters;
+	bool iters_set;
+	unsigned int duration_ms;
+	unsigned int warmup;
+	unsigned int depth;
+	unsigned int batch;
+	unsigned int signal_every;
+	bool signal_set;
+	unsigned int imm;
+	bool inline_data;
+	bool verify;
+	bool all_sizes;
+	bool json;
+	bool hist;
+};
+
+struct run_row {
+	unsigned long long bytes;	/* message size */
+	unsigned int num_sge;
+	struct ibpost_result res;
+	unsigned int reason;		/* IBPOST_R_NONE unless it failed */
+};
+
+static sig_atomic_t got_sigint;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	__atomic_store_n(&got_sigint, 1, __ATOMIC_RELAXED);
+}
+
+static bool interrupted(void)
+{
+	return __atomic_load_n(&got_sigint, __ATOMIC_RELAXED);
+}
+
+void help_run(FILE *f)
+{
+	fprintf(f,
+		"usage: %s run --dev DEV [--op OP] [--size SIZE] [--sge N[,N...]]\n"
+		"         [--sge-layout LEN@OFF,... | --layout NAME] [--seed S]\n"
+		"         [--recv-sge N] [--recv-layout NAME | --recv-sge-layout LEN@OFF,...]\n"
+		"         [--iters N | --duration SEC] [--warmup N] [--depth D]\n"
+		"         [--batch B] [--signal-every K] [--imm X] [--inline]\n"
+		"         [--verify] [--all-sizes] [--json] [--hist] [--port P]\n"
+		"\n"
+		"Connect a loopback RC QP pair on DEV inside the kernel, post work\n"
+		"requests with ib_post_send and report bandwidth, message rate and\n"
+		"post-to-completion latency, one row per message size.\n"
+		"\n"
+		"  -d, --dev NAME          RDMA device (e.g. rxe_lo)\n"
+		"      --port P            port number (default: the first)\n"
+		"  -o, --op OP             send, send_imm, write (default), write_imm, read\n"
+		"  -s, --size SIZE         bytes per WR, K/M suffixes are 1024-based\n"
+		"                          (default 64K; with --sge-layout the sum of its lengths)\n"
+		"      --sge N[,N...]      SGEs per WR (default 1); a list runs each\n"
+		"      --layout NAME       equal (default), page-cross, unaligned, random\n"
+		"      --sge-layout LIST   explicit SGEs, LEN@OFF within the WR's buffer slot,\n"
+		"                          e.g. 256@0,512@1024,128@2048\n"
+		"      --seed S            seed of the random layout (default 0)\n"
+		"      --recv-sge N        SGEs per receive WR (send ops; default --sge)\n"
+		"      --recv-layout NAME  layout of the receive WRs (default equal)\n"
+		"      --recv-sge-layout LIST  explicit receive SGEs, LEN@OFF,...\n"
+		"  -n, --iters N           measured WRs (default 1000)\n"
+		"  -D, --duration SEC      run for SEC seconds instead of --iters\n"
+		"      --warmup N          WRs posted before measuring (default 16)\n"
+		"      --depth D           most WRs outstanding (default 64, read 16)\n"
+		"      --batch B           WRs chained per ib_post_send (default 1)\n"
+		"      --signal-every K    signal one WR in K (default min(16, D - B + 1))\n"
+		"      --imm X             immediate data of send_imm / write_imm\n"
+		"      --inline            post with IB_SEND_INLINE\n"
+		"      --verify            stamp every byte and check it arrived\n"
+		"  -a, --all-sizes         run 2, 4, 8, ... 4M bytes\n"
+		"  -j, --json              print one JSON object\n"
+		"      --hist              print the log2 latency histogram too\n"
+		"  -h, --help              this text\n"
+		"\n"
+		"Exit status: 0 ok, 1 the kernel refused or the run failed, 2 bad\n"
+		"options, 130 interrupted (the partial row is printed).\n", prog);
+}
+
+static int opt_err(const char *opt, const char *arg, const char *why)
+{
+	fprintf(stderr, "%s: run: bad %s '%s': %s\n", prog, opt, arg, why);
+	return -1;
+}
+
+/* A byte count: digits with an optional K or M (1024-based) suffix. */
+static int parse_size(const char *opt, const char *s, unsigned long long max,
+		      unsigned long long *out)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return opt_err(opt, s, "not a size");
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return opt_err(opt, s, "not a size");
+	if (*end == 'K' || *end == 'k')
+		mul = 1024;
+	else if (*end == 'M' || *end == 'm')
+		mul = 1024 * 1024;
+	if (mul != 1)
+		end++;
+	if (*end)
+		return opt_err(opt, s, "not a size (digits, then K or M)");
+	if (v > max / mul)
+		return opt_err(opt, s, "too large");
+	*out = v * mul;
+	return 0;
+}
+
+/* A plain number; base 0 (0x... allowed) when @any_base. */
+static int parse_num(const char *opt, const char *s, unsigned long long max,
+		     bool any_base, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return opt_err(opt, s, "not a number");
+	errno = 0;
+	v = strtoull(s, &end, any_base ? 0 : 10);
+	if (errno == ERANGE || v > max)
+		return opt_err(opt, s, "too large");
+	if (errno || end == s || *end)
+		return opt_err(opt, s, "not a number");
+	*out = v;
+	return 0;
+}
+
+static int parse_u32(const char *opt, const char *s, unsigned int *out)
+{
+	unsigned long long v;
+
+	if (parse_num(opt, s, UINT32_MAX, false, &v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_op(const char *s, unsigned int *op)
+{
+	unsigned int i;
+
+	for (i = 0; i < IBPOST_OP_MAX; i++) {
+		if (!strcmp(s, op_names[i])) {
+			*op = i;
+			return 0;
+		}
+	}
+	return opt_err("--op", s, "expected send, send_imm, write, write_imm or read");
+}
+
+static int parse_layout(const char *opt, const char *s, unsigned int *layout)
+{
+	unsigned int i;
+
+	if (!strcmp(s, "page_cross")) {
+		*layout = IBPOST_LAYOUT_PAGE_CROSS;
+		return 0;
+	}
+	for (i = IBPOST_LAYOUT_EQUAL; i < IBPOST_LAYOUT_MAX; i++) {
+		if (!strcmp(s, layout_names[i])) {
+			*layout = i;
+			return 0;
+		}
+	}
+	return opt_err(opt, s, "expected equal, page-cross, unaligned or random (or LEN@OFF,...)");
+}
+
+/* "LEN@OFF,LEN@OFF,...": returns the number of entries, -1 on error. */
+static int parse_sge_list(const char *opt, const char *s,
+			  struct ibpost_sge_desc *d)
+{
+	char *copy = strdup(s), *save = NULL, *tok, *at;
+	unsigned long long len, off;
+	int n = 0;
+
+	if (!copy) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return -1;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == IBPOST_MAX_SGE) {
+			opt_err(opt, s, "more than 256 entries");
+			goto err;
+		}
+		at = strchr(tok, '@');
+		if (!at) {
+			opt_err(opt, tok, "expected LEN@OFF");
+			goto err;
+		}
+		*at = '\0';
+		if (parse_size(opt, tok, UINT32_MAX, &len) ||
+		    parse_size(opt, at + 1, UINT32_MAX, &off))
+			goto err;
+		d[n].length = len;
+		d[n].offset = off;
+		n++;
+	}
+	free(copy);
+	if (!n)
+		return opt_err(opt, s, "empty list");
+	return n;
+err:
+	free(copy);
+	return -1;
+}
+
+static int parse_sge_counts(const char *s, struct run_opts *o)
+{
+	char *copy = strdup(s), *save = NULL, *tok;
+	unsigned int n = 0;
+
+	if (!copy) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return -1;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == RUN_MAX_SWEEP) {
+			opt_err("--sge", s, "too many values");
+			goto err;
+		}
+		if (parse_u32("--sge", tok, &o->sge[n]))
+			goto err;
+		n++;
+	}
+	free(copy);
+	if (!n)
+		return opt_err("--sge", s, "empty list");
+	o->nsge = n;
+	return 0;
+err:
+	free(copy);
+	return -1;
+}
+
+static int parse_duration(const char *s, unsigned int *ms)
+{
+	double v;
+	char *end;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v * 1000 > UINT32_MAX)
+		return opt_err("--duration", s, "expected seconds above 0");
+	*ms = v * 1000 + 0.5;
+	if (!*ms)
+		*ms = 1;
+	return 0;
+}
+
+enum {
+	OPT_PORT = 256, OPT_SGE, OPT_LAYOUT, OPT_SGE_LAYOUT, OPT_SEED,
+	OPT_RECV_SGE, OPT_RECV_LAYOUT, OPT_RECV_SGE_LAYOUT, OPT_WARMUP,
+	OPT_DEPTH, OPT_BATCH, OPT_SIGNAL, OPT_IMM, OPT_INLINE, OPT_VERIFY,
+	OPT_HIST,
+};
+
+static const struct option run_longopts[] = {
+	{ "dev", required_argument, NULL, 'd' },
+	{ "port", required_argument, NULL, OPT_PORT },
+	{ "op", required_argument, NULL, 'o' },
+	{ "size", required_argument, NULL, 's' },
+	{ "sge", required_argument, NULL, OPT_SGE },
+	{ "layout", required_argument, NULL, OPT_LAYOUT },
+	{ "sge-layout", required_argument, NULL, OPT_SGE_LAYOUT },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "recv-sge", required_argument, NULL, OPT_RECV_SGE },
+	{ "recv-layout", required_argument, NULL, OPT_RECV_LAYOUT },
+	{ "recv-sge-layout", required_argument, NULL, OPT_RECV_SGE_LAYOUT },
+	{ "iters", required_argument, NULL, 'n' },
+	{ "duration", required_argument, NULL, 'D' },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "depth", required_argument, NULL, OPT_DEPTH },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "signal-every", required_argument, NULL, OPT_SIGNAL },
+	{ "imm", required_argument, NULL, OPT_IMM },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "all-sizes", no_argument, NULL, 'a' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "hist", no_argument, NULL, OPT_HIST },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_recv_layout(const char *opt, const char *arg,
+			     struct run_opts *o)
+{
+	int n;
+
+	o->recv_layout_set = true;
+	if (!strchr(arg, '@'))
+		return parse_layout(opt, arg, &o->recv_layout);
+	n = parse_sge_list(opt, arg, o->rsges);
+	if (n < 0)
+		return -1;
+	o->nrsges = n;
+	o->recv_layout = IBPOST_LAYOUT_EXPLICIT;
+	return 0;
+}
+
+/* One option; 1 when --help was asked, -1 on a bad one. */
+static int parse_opt(int c, const char *arg, struct run_opts *o)
+{
+	unsigned long long v;
+	int n;
+
+	switch (c) {
+	case 'd':
+		if (!*arg || strlen(arg) >= sizeof(o->dev))
+			return opt_err("--dev", arg, "empty or too long");
+		strcpy(o->dev, arg);
+		return 0;
+	case OPT_PORT:
+		return parse_u32("--port", arg, &o->port);
+	case 'o':
+		return parse_op(arg, &o->op);
+	case 's':
+		o->size_set = true;
+		return parse_size("--size", arg, UINT32_MAX, &o->size);
+	case OPT_SGE:
+		return parse_sge_counts(arg, o);
+	case OPT_LAYOUT:
+		o->layout_set = true;
+		return parse_layout("--layout", arg, &o->layout);
+	case OPT_SGE_LAYOUT:
+		n = parse_sge_list("--sge-layout", arg, o->sges);
+		if (n < 0)
+			return -1;
+		o->nsges = n;
+		return 0;
+	case OPT_SEED:
+		return parse_num("--seed", arg, UINT64_MAX, true, &o->seed);
+	case OPT_RECV_SGE:
+		return parse_u32("--recv-sge", arg, &o->recv_sge);
+	case OPT_RECV_LAYOUT:
+		return parse_recv_layout("--recv-layout", arg, o);
+	case OPT_RECV_SGE_LAYOUT:
+		if (!strchr(arg, '@'))
+			return opt_err("--recv-sge-layout", arg, "expected LEN@OFF,...");
+		return parse_recv_layout("--recv-sge-layout", arg, o);
+	case 'n':
+		o->iters_set = true;
+		return parse_num("--iters", arg, UINT64_MAX, false, &o->iters);
+	case 'D':
+		return parse_duration(arg, &o->duration_ms);
+	case OPT_WARMUP:
+		return parse_u32("--warmup", arg, &o->warmup);
+	case OPT_DEPTH:
+		return parse_u32("--depth", arg, &o->depth);
+	case OPT_BATCH:
+		return parse_u32("--batch", arg, &o->batch);
+	case OPT_SIGNAL:
+		o->signal_set = true;
+		return parse_u32("--signal-every", arg, &o->signal_every);
+	case OPT_IMM:
+		if (parse_num("--imm", arg, UINT32_MAX, true, &v))
+			return -1;
+		o->imm = v;
+		return 0;
+	case OPT_INLINE:
+		o->inline_data = true;
+		return 0;
+	case OPT_VERIFY:
+		o->verify = true;
+		return 0;
+	case 'a':
+		o->all_sizes = true;
+		return 0;
+	case 'j':
+		o->json = true;
+		return 0;
+	case OPT_HIST:
+		o->hist = true;
+		return 0;
+	case 'h':
+		return 1;
+	default:
+		return -1;
+	}
+}
+
+/* Defaults that depend on other options, and cross-option checks. */
+static int finish_opts(struct run_opts *o)
+{
+	int sig;
+
+	if (!o->dev[0]) {
+		fprintf(stderr, "%s: run: --dev is required (see '%s devices')\n",
+			prog, prog);
+		return -1;
+	}
+	if (o->nsges) {
+		if (o->layout_set) {
+			fprintf(stderr, "%s: run: give --layout or --sge-layout, not both\n",
+				prog);
+			return -1;
+		}
+		o->layout = IBPOST_LAYOUT_EXPLICIT;
+		if (!o->nsge) {
+			o->sge[0] = o->nsges;
+			o->nsge = 1;
+		}
+		if (o->nsge > 1 || o->sge[0] > o->nsges) {
+			fprintf(stderr, "%s: run: --sge-layout lists %u SGEs; --sge must be one value up to that\n",
+				prog, o->nsges);
+			return -1;
+		}
+		if (o->all_sizes) {
+			fprintf(stderr, "%s: run: --all-sizes needs a generated layout, not --sge-layout\n",
+				prog);
+			return -1;
+		}
+	}
+	if (!o->nsge) {
+		o->sge[0] = 1;
+		o->nsge = 1;
+	}
+	if (o->nrsges) {
+		if (!o->recv_sge)
+			o->recv_sge = o->nrsges;
+		if (o->recv_sge > o->nrsges) {
+			fprintf(stderr, "%s: run: the receive layout lists %u SGEs; --recv-sge %u is more\n",
+				prog, o->nrsges, o->recv_sge);
+			return -1;
+		}
+	}
+	if (!o->size_set)
+		o->size = o->nsges ? 0 : 65536;
+	if (o->all_sizes && o->size_set) {
+		fprintf(stderr, "%s: run: give --size or --all-sizes, not both\n", prog);
+		return -1;
+	}
+	if (o->duration_ms && o->iters_set) {
+		fprintf(stderr, "%s: run: give --iters or --duration, not both\n", prog);
+		return -1;
+	}
+	if (o->duration_ms)
+		o->iters = 0;
+	if (!o->depth)
+		o->depth = o->op == IBPOST_OP_READ ? RUN_READ_DEPTH : RUN_DEF_DEPTH;
+	if (!o->signal_set) {
+		sig = (int)o->depth - (int)o->batch + 1;
+		o->signal_every = sig < 1 ? 1 : sig > 16 ? 16 : sig;
+	}
+	/* Receive WRs only exist for SEND; 0 (explicit) needs a list. */
+	if (!o->recv_layout_set && o->op <= IBPOST_OP_SEND_IMM)
+		o->recv_layout = IBPOST_LAYOUT_EQUAL;
+	return 0;
+}
+
+static void fill_run(const struct run_opts *o, struct ibpost_run *r,
+		     unsigned long long size, unsigned int num_sge)
+{
+	memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
+	strcpy(r->dev, o->dev);
+	r->port = o->port;
+	r->op = o->op;
+	r->msg_size = size;
+	r->num_sge = num_sge;
+	r->layout = o->layout;
+	r->recv_layout = o->recv_layout;
+	r->recv_num_sge = o->recv_sge;
+	if (o->nsges)
+		r->sges = (unsigned long)o->sges;
+	if (o->nrsges)
+		r->recv_sges = (unsigned long)o->rsges;
+	r->seed = o->seed;
+	r->iters = o->iters;
+	r->duration_ms = o->duration_ms;
+	r->warmup = o->warmup;
+	r->depth = o->depth;
+	r->batch = o->batch;
+	r->signal_every = o->signal_every;
+	r->imm_data = o->imm;
+	if (o->inline_data)
+		r->flags |= IBPOST_RUN_INLINE;
+	if (o->verify)
+		r->flags |= IBPOST_RUN_VERIFY;
+}
+
+static const char *wc_name(unsigned int st)
+{
+	return st < ARRAY_SIZE(wc_names) ? wc_names[st] : "UNKNOWN";
+}
+
+static double bw_mib(const struct ibpost_result *r)
+{
+	return r->elapsed_ns ? r->bytes * 1e9 / r->elapsed_ns / 1048576.0 : 0;
+}
+
+static double bw_gbps(const struct ibpost_result *r)
+{
+	return r->elapsed_ns ? r->bytes * 8.0 / r->elapsed_ns : 0;
+}
+
+static double mpps(const struct ibpost_result *r)
+{
+	return r->elapsed_ns ? r->wrs * 1e3 / r->elapsed_ns : 0;
+}
+
+static void print_header(const struct run_opts *o, const struct ibpost_result *r)
+{
+	printf("# device %s", o->dev);
+	if (o->port)
+		printf(" port %u", o->port);
+	printf(", op %s, layout %s", op_names[o->op], layout_names[o->layout]);
+	if (o->layout == IBPOST_LAYOUT_RANDOM)
+		printf(" (seed %llu)", o->seed);
+	if (o->op <= IBPOST_OP_SEND_IMM)
+		printf(", recv layout %s", layout_names[o->recv_layout]);
+	printf(", depth %u, batch %u, signal-every %u, inline %s (max_inline %u)",
+	       o->depth, o->batch, o->signal_every, o->inline_data ? "on" : "off",
+	       r->max_inline);
+	if (o->duration_ms)
+		printf(", duration %.3f s", o->duration_ms / 1000.0);
+	printf(", warmup %u\n", o->warmup);
+	printf("%-9s %5s %9s %11s %9s %13s %10s %12s %10s %10s %12s %10s  %s\n",
+	       "#bytes", "#sge", "#iters", "BW[MiB/s]", "BW[Gb/s]",
+	       "MsgRate[Mpps]", "t_min[us]", "t_median[us]", "t_avg[us]",
+	       "t_p99[us]", "t_p99.9[us]", "t_max[us]", "verify");
+}
+
+static void print_row(const struct run_opts *o, const struct run_row *w)
+{
+	const struct ibpost_result *r = &w->res;
+	char v[32];
+
+	if (!o->verify)
+		snprintf(v, sizeof(v), "off");
+	else if (r->verify_errors)
+		snprintf(v, sizeof(v), "FAIL(%u)", r->verify_errors);
+	else
+		snprintf(v, sizeof(v), "ok");
+	printf("%-9llu %5u %9llu %11.2f %9.3f %13.6f %10.2f %12.2f %10.2f %10.2f %12.2f %10.2f  %s%s\n",
+	       w->bytes, w->num_sge, (unsigned long long)r->wrs, bw_mib(r),
+	       bw_gbps(r), mpps(r), r->lat_min_ns / 1e3, r->lat_median_ns / 1e3,
+	       r->lat_avg_ns / 1e3, r->lat_p99_ns / 1e3, r->lat_p999_ns / 1e3,
+	       r->lat_max_ns / 1e3, v, r->interrupted ? " (interrupted)" : "");
+	fflush(stdout);
+}
+
+static void print_hist(const struct run_row *w)
+{
+	const struct ibpost_result *r = &w->res;
+	unsigned long long most = 0;
+	unsigned int i, j, bar;
+
+	printf("\n# latency histogram, %llu bytes, %u sge (%llu samples)\n",
+	       w->bytes, w->num_sge, (unsigned long long)r->lat_samples);
+	for (i = 0; i < IBPOST_HIST_BUCKETS; i++)
+		if (r->hist[i] > most)
+			most = r->hist[i];
+	for (i = 0; i < IBPOST_HIST_BUCKETS; i++) {
+		if (!r->hist[i])
+			continue;
+		bar = most ? (r->hist[i] * 50 + most - 1) / most : 0;
+		printf("  >= %12.3f us %10llu  ", (double)(1ULL << i) / 1e3,
+		       (unsigned long long)r->hist[i]);
+		for (j = 0; j < bar; j++)
+			putchar('#');
+		putchar('\n');
+	}
+}
+
+static void json_params(const struct run_opts *o, unsigned int max_inline)
+{
+	unsigned int i;
+
+	printf("{\"device\": ");
+	out_json_str(stdout, o->dev);
+	printf(", \"op\": \"%s\", \"params\": {\"port\": %u, \"layout\": \"%s\"",
+	       op_names[o->op], o->port, layout_names[o->layout]);
+	if (o->nsges) {
+		printf(", \"sge_layout\": [");
+		for (i = 0; i < o->nsges; i++)
+			printf("%s{\"offset\": %u, \"length\": %u}", i ? ", " : "",
+			       o->sges[i].offset, o->sges[i].length);
+		printf("]");
+	}
+	if (o->op <= IBPOST_OP_SEND_IMM) {
+		printf(", \"recv_layout\": \"%s\", \"recv_sge\": %u",
+		       layout_names[o->recv_layout], o->recv_sge);
+		if (o->nrsges) {
+			printf(", \"recv_sge_layout\": [");
+			for (i = 0; i < o->nrsges; i++)
+				printf("%s{\"offset\": %u, \"length\": %u}",
+				       i ? ", " : "", o->rsges[i].offset,
+				       o->rsges[i].length);
+			printf("]");
+		}
+	}
+	printf(", \"seed\": %llu, \"iters\": %llu, \"duration_ms\": %u, \"warmup\": %u, \"depth\": %u, \"batch\": %u, \"signal_every\": %u, \"imm\": %u, \"inline\": %s, \"verify\": %s, \"max_inline\": %u}, \"results\": [",
+	       o->seed, o->iters, o->duration_ms, o->warmup, o->depth, o->batch,
+	       o->signal_every, o->imm, o->inline_data ? "true" : "false",
+	       o->verify ? "true" : "false", max_inline);
+}
+
+static void json_row(const struct run_row *w, bool first)
+{
+	const struct ibpost_result *r = &w->res;
+	unsigned int i;
+	bool any = false;
+
+	printf("%s{\"bytes\": %llu, \"num_sge\": %u, \"iters\": %llu, \"elapsed_ns\": %llu, \"bw_mib_s\": %.3f, \"bw_gbps\": %.4f, \"mpps\": %.6f",
+	       first ? "" : ", ", w->bytes, w->num_sge,
+	       (unsigned long long)r->wrs, (unsigned long long)r->elapsed_ns,
+	       bw_mib(r), bw_gbps(r), mpps(r));
+	printf(", \"lat_ns\": {\"min\": %llu, \"median\": %llu, \"avg\": %llu, \"stdev\": %llu, \"p99\": %llu, \"p999\": %llu, \"max\": %llu, \"samples\": %llu}",
+	       (unsigned long long)r->lat_min_ns,
+	       (unsigned long long)r->lat_median_ns,
+	       (unsigned long long)r->lat_avg_ns,
+	       (unsigned long long)r->lat_stdev_ns,
+	       (unsigned long long)r->lat_p99_ns,
+	       (unsigned long long)r->lat_p999_ns,
+	       (unsigned long long)r->lat_max_ns,
+	       (unsigned long long)r->lat_samples);
+	printf(", \"hist_log2_ns\": [");
+	for (i = 0; i < IBPOST_HIST_BUCKETS; i++) {
+		if (!r->hist[i])
+			continue;
+		printf("%s{\"ge_ns\": %llu, \"count\": %llu}", any ? ", " : "",
+		       1ULL << i, (unsigned long long)r->hist[i]);
+		any = true;
+	}
+	printf("], \"wc_errors\": %u", r->wc_errors);
+	if (r->wc_errors) {
+		any = false;
+		printf(", \"wc_status\": {");
+		for (i = 1; i < IBPOST_WC_STATUS_MAX; i++) {
+			if (!r->wc_status[i])
+				continue;
+			printf("%s\"%s\": %u", any ? ", " : "", wc_name(i),
+			       r->wc_status[i]);
+			any = true;
+		}
+		printf("}, \"first_err\": {\"status\": \"%s\", \"vendor_err\": %u, \"wr\": %u}",
+		       wc_name(r->first_err_status), r->first_err_vendor,
+		       r->first_err_wr);
+	}
+	printf(", \"verify_errors\": %u", r->verify_errors);
+	if (r->verify_errors)
+		printf(", \"verify_first\": {\"wr\": %u, \"sge\": %u, \"offset\": %u, \"expected\": %u, \"got\": %u}",
+		       r->verify_wr, r->verify_sge, r->verify_offset,
+		       r->verify_expected, r->verify_got);
+	printf(", \"sq_max_used\": %u, \"interrupted\": %s",
+	       r->sq_max_used, r->interrupted ? "true" : "false");
+	if (w->reason != IBPOST_R_NONE) {
+		printf(", \"error\": ");
+		out_json_str(stdout, ctl_reason_str(w->reason));
+	}
+	printf("}");
+}
+
+/* What a failed run found, after the refusal line. */
+static void print_failure(const struct ibpost_result *r, unsigned int reason)
+{
+	unsigned int i;
+
+	if (reason == IBPOST_R_WC_ERROR || r->wc_errors) {
+		fprintf(stderr, "  first error completion: %s (%u), vendor_err 0x%x, wr %u\n",
+			wc_name(r->first_err_status), r->first_err_status,
+			r->first_err_vendor, r->first_err_wr);
+		fprintf(stderr, "  error completions: %u:", r->wc_errors);
+		for (i = 1; i < IBPOST_WC_STATUS_MAX; i++)
+			if (r->wc_status[i])
+				fprintf(stderr, " %s %u", wc_name(i), r->wc_status[i]);
+		fputc('\n', stderr);
+	}
+	if (reason == IBPOST_R_VERIFY || r->verify_errors)
+		fprintf(stderr, "  first mismatch: wr %u, sge %u, offset %u: expected 0x%02x, got 0x%02x; %u bad bytes in all\n",
+			r->verify_wr, r->verify_sge, r->verify_offset,
+			r->verify_expected, r->verify_got, r->verify_errors);
+}
+
+/* Refusals a sweep notes and steps over instead of failing. */
+static bool skippable(const struct ibpost_run *r, int err)
+{
+	if (err != EINVAL)
+		return false;
+	switch (r->status.reason) {
+	case IBPOST_R_LAYOUT_FIT:
+	case IBPOST_R_SGE_ZERO:
+	case IBPOST_R_INLINE_SIZE:
+	case IBPOST_R_FRPL:
+	case IBPOST_R_BUF_SIZE:
+		return true;
+	case IBPOST_R_MSG_SIZE:
+	case IBPOST_R_SGE_RANGE:
+		return r->msg_size < r->num_sge;
+	default:
+		return false;
+	}
+}
+
+struct run_state {
+	const struct run_opts *o;
+	struct run_row *rows;
+	unsigned int nrows;
+	bool started;		/* header printed */
+	bool sweep;		/* more than one run */
+};
+
+static void start_output(struct run_state *s, const struct ibpost_result *r)
+{
+	if (s->started)
+		return;
+	s->started = true;
+	if (s->o->json)
+		json_params(s->o, r->max_inline);
+	else
+		print_header(s->o, r);
+}
+
+static void end_output(struct run_state *s)
+{
+	unsigned int i;
+
+	if (s->o->json) {
+		if (!s->started)
+			json_params(s->o, 0);
+		printf("]}\n");
+		return;
+	}
+	if (s->o->hist)
+		for (i = 0; i < s->nrows; i++)
+			print_hist(&s->rows[i]);
+}
+
+static void add_row(struct run_state *s, const struct ibpost_run *r)
+{
+	struct run_row *w = &s->rows[s->nrows++];
+
+	w->bytes = r->msg_size;
+	if (!w->bytes && r->result.wrs)
+		w->bytes = r->result.bytes / r->result.wrs;
+	w->num_sge = r->num_sge;
+	w->res = r->result;
+	w->reason = r->status.reason;
+	if (s->o->json)
+		json_row(w, s->nrows == 1);
+	else
+		print_row(s->o, w);
+}
+
+/* One ioctl: 0 ok or skipped, 1 failed, 130 interrupted. */
+static int run_one(int fd, struct run_state *s, unsigned long long size,
+		   unsigned int num_sge)
+{
+	struct ibpost_run r;
+	int err;
+
+	fill_run(s->o, &r, size, num_sge);
+	if (!ioctl(fd, IBPOST_IOC_RUN, &r)) {
+		start_output(s, &r.result);
+		add_row(s, &r);
+		return 0;
+	}
+	err = errno;
+	if (err == EINTR) {
+		if (r.result.interrupted || r.result.wrs) {
+			r.result.interrupted = 1;
+			r.status.reason = IBPOST_R_NONE;
+			start_output(s, &r.result);
+			add_row(s, &r);
+		}
+		fprintf(stderr, "%s: run interrupted\n", prog);
+		return 130;
+	}
+	if (s->sweep && skippable(&r, err)) {
+		fprintf(s->o->json ? stderr : stdout,
+			"# note: %llu bytes, %u sge skipped: ", size, num_sge);
+		ctl_print_status(s->o->json ? stderr : stdout, &r.status);
+		fputc('\n', s->o->json ? stderr : stdout);
+		return 0;
+	}
+	fprintf(stderr, "%s: run refused: %s", prog, strerror(err));
+	if (r.status.reason != IBPOST_R_NONE) {
+		fputs(": ", stderr);
+		ctl_print_status(stderr, &r.status);
+	}
+	fputc('\n', stderr);
+	if (err == ENOTTY)
+		fprintf(stderr, "  (this ibpost module has no IBPOST_IOC_RUN)\n");
+	print_failure(&r.result, r.status.reason);
+	if (s->o->json && (r.status.reason == IBPOST_R_WC_ERROR ||
+			   r.status.reason == IBPOST_R_VERIFY)) {
+		start_output(s, &r.result);
+		add_row(s, &r);
+	}
+	return 1;
+}
+
+static int run_all(int fd, const struct run_opts *o)
+{
+	unsigned long long sizes[32];
+	unsigned int nsizes = 0, i, j;
+	struct run_state s = { .o = o };
+	int rc = 0;
+
+	if (o->all_sizes)
+		for (i = 1; (1ULL << i) <= IBPOST_MAX_MSG; i++)
+			sizes[nsizes++] = 1ULL << i;
+	else
+		sizes[nsizes++] = o->size;
+	s.sweep = nsizes * o->nsge > 1;
+	s.rows = calloc(nsizes * o->nsge, sizeof(*s.rows));
+	if (!s.rows) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	for (j = 0; j < o->nsge && !rc; j++) {
+		for (i = 0; i < nsizes && !rc; i++) {
+			if (interrupted()) {
+				fprintf(stderr, "%s: run interrupted\n", prog);
+				rc = 130;
+				break;
+			}
+			rc = run_one(fd, &s, sizes[i], o->sge[j]);
+		}
+	}
+	if (s.started || o->json)
+		end_output(&s);
+	free(s.rows);
+	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = {
+		.op = IBPOST_OP_WRITE, .layout = IBPOST_LAYOUT_EQUAL,
+		.iters = 1000, .warmup = 16, .batch = 1,
+	};
+	struct sigaction sa;
+	int c, fd, rc;
+
+	while ((c = getopt_long(argc, argv, "d:o:s:n:D:ajh", run_longopts,
+				NULL)) != -1) {
+		rc = parse_opt(c, optarg, &o);
+		if (rc > 0) {
+			help_run(stdout);
+			return 0;
+		}
+		if (rc < 0) {
+			fprintf(stderr, "try '%s run --help'\n", prog);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: run: unexpected argument '%s'\n", prog,
+			argv[optind]);
+		return 2;
+	}
+	if (finish_opts(&o))
+		return 2;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;	/* no SA_RESTART: the ioctl returns EINTR */
+	sigaction(SIGINT, &sa, NULL);
+
+	fd = ctl_open();
+	if (fd < 0)
+		return 1;
+	rc = run_all(fd, &o);
+	close(fd);
+	return rc;
+}

@@ -40,10 +40,16 @@ int ctl_open(void)
 
 void ctl_print_status(FILE *f, const struct ibpost_status *st)
 {
-	if (st->wr != IBPOST_STATUS_NONE && st->sge != IBPOST_STATUS_NONE)
+	if (st->wr == IBPOST_STATUS_RECV_WR && st->sge != IBPOST_STATUS_NONE)
+		fprintf(f, "sge[%u] of the receive WRs: ", st->sge);
+	else if (st->wr == IBPOST_STATUS_RECV_WR)
+		fprintf(f, "receive WRs: ");
+	else if (st->wr != IBPOST_STATUS_NONE && st->sge != IBPOST_STATUS_NONE)
 		fprintf(f, "sge[%u] of wr %u: ", st->sge, st->wr);
 	else if (st->wr != IBPOST_STATUS_NONE)
 		fprintf(f, "wr %u: ", st->wr);
+	else if (st->sge != IBPOST_STATUS_NONE)
+		fprintf(f, "sge[%u]: ", st->sge);
 	fprintf(f, "%s", ctl_reason_str(st->reason));
 	if (st->value || st->limit)
 		fprintf(f, " (value %llu, limit %llu)",

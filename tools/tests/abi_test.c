@@ -53,6 +53,113 @@ static void expect(int fd, const char *name, unsigned long cmd, void *arg,
 	       want_reason);
 }
 
+/* Run one RUN ioctl and compare errno and reason. */
+static void expect_run(int fd, const char *name, struct ibpost_run *r,
+		       int want_errno, int want_reason)
+{
+	int ret, e;
+
+	ret = ioctl(fd, IBPOST_IOC_RUN, r);
+	e = ret ? errno : 0;
+	if (e != want_errno) {
+		report(name, 0, "errno %d, want %d", e, want_errno);
+		return;
+	}
+	if (want_reason < 0) {
+		report(name, 1, "", 0, 0);
+		return;
+	}
+	report(name, (int)r->status.reason == want_reason, "reason %d, want %d",
+	       r->status.reason, want_reason);
+}
+
+static void run_base(struct ibpost_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
+	strcpy(r->dev, "rxe_lo");
+	r->op = IBPOST_OP_WRITE;
+	r->msg_size = 4096;
+	r->num_sge = 1;
+	r->layout = IBPOST_LAYOUT_EQUAL;
+	r->iters = 10;
+	r->depth = 4;
+	r->batch = 1;
+	r->signal_every = 1;
+}
+
+static void run_cases(int fd, void *unmapped)
+{
+	unsigned char big[sizeof(struct ibpost_run) + 32];
+	struct ibpost_run r;
+
+	run_base(&r);
+	expect_run(fd, "RUN valid write", &r, 0, IBPOST_R_NONE);
+	report("RUN valid write completes its WRs", r.result.wrs == 10,
+	       "wrs %d, want %d", (int)r.result.wrs, 10);
+	run_base(&r);
+	r.size = IBPOST_RUN_SIZE_VER0 - 8;
+	expect_run(fd, "RUN size below VER0", &r, EINVAL, -1);
+	memset(big, 0, sizeof(big));
+	run_base(&r);
+	r.size = sizeof(big);
+	memcpy(big, &r, sizeof(r));
+	big[sizeof(big) - 3] = 9;
+	expect_run(fd, "RUN non-zero tail", (struct ibpost_run *)big, E2BIG,
+		   IBPOST_R_ARG_TAIL);
+	run_base(&r);
+	r.reserved[3] = 1;
+	expect_run(fd, "RUN reserved field", &r, EINVAL, IBPOST_R_RESERVED);
+	run_base(&r);
+	r.reserved0 = 1;
+	expect_run(fd, "RUN reserved0", &r, EINVAL, IBPOST_R_RESERVED);
+	run_base(&r);
+	r.flags = 1U << 31;
+	expect_run(fd, "RUN unknown flag", &r, EINVAL, IBPOST_R_FLAGS);
+	run_base(&r);
+	r.op = 99;
+	expect_run(fd, "RUN unknown opcode", &r, EINVAL, IBPOST_R_OPCODE);
+	run_base(&r);
+	r.layout = 77;
+	expect_run(fd, "RUN unknown layout", &r, EINVAL, IBPOST_R_LAYOUT);
+	run_base(&r);
+	strcpy(r.dev, "nosuch0");
+	expect_run(fd, "RUN unknown device", &r, ENODEV, IBPOST_R_NO_DEVICE);
+	run_base(&r);
+	memset(r.dev, 'x', sizeof(r.dev));
+	expect_run(fd, "RUN unterminated device name", &r, ENODEV,
+		   IBPOST_R_NO_DEVICE);
+	run_base(&r);
+	r.layout = IBPOST_LAYOUT_EXPLICIT;
+	r.num_sge = 2;
+	expect_run(fd, "RUN explicit layout, NULL sges", &r, EFAULT,
+		   IBPOST_R_FAULT);
+	run_base(&r);
+	r.layout = IBPOST_LAYOUT_EXPLICIT;
+	r.num_sge = 2;
+	r.sges = (unsigned long)unmapped;
+	expect_run(fd, "RUN explicit layout, unmapped sges", &r, EFAULT,
+		   IBPOST_R_FAULT);
+	run_base(&r);
+	r.layout = IBPOST_LAYOUT_EXPLICIT;
+	r.num_sge = 1U << 30;
+	r.sges = (unsigned long)&r;
+	expect_run(fd, "RUN explicit layout, huge num_sge", &r, EINVAL,
+		   IBPOST_R_NUM_SGE);
+	run_base(&r);
+	r.iters = ~0ULL;
+	expect_run(fd, "RUN iters * size overflow", &r, EOVERFLOW,
+		   IBPOST_R_OVERFLOW);
+	run_base(&r);
+	r.depth = 0;
+	expect_run(fd, "RUN depth 0", &r, EINVAL, IBPOST_R_DEPTH);
+	run_base(&r);
+	r.iters = 0;
+	expect_run(fd, "RUN neither iters nor duration", &r, EINVAL,
+		   IBPOST_R_ITERS);
+	expect_run(fd, "RUN NULL argument", NULL, EFAULT, -1);
+}
+
 static void base(struct ibpost_dev_list *l, void *recs, unsigned int count)
 {
 	memset(l, 0, sizeof(*l));
@@ -145,6 +252,7 @@ int main(void)
 	report("count zero writes nothing", l.written == 0 && l.total >= 1,
 	       "written %d total %d", l.written, l.total);
 
+	run_cases(fd, unmapped);
 	printf("1..%d\n", ncase);
 	close(fd);
 	return nfail ? 1 : 0;

@@ -1,5 +1,6 @@
 #!/bin/bash
-# In-guest part of 'make demo': rxe on lo, ibpost loaded, what it sees.
+# In-guest part of 'make demo': rxe on lo, ibpost loaded, what it sees, then
+# a short verified transfer of every opcode with multi-SGE layouts.
 set -euo pipefail
 cd "$IBPOST_REPO"
 # shellcheck source=tools/rig/guest-lib.sh
@@ -7,11 +8,21 @@ cd "$IBPOST_REPO"
 rig_load_rxe
 rig_rxe_lo
 insmod module/ibpost.ko
+ib=tools/ibpost/ibpost
+show() {
+	echo
+	echo "\$ ibpost $*"
+	"$ib" "$@"
+}
+show devices
+for op in write write_imm send send_imm read; do
+	show run --dev rxe_lo --op "$op" --size 64K --sge 4 --layout page-cross \
+		--iters 500 --depth 32 --batch 4 --signal-every 8 --verify
+done
+show run --dev rxe_lo --op send --sge-layout 256@0,512@1024,128@2048 \
+	--recv-sge 2 --iters 500 --verify
+show run --dev rxe_lo --op write --size 64K --sge 1,4,16,32 --iters 300 --verify
 echo
-echo "\$ ibpost devices"
-tools/ibpost/ibpost devices
-echo
-echo "\$ ibpost devices --json"
-tools/ibpost/ibpost devices --json
-echo
+echo "\$ ibpost run --dev rxe_lo --op write --sge-layout 256@0,0@1024   # a mistake"
+"$ib" run --dev rxe_lo --op write --sge-layout 256@0,0@1024 || true
 rmmod ibpost

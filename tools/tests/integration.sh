@@ -155,7 +155,79 @@ while read -r line; do
 	"not ok "*) t="${line#not ok * - }"; t_fail "${t%% # *}" "${t#* # }"; n=$((n + 1)) ;;
 	esac
 done <<<"$abi"
-((n >= 20)) || t_fail "abi_test ran all its cases" "$abi"
+((n >= 40)) || t_fail "abi_test ran all its cases" "$abi"
+
+# --- transfers through the tool ------------------------------------------------------
+# run_match NAME WANT_RC REGEX ARGS...: 'ibpost run ARGS' exits WANT_RC and its
+# output (stdout + stderr) matches REGEX.
+run_match() {
+	local name=$1 want=$2 re=$3 rc=0 out
+	shift 3
+	out=$(timeout 300 $IBPOST run --dev rxe_lo "$@" 2>&1) || rc=$?
+	if [[ $rc == "$want" ]] && grep -Eq -- "$re" <<<"$out"; then
+		t_ok "$name"
+	else
+		t_fail "$name" "exit $rc (want $want): $(tail -n 3 <<<"$out" | tr '\n' ' ')"
+	fi
+}
+vrow='^[0-9]+ +[0-9]+ +[0-9]+ .* ok$'
+for op in send send_imm write write_imm read; do
+	run_match "run $op 4 SGEs verified" 0 "$vrow" --op "$op" --size 16K \
+		--sge 4 --layout page-cross --iters 200 --depth 16 --batch 4 \
+		--signal-every 8 --verify
+done
+run_match "run seed layout 256@0,512@1024,128@2048 verified" 0 "$vrow" \
+	--op send --sge-layout 256@0,512@1024,128@2048 --recv-sge 2 --iters 200 --verify
+run_match "run inline write verified" 0 "$vrow" --op write --size 256 --sge 2 \
+	--inline --iters 200 --verify
+run_match "run random layout verified" 0 "$vrow" --op write --size 64K \
+	--sge 32 --layout random --seed 7 --iters 100 --verify
+run_match "refusal names wr and sge: zero length" 1 \
+	'sge\[1\] of wr 0: length 0' --op write --sge-layout 256@0,0@1024
+run_match "refusal: inline above the granted size" 1 \
+	'inline payload above what the QP was granted \(value 1024, limit 512\)' \
+	--op write --size 1K --inline
+run_match "refusal: num_sge above max_sge_rd" 1 \
+	'num_sge is 0 or above the device limit \(value 33, limit 32\)' \
+	--op read --size 64K --sge 33
+run_match "refusal: signal interval vs depth" 1 'signal interval' \
+	--op write --depth 8 --batch 4 --signal-every 8
+run_match "refusal: receive layout SGE named" 1 'receive' \
+	--op send --size 1K --recv-sge-layout 512@0,0@4096
+json=$(timeout 120 $IBPOST run --dev rxe_lo --op write --size 4K --iters 100 --json 2>&1)
+if python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["results"][0]; sys.exit(0 if r["iters"] == 100 and r["bytes"] == 4096 else 1)' <<<"$json"; then
+	t_ok "run --json is valid and complete"
+else
+	t_fail "run --json is valid and complete" "$(head -c 300 <<<"$json")"
+fi
+# Ctrl-C mid-job: partial results, exit 130, nothing left behind.
+$IBPOST run --dev rxe_lo --op write --size 4K --duration 60 >"$IBPOST_OUT/sigint.txt" 2>&1 &
+pid=$!
+sleep 3
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+if [[ $rc == 130 ]] && grep -q '(interrupted)' "$IBPOST_OUT/sigint.txt"; then
+	t_ok "SIGINT mid-run: exit 130 with a partial row"
+else
+	t_fail "SIGINT mid-run: exit 130 with a partial row" "exit $rc: $(tail -n 2 "$IBPOST_OUT/sigint.txt" | tr '\n' ' ')"
+fi
+$IBPOST run --dev rxe_lo --op send --size 4K --duration 60 >/dev/null 2>&1 &
+pid=$!
+sleep 3
+kill -KILL $pid
+wait $pid 2>/dev/null
+sleep 1
+if rdma resource show qp 2>/dev/null | grep -q 'comm \[ibpost\]'; then
+	t_fail "SIGKILL mid-run leaves no QP" "$(rdma resource show qp | grep ibpost | head -3)"
+else
+	t_ok "SIGKILL mid-run leaves no QP"
+fi
+if rdma resource show mr 2>/dev/null | grep -q 'comm \[ibpost\]'; then
+	t_fail "no MR left after runs" "$(rdma resource show mr | grep ibpost | head -3)"
+else
+	t_ok "no MR left after runs"
+fi
 
 # --- permissions -----------------------------------------------------------------
 out=$(setpriv --reuid 65534 --regid 65534 --clear-groups $IBPOST devices 2>&1)

@@ -229,6 +229,27 @@ else
 	t_ok "no MR left after runs"
 fi
 
+# Device removed mid-run: the run ends with an error, removal completes.
+if rig_rxe_dummy rxe_gone 192.0.2.11/24 >/dev/null 2>&1; then
+	$IBPOST run --dev rxe_gone --op write --size 4K --duration 60 \
+		>"$IBPOST_OUT/gone.txt" 2>&1 &
+	pid=$!
+	sleep 3
+	t_check "rdma link del while a run is active" timeout 60 rdma link del rxe_gone
+	rc=0
+	timeout 60 tail --pid=$pid -f /dev/null || rc=timeout
+	wait $pid || rc=$?
+	if [[ $rc == 1 ]] && grep -q 'device removed during the run' "$IBPOST_OUT/gone.txt"; then
+		t_ok "run ends with 'device removed during the run'"
+	else
+		t_fail "run ends with 'device removed during the run'" "rc $rc: $(tail -n 2 "$IBPOST_OUT/gone.txt" | tr '\n' ' ')"
+	fi
+	t_expect "removed device no longer listed" 1 $IBPOST devices --dev rxe_gone
+	ip link del d0 2>/dev/null
+else
+	t_fail "add rxe_gone" "rig_rxe_dummy"
+fi
+
 # --- permissions -----------------------------------------------------------------
 out=$(setpriv --reuid 65534 --regid 65534 --clear-groups $IBPOST devices 2>&1)
 rc=$?

@@ -3,10 +3,12 @@
  * ibpost: connect two RC QPs of one device to each other.
  *
  * rdma_cm cannot resolve a route over rxe on lo on 6.1 ("rdma_resolve_route
- * failed"), the first soft-RoCE device users make, so a loopback pair is
- * connected directly: each QP is moved INIT -> RTR -> RTS with the other's
- * QP number and an address vector built from the port's own GID (RoCE) or
- * LID (InfiniBand), as perftest does without -R.
+ * failed"), the first soft-RoCE device users make, so by default a loopback
+ * pair is connected directly: each QP is moved INIT -> RTR -> RTS with the
+ * other's QP number and an address vector built from the port's own GID
+ * (RoCE) or LID (InfiniBand), as perftest does without -R.  Given an IP
+ * address of the device, the pair is connected through rdma_cm instead
+ * (cm.c), as perftest -R does.
  */
 #include <linux/etherdevice.h>
 #include <rdma/ib_cache.h>
@@ -124,34 +126,97 @@ static int ibpost_qp_to_rts(struct ibpost_conn *c, struct ib_qp *qp,
 			    IB_QP_MAX_QP_RD_ATOMIC);
 }
 
-static struct ib_qp *ibpost_make_qp(struct ibpost_conn *c, struct ib_cq *cq,
-				    u32 send_wr, u32 send_sge, u32 inline_data,
-				    u32 recv_wr, u32 recv_sge,
-				    struct ib_qp_cap *granted)
+/**
+ * ibpost_qp_init() - init attributes of an RC QP on one CQ.
+ * @init: attributes to fill.
+ * @cq: send and receive CQ.
+ * @send_wr: send WRs the caller will have outstanding.
+ * @send_sge: SGEs per send WR.
+ * @inline_data: inline bytes wanted.
+ * @recv_wr: receive WRs the caller will have outstanding.
+ * @recv_sge: SGEs per receive WR.
+ * @drain: add one send and one receive slot for ib_drain_qp().
+ */
+void ibpost_qp_init(struct ib_qp_init_attr *init, struct ib_cq *cq,
+		    u32 send_wr, u32 send_sge, u32 inline_data, u32 recv_wr,
+		    u32 recv_sge, bool drain)
 {
-	/* One more slot on each queue for the drain WRs of ib_drain_qp(). */
-	struct ib_qp_init_attr init = {
-		.qp_type = IB_QPT_RC,
-		.send_cq = cq,
-		.recv_cq = cq,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.cap = {
-			.max_send_wr = send_wr + 1,
-			.max_send_sge = send_sge,
-			.max_inline_data = inline_data,
-			.max_recv_wr = recv_wr + 1,
-			.max_recv_sge = recv_sge,
-		},
-	};
-	struct ib_qp *qp;
+	memset(init, 0, sizeof(*init));
+	init->qp_type = IB_QPT_RC;
+	init->send_cq = cq;
+	init->recv_cq = cq;
+	init->sq_sig_type = IB_SIGNAL_REQ_WR;
+	init->cap.max_send_wr = send_wr + drain;
+	init->cap.max_send_sge = send_sge;
+	init->cap.max_inline_data = inline_data;
+	init->cap.max_recv_wr = recv_wr + drain;
+	init->cap.max_recv_sge = recv_sge;
+}
 
-	qp = ib_create_qp(c->pd, &init);
-	if (!IS_ERR(qp) && granted) {
-		*granted = init.cap;
-		granted->max_send_wr--;
-		granted->max_recv_wr--;
+/**
+ * ibpost_qp_granted() - what the provider granted, less the drain slots.
+ * @init: attributes after creation.
+ * @granted: out (may be NULL).
+ */
+void ibpost_qp_granted(const struct ib_qp_init_attr *init,
+			      struct ib_qp_cap *granted)
+{
+	if (!granted)
+		return;
+	*granted = init->cap;
+	granted->max_send_wr--;
+	granted->max_recv_wr--;
+}
+
+static int ibpost_direct_pair(struct ibpost_conn *c,
+			      const struct ibpost_conn_caps *caps,
+			      struct ibpost_status *st)
+{
+	struct ib_qp_init_attr init;
+	struct rdma_ah_attr ah = {};
+	struct ib_port_attr pattr;
+	int ret;
+
+	ibpost_qp_init(&init, c->cq_a, caps->send_wr, caps->send_sge,
+		       caps->inline_data, 1, 1, true);
+	c->qp_a = ib_create_qp(c->pd, &init);
+	if (IS_ERR(c->qp_a)) {
+		ret = PTR_ERR(c->qp_a);
+		goto err;
 	}
-	return qp;
+	ibpost_qp_granted(&init, &c->granted);
+	ibpost_qp_init(&init, c->cq_b, caps->target_send_wr, 1, 0,
+		       caps->recv_wr, max_t(u32, caps->recv_sge, 1), true);
+	c->qp_b = ib_create_qp(c->pd, &init);
+	if (IS_ERR(c->qp_b)) {
+		ret = PTR_ERR(c->qp_b);
+		goto err_qp_a;
+	}
+	ret = ib_query_port(c->ibdev, c->port, &pattr);
+	if (ret)
+		goto err_qp_b;
+	ret = ibpost_fill_av(c, &ah, st);
+	if (ret)
+		goto err_qp_b;
+	ret = ibpost_qp_to_rts(c, c->qp_a, c->qp_b->qp_num, &ah,
+			       pattr.active_mtu);
+	if (!ret)
+		ret = ibpost_qp_to_rts(c, c->qp_b, c->qp_a->qp_num, &ah,
+				       pattr.active_mtu);
+	if (ret)
+		goto err_qp_b;
+	return 0;
+
+err_qp_b:
+	ib_destroy_qp(c->qp_b);
+err_qp_a:
+	ib_destroy_qp(c->qp_a);
+err:
+	c->qp_a = NULL;
+	c->qp_b = NULL;
+	if (st->reason == IBPOST_R_NONE)
+		ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
+	return ret;
 }
 
 /**
@@ -161,6 +226,8 @@ static struct ib_qp *ibpost_make_qp(struct ibpost_conn *c, struct ib_cq *cq,
  * @pd: PD of the device.
  * @port: port number.
  * @caps: queue sizes.
+ * @addr: connect through rdma_cm to this address of the device, or NULL
+ *	to connect the QPs directly.
  * @st: failure reason.
  *
  * Context: process context, may sleep.
@@ -169,10 +236,9 @@ static struct ib_qp *ibpost_make_qp(struct ibpost_conn *c, struct ib_cq *cq,
 int ibpost_conn_create(struct ibpost_conn *c, struct ib_device *ibdev,
 		       struct ib_pd *pd, u32 port,
 		       const struct ibpost_conn_caps *caps,
+		       const struct sockaddr_storage *addr,
 		       struct ibpost_status *st)
 {
-	struct rdma_ah_attr ah = {};
-	struct ib_port_attr pattr;
 	int ret;
 
 	c->ibdev = ibdev;
@@ -190,41 +256,14 @@ int ibpost_conn_create(struct ibpost_conn *c, struct ib_device *ibdev,
 		ret = PTR_ERR(c->cq_b);
 		goto err_cq_a;
 	}
-	c->qp_a = ibpost_make_qp(c, c->cq_a, caps->send_wr, caps->send_sge,
-				 caps->inline_data, 1, 1, &c->granted);
-	if (IS_ERR(c->qp_a)) {
-		ret = PTR_ERR(c->qp_a);
+	if (addr)
+		ret = ibpost_cm_pair(c, caps, addr, st);
+	else
+		ret = ibpost_direct_pair(c, caps, st);
+	if (ret)
 		goto err_cq_b;
-	}
-	c->qp_b = ibpost_make_qp(c, c->cq_b, caps->target_send_wr, 1, 0,
-				 caps->recv_wr, max_t(u32, caps->recv_sge, 1),
-				 NULL);
-	if (IS_ERR(c->qp_b)) {
-		ret = PTR_ERR(c->qp_b);
-		goto err_qp_a;
-	}
-	ret = ib_query_port(ibdev, port, &pattr);
-	if (ret)
-		goto err_qp_b;
-	ret = ibpost_fill_av(c, &ah, st);
-	if (ret)
-		goto err_qp_b_st;
-	ret = ibpost_qp_to_rts(c, c->qp_a, c->qp_b->qp_num, &ah,
-			       pattr.active_mtu);
-	if (ret)
-		goto err_qp_b;
-	ret = ibpost_qp_to_rts(c, c->qp_b, c->qp_a->qp_num, &ah,
-			       pattr.active_mtu);
-	if (ret)
-		goto err_qp_b;
 	return 0;
 
-err_qp_b:
-	ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
-err_qp_b_st:
-	ib_destroy_qp(c->qp_b);
-err_qp_a:
-	ib_destroy_qp(c->qp_a);
 err_cq_b:
 	ib_free_cq(c->cq_b);
 err_cq_a:
@@ -254,8 +293,12 @@ void ibpost_conn_drain(struct ibpost_conn *c)
  */
 void ibpost_conn_destroy(struct ibpost_conn *c)
 {
-	ib_destroy_qp(c->qp_b);
-	ib_destroy_qp(c->qp_a);
+	if (c->cm_a) {
+		ibpost_cm_destroy(c);
+	} else {
+		ib_destroy_qp(c->qp_b);
+		ib_destroy_qp(c->qp_a);
+	}
 	ib_free_cq(c->cq_b);
 	ib_free_cq(c->cq_a);
 	memset(c, 0, sizeof(*c));

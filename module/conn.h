@@ -5,7 +5,9 @@
 #ifndef _IBPOST_CONN_H
 #define _IBPOST_CONN_H
 
+#include <linux/socket.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
 #include <uapi/ibpost.h>
 
 /**
@@ -36,6 +38,10 @@ struct ibpost_conn_caps {
  * @qp_a: initiator: posts the job's work requests.
  * @qp_b: target: receives, owns the remote MRs.
  * @granted: caps of @qp_a as the provider granted them.
+ * @listen: rdma_cm listener (rdma_cm pairs only).
+ * @cm_a: rdma_cm id of @qp_a (NULL for a directly connected pair).
+ * @cm_b: rdma_cm id of @qp_b, from the connect request.
+ * @cm_ctx: event contexts of the rdma_cm ids (cm.c).
  */
 struct ibpost_conn {
 	struct ib_device *ibdev;
@@ -46,12 +52,28 @@ struct ibpost_conn {
 	struct ib_qp *qp_a;
 	struct ib_qp *qp_b;
 	struct ib_qp_cap granted;
+	struct rdma_cm_id *listen;
+	struct rdma_cm_id *cm_a;
+	struct rdma_cm_id *cm_b;
+	void *cm_ctx;
 };
 
 int ibpost_conn_create(struct ibpost_conn *c, struct ib_device *ibdev,
 		       struct ib_pd *pd, u32 port,
 		       const struct ibpost_conn_caps *caps,
+		       const struct sockaddr_storage *addr,
 		       struct ibpost_status *st);
+void ibpost_qp_init(struct ib_qp_init_attr *init, struct ib_cq *cq,
+		    u32 send_wr, u32 send_sge, u32 inline_data, u32 recv_wr,
+		    u32 recv_sge, bool drain);
+void ibpost_qp_granted(const struct ib_qp_init_attr *init,
+		       struct ib_qp_cap *granted);
+
+/* cm.c */
+int ibpost_cm_pair(struct ibpost_conn *c, const struct ibpost_conn_caps *caps,
+		   const struct sockaddr_storage *addr,
+		   struct ibpost_status *st);
+void ibpost_cm_destroy(struct ibpost_conn *c);
 void ibpost_conn_drain(struct ibpost_conn *c);
 void ibpost_conn_destroy(struct ibpost_conn *c);
 

@@ -8,6 +8,8 @@
  * builds the QP pair, the buffers and the remote MRs, runs warm-up and
  * measured phases, and frees everything in reverse order whatever happens.
  */
+#include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/ktime.h>
@@ -150,6 +152,22 @@ static int ibpost_job_sizes(struct ibpost_job *job, u32 *local_slot,
 	return 0;
 }
 
+/* The rdma_cm address of a run (family already validated). */
+static void ibpost_job_sockaddr(const struct ibpost_run *run,
+				struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	if (run->cm_family == AF_INET) {
+		in4->sin_family = AF_INET;
+		memcpy(&in4->sin_addr, run->cm_addr, sizeof(in4->sin_addr));
+	} else {
+		in6->sin6_family = AF_INET6;
+		memcpy(&in6->sin6_addr, run->cm_addr, sizeof(in6->sin6_addr));
+	}
+}
+
 static int ibpost_job_connect(struct ibpost_job *job)
 {
 	struct ibpost_run *run = job->run;
@@ -162,10 +180,14 @@ static int ibpost_job_connect(struct ibpost_job *job)
 		.target_send_wr = IBPOST_MR_CHAIN,
 	};
 	struct ibpost_status *st = &run->status;
+	struct sockaddr_storage ss = {};
 	int ret;
 
+	if (run->flags & IBPOST_RUN_CM)
+		ibpost_job_sockaddr(run, &ss);
 	ret = ibpost_conn_create(&job->conn, job->dev->ibdev, job->dev->pd,
-				 job->port, &caps, st);
+				 job->port, &caps,
+				 run->flags & IBPOST_RUN_CM ? &ss : NULL, st);
 	if (ret)
 		return ret;
 	run->result.max_inline = job->conn.granted.max_inline_data;

@@ -7,6 +7,7 @@
  * up.  So do what a real consumer does: create small RC QPs, binary search
  * the largest accepted request, and report what the provider wrote back.
  */
+#include "conn.h"
 #include "device.h"
 
 #define IBPOST_INLINE_PROBE_MAX	65536U
@@ -14,21 +15,10 @@
 static int ibpost_probe_one(struct ib_pd *pd, struct ib_cq *cq, u32 request,
 			    u32 *granted)
 {
-	struct ib_qp_init_attr init = {
-		.qp_type = IB_QPT_RC,
-		.send_cq = cq,
-		.recv_cq = cq,
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.cap = {
-			.max_send_wr = 1,
-			.max_recv_wr = 1,
-			.max_send_sge = 1,
-			.max_recv_sge = 1,
-			.max_inline_data = request,
-		},
-	};
+	struct ib_qp_init_attr init;
 	struct ib_qp *qp;
 
+	ibpost_qp_init(&init, cq, 1, 1, request, 1, 1, false);
 	qp = ib_create_qp(pd, &init);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);

@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/overflow.h>
 #include <linux/mm.h>
+#include <linux/socket.h>
 #include <kunit/visibility.h>
 
 #include "sgl.h"
@@ -282,9 +283,15 @@ int ibpost_run_check(const struct ibpost_run *r, const struct ibpost_limits *lim
 	if (r->flags & ~IBPOST_RUN_FLAGS)
 		return ibpost_refuse(st, IBPOST_R_FLAGS, IBPOST_STATUS_NONE,
 				     r->flags, IBPOST_RUN_FLAGS);
-	if (r->reserved0 || !ibpost_mem_is_zero(r->reserved, sizeof(r->reserved)))
+	if (r->reserved0 || r->reserved1 || r->reserved2 ||
+	    !ibpost_mem_is_zero(r->reserved, sizeof(r->reserved)))
 		return ibpost_refuse(st, IBPOST_R_RESERVED, IBPOST_STATUS_NONE,
 				     0, 0);
+	if ((r->flags & IBPOST_RUN_CM) ?
+	    (r->cm_family != AF_INET && r->cm_family != AF_INET6) :
+	    (r->cm_family || !ibpost_mem_is_zero(r->cm_addr, sizeof(r->cm_addr))))
+		return ibpost_refuse(st, IBPOST_R_CM_ADDR, IBPOST_STATUS_NONE,
+				     r->cm_family, 0);
 	if (r->op >= IBPOST_OP_MAX)
 		return ibpost_refuse(st, IBPOST_R_OPCODE, IBPOST_STATUS_NONE,
 				     r->op, IBPOST_OP_MAX - 1);

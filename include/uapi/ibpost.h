@@ -70,6 +70,7 @@ enum ibpost_reason {
 	IBPOST_R_POST,
 	IBPOST_R_TIMEOUT,
 	IBPOST_R_IMM_OP,
+	IBPOST_R_CM_ADDR,
 	IBPOST_R_MAX
 };
 
@@ -111,6 +112,7 @@ enum ibpost_reason {
 	[IBPOST_R_POST] = "ib_post_send refused a work request", \
 	[IBPOST_R_TIMEOUT] = "no completion within the timeout", \
 	[IBPOST_R_IMM_OP] = "immediate data on an opcode without it", \
+	[IBPOST_R_CM_ADDR] = "rdma_cm address: family must be AF_INET or AF_INET6, and set only with IBPOST_RUN_CM", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
@@ -270,7 +272,10 @@ struct ibpost_dev_list {
 #define IBPOST_RUN_INLINE	(1U << 0)
 /** Stamp every byte with its (wr, sge, offset) and check it arrived. */
 #define IBPOST_RUN_VERIFY	(1U << 1)
-#define IBPOST_RUN_FLAGS	(IBPOST_RUN_INLINE | IBPOST_RUN_VERIFY)
+/** Connect the QP pair through rdma_cm to cm_addr instead of directly. */
+#define IBPOST_RUN_CM		(1U << 2)
+#define IBPOST_RUN_FLAGS	(IBPOST_RUN_INLINE | IBPOST_RUN_VERIFY | \
+				 IBPOST_RUN_CM)
 
 /** Most SGEs in an explicit layout. */
 #define IBPOST_MAX_SGE		256
@@ -380,7 +385,12 @@ struct ibpost_result {
  * @batch: in: WRs chained per ib_post_send() call (1..depth).
  * @signal_every: in: one signaled WR every this many (1..depth).
  * @imm_data: in: immediate data of the _IMM opcodes.
+ * @cm_addr: in: with IBPOST_RUN_CM, an address of the device: IPv4 in the
+ *	first 4 bytes or IPv6, network byte order.
+ * @cm_family: in: AF_INET (2) or AF_INET6 (10) with IBPOST_RUN_CM, else 0.
  * @reserved0: in: zero.
+ * @reserved1: in: zero.
+ * @reserved2: in: zero.
  * @reserved: in: zero.
  * @status: out: refusal or failure reason.
  * @result: out: measurements (partial when a signal ended the run).
@@ -407,7 +417,11 @@ struct ibpost_run {
 	__u32 batch;
 	__u32 signal_every;
 	__u32 imm_data;
-	__u64 reserved[4];
+	__u8 cm_addr[16];
+	__u16 cm_family;
+	__u16 reserved1;
+	__u32 reserved2;
+	__u64 reserved[1];
 	struct ibpost_status status;
 	struct ibpost_result result;
 };

@@ -3,6 +3,7 @@
  * ibpost run: one transfer job per message size through IBPOST_IOC_RUN,
  * reported like perftest.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -76,6 +77,8 @@ struct run_opts {
 	bool all_sizes;
 	bool json;
 	bool hist;
+	unsigned short cm_family;	/* 0: connect the QPs directly */
+	unsigned char cm_addr[16];
 };
 
 struct run_row {
@@ -134,6 +137,9 @@ void help_run(FILE *f)
 		"      --imm X             immediate data of send_imm / write_imm\n"
 		"      --inline            post with IB_SEND_INLINE\n"
 		"      --verify            stamp every byte and check it arrived\n"
+		"      --cm ADDR           connect the QP pair through rdma_cm to ADDR, an\n"
+		"                          IPv4/IPv6 address of the device's netdev (default:\n"
+		"                          connect directly, which also works on rxe over lo)\n"
 		"  -a, --all-sizes         run 2, 4, 8, ... 4M bytes\n"
 		"  -j, --json              print one JSON object\n"
 		"      --hist              print the log2 latency histogram too\n"
@@ -323,7 +329,7 @@ enum {
 	OPT_PORT = 256, OPT_SGE, OPT_LAYOUT, OPT_SGE_LAYOUT, OPT_SEED,
 	OPT_RECV_SGE, OPT_RECV_LAYOUT, OPT_RECV_SGE_LAYOUT, OPT_WARMUP,
 	OPT_DEPTH, OPT_BATCH, OPT_SIGNAL, OPT_IMM, OPT_INLINE, OPT_VERIFY,
-	OPT_HIST,
+	OPT_HIST, OPT_CM,
 };
 
 static const struct option run_longopts[] = {
@@ -350,6 +356,7 @@ static const struct option run_longopts[] = {
 	{ "all-sizes", no_argument, NULL, 'a' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "hist", no_argument, NULL, OPT_HIST },
+	{ "cm", required_argument, NULL, OPT_CM },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -434,6 +441,17 @@ static int parse_opt(int c, const char *arg, struct run_opts *o)
 		return 0;
 	case OPT_VERIFY:
 		o->verify = true;
+		return 0;
+	case OPT_CM:
+		if (inet_pton(AF_INET, arg, o->cm_addr) == 1) {
+			o->cm_family = AF_INET;
+		} else if (inet_pton(AF_INET6, arg, o->cm_addr) == 1) {
+			o->cm_family = AF_INET6;
+		} else {
+			fprintf(stderr, "%s run: --cm: not an IPv4 or IPv6 address: '%s'\n",
+				prog, arg);
+			return -1;
+		}
 		return 0;
 	case 'a':
 		o->all_sizes = true;
@@ -549,6 +567,11 @@ static void fill_run(const struct run_opts *o, struct ibpost_run *r,
 		r->flags |= IBPOST_RUN_INLINE;
 	if (o->verify)
 		r->flags |= IBPOST_RUN_VERIFY;
+	if (o->cm_family) {
+		r->flags |= IBPOST_RUN_CM;
+		r->cm_family = o->cm_family;
+		memcpy(r->cm_addr, o->cm_addr, sizeof(r->cm_addr));
+	}
 }
 
 static const char *wc_name(unsigned int st)

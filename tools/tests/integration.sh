@@ -127,6 +127,19 @@ if rig_rxe_dummy rxe_d0 192.0.2.9/24 >/dev/null; then
 	load_json "$($IBPOST devices --json)"
 	st=${J[rxe_d0.port_state]:-}
 	[[ $st == ACTIVE ]] && t_ok "rxe_d0 ACTIVE" || t_fail "rxe_d0 ACTIVE" "$st"
+	for op in write send read; do
+		out=$(timeout 120 $IBPOST run --dev rxe_d0 --cm 192.0.2.9 --op $op \
+			--size 16K --sge 4 --iters 100 --verify 2>&1)
+		if grep -Eq '^[0-9]+ +4 +100 .* ok$' <<<"$out"; then
+			t_ok "rdma_cm pair on rxe_d0: $op verified"
+		else
+			t_fail "rdma_cm pair on rxe_d0: $op verified" "$(tail -n 2 <<<"$out" | tr '\n' ' ')"
+		fi
+	done
+	out=$(timeout 120 $IBPOST run --dev rxe_d0 --cm 192.0.2.200 --op write 2>&1)
+	[[ $out == *"could not connect the QP pair"* ]] &&
+		t_ok "rdma_cm to an address not on the device is refused" ||
+		t_fail "rdma_cm to an address not on the device is refused" "$out"
 	t_check "rename rxe_d0 -> rxe_ren" rdma dev set rxe_d0 name rxe_ren
 	t_expect "renamed device listed under new name" 0 $IBPOST devices --dev rxe_ren
 	t_expect "old name gone after rename" 1 $IBPOST devices --dev rxe_d0

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: connect the loopback QP pair through rdma_cm.
+ *
+ * The target side listens on the given address of the device (an ephemeral
+ * port), the initiator resolves address and route to it and connects; the
+ * connect request is accepted on a new id whose QP becomes the target QP.
+ * Both QPs use the job's own CQs and PD.  rdma_cm event handlers only
+ * record the event and wake the job's thread, which does everything else.
+ */
+#include <linux/completion.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <net/net_namespace.h>
+
+#include "abi.h"
+#include "conn.h"
+
+#define IBPOST_CM_TIMEOUT_MS	2000
+#define IBPOST_CM_WAIT		(5 * HZ)
+
+/**
+ * struct ibpost_cm_ctx - what an id's event handler reports.
+ * @done: completed on every event.
+ * @event: last event.
+ * @status: its status.
+ * @req: new id of a connect request (listener only).
+ */
+struct ibpost_cm_ctx {
+	struct completion done;
+	enum rdma_cm_event_type event;
+	int status;
+	struct rdma_cm_id *req;
+};
+
+static int ibpost_cm_handler(struct rdma_cm_id *id,
+			     struct rdma_cm_event *ev)
+{
+	struct ibpost_cm_ctx *ctx = id->context;
+
+	/* A connect request arrives on the listener's context. */
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		if (ctx->req)
+			return -EBUSY;	/* only one: rdma_cm destroys it */
+		ctx->req = id;
+	}
+	ctx->event = ev->event;
+	ctx->status = ev->status;
+	complete(&ctx->done);
+	return 0;
+}
+
+/* Wait for @want on @ctx; anything else is an error. */
+static int ibpost_cm_wait(struct ibpost_cm_ctx *ctx,
+			  enum rdma_cm_event_type want)
+{
+	if (!wait_for_completion_timeout(&ctx->done, IBPOST_CM_WAIT))
+		return -ETIMEDOUT;
+	if (ctx->event != want)
+		return ctx->status ? ctx->status : -ECONNREFUSED;
+	return 0;
+}
+
+static void ibpost_cm_param(struct rdma_conn_param *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->responder_resources = 16;
+	p->initiator_depth = 16;
+	p->retry_count = 7;
+	p->rnr_retry_count = 7;
+}
+
+/* Listen on @addr with an ephemeral port; the id must be on our device. */
+static int ibpost_cm_listen(struct ibpost_conn *c, struct ibpost_cm_ctx *lctx,
+			    struct sockaddr_storage *dst)
+{
+	int ret;
+
+	c->listen = rdma_create_id(&init_net, ibpost_cm_handler, lctx,
+				   RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(c->listen)) {
+		ret = PTR_ERR(c->listen);
+		c->listen = NULL;
+		return ret;
+	}
+	ret = rdma_bind_addr(c->listen, (struct sockaddr *)dst);
+	if (ret)
+		return ret;
+	if (c->listen->device != c->ibdev)
+		return -EXDEV;
+	ret = rdma_listen(c->listen, 1);
+	if (ret)
+		return ret;
+	/* Connect to the port the listener got. */
+	memcpy(dst, &c->listen->route.addr.src_addr, sizeof(*dst));
+	return 0;
+}
+
+static int ibpost_cm_resolve(struct ibpost_conn *c, struct ibpost_cm_ctx *actx,
+			     struct sockaddr_storage *dst)
+{
+	int ret;
+
+	c->cm_a = rdma_create_id(&init_net, ibpost_cm_handler, actx,
+				 RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(c->cm_a)) {
+		ret = PTR_ERR(c->cm_a);
+		c->cm_a = NULL;
+		return ret;
+	}
+	ret = rdma_resolve_addr(c->cm_a, NULL, (struct sockaddr *)dst,
+				IBPOST_CM_TIMEOUT_MS);
+	if (!ret)
+		ret = ibpost_cm_wait(actx, RDMA_CM_EVENT_ADDR_RESOLVED);
+	if (!ret)
+		ret = rdma_resolve_route(c->cm_a, IBPOST_CM_TIMEOUT_MS);
+	if (!ret)
+		ret = ibpost_cm_wait(actx, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	if (!ret && c->cm_a->device != c->ibdev)
+		ret = -EXDEV;
+	return ret;
+}
+
+static int ibpost_cm_accept(struct ibpost_conn *c,
+			    const struct ibpost_conn_caps *caps,
+			    struct ibpost_cm_ctx *lctx,
+			    struct ibpost_cm_ctx *bctx)
+{
+	struct rdma_conn_param param;
+	struct ib_qp_init_attr init;
+	int ret;
+
+	ret = ibpost_cm_wait(lctx, RDMA_CM_EVENT_CONNECT_REQUEST);
+	if (ret)
+		return ret;
+	c->cm_b = lctx->req;
+	ibpost_qp_init(&init, c->cq_b, caps->target_send_wr, 1, 0,
+		       caps->recv_wr, max_t(u32, caps->recv_sge, 1), true);
+	/* The id is ours now; its handler runs only under this lock. */
+	rdma_lock_handler(c->cm_b);
+	c->cm_b->context = bctx;
+	ret = rdma_create_qp(c->cm_b, c->pd, &init);
+	if (!ret) {
+		c->qp_b = c->cm_b->qp;
+		ibpost_cm_param(&param);
+		ret = rdma_accept(c->cm_b, &param);
+	}
+	rdma_unlock_handler(c->cm_b);
+	return ret;
+}
+
+/* Event contexts of the three ids; freed only once every id is gone. */
+struct ibpost_cm_ctxs {
+	struct ibpost_cm_ctx l;
+	struct ibpost_cm_ctx a;
+	struct ibpost_cm_ctx b;
+};
+
+/**
+ * ibpost_cm_pair() - connect the pair through rdma_cm.
+ * @c: connection whose CQs exist.
+ * @caps: queue sizes.
+ * @addr: an IPv4 or IPv6 address of the device (port ignored).
+ * @st: failure reason.
+ *
+ * Context: process context, may sleep (waits for rdma_cm events).
+ * Return: 0 or a negative errno; on failure the ids and QPs are gone.
+ */
+int ibpost_cm_pair(struct ibpost_conn *c, const struct ibpost_conn_caps *caps,
+		   const struct sockaddr_storage *addr,
+		   struct ibpost_status *st)
+{
+	struct sockaddr_storage dst = *addr;
+	struct rdma_conn_param param;
+	struct ib_qp_init_attr init;
+	struct ibpost_cm_ctxs *x;
+	int ret;
+
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+	c->cm_ctx = x;
+	init_completion(&x->l.done);
+	init_completion(&x->a.done);
+	init_completion(&x->b.done);
+	ret = ibpost_cm_listen(c, &x->l, &dst);
+	if (!ret)
+		ret = ibpost_cm_resolve(c, &x->a, &dst);
+	if (ret)
+		goto err;
+	ibpost_qp_init(&init, c->cq_a, caps->send_wr, caps->send_sge,
+		       caps->inline_data, 1, 1, true);
+	ret = rdma_create_qp(c->cm_a, c->pd, &init);
+	if (ret)
+		goto err;
+	c->qp_a = c->cm_a->qp;
+	ibpost_qp_granted(&init, &c->granted);
+	ibpost_cm_param(&param);
+	ret = rdma_connect(c->cm_a, &param);
+	if (!ret)
+		ret = ibpost_cm_accept(c, caps, &x->l, &x->b);
+	if (!ret)
+		ret = ibpost_cm_wait(&x->a, RDMA_CM_EVENT_ESTABLISHED);
+	if (ret)
+		goto err;
+	return 0;
+
+err:
+	ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
+	ibpost_cm_destroy(c);
+	return ret;
+}
+
+/**
+ * ibpost_cm_destroy() - disconnect and free the ids and their QPs.
+ * @c: the connection (its QPs already drained when they were used).
+ */
+void ibpost_cm_destroy(struct ibpost_conn *c)
+{
+	struct ibpost_cm_ctxs *x = c->cm_ctx;
+
+	if (c->cm_a)
+		rdma_disconnect(c->cm_a);
+	/* After this no connect request can reach x->l any more. */
+	if (c->listen)
+		rdma_destroy_id(c->listen);
+	if (x && x->l.req && x->l.req != c->cm_b)
+		rdma_destroy_id(x->l.req);
+	if (c->cm_b) {
+		if (c->cm_b->qp)
+			rdma_destroy_qp(c->cm_b);
+		rdma_destroy_id(c->cm_b);
+	}
+	if (c->cm_a) {
+		if (c->cm_a->qp)
+			rdma_destroy_qp(c->cm_a);
+		rdma_destroy_id(c->cm_a);
+	}
+	kfree(x);
+	c->cm_a = NULL;
+	c->cm_b = NULL;
+	c->listen = NULL;
+	c->cm_ctx = NULL;
+	c->qp_a = NULL;
+	c->qp_b = NULL;
+}

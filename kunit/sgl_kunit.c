@@ -6,6 +6,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/socket.h>
 
 #include "sgl.h"
 
@@ -361,7 +362,11 @@ enum ibpost_rf {
 	RF_END,
 	RF_FLAGS,
 	RF_RESERVED0,
-	RF_RESERVED3,
+	RF_RESERVED,
+	RF_RESERVED1,
+	RF_RESERVED2,
+	RF_CM_FAMILY,
+	RF_CM_ADDR0,
 	RF_OP,
 	RF_MSG,
 	RF_NUM_SGE,
@@ -418,17 +423,32 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	{ "valid duration only", { { RF_ITERS, 0 }, { RF_DURATION, 1000 } } },
 	{ "valid largest iters*msg", { { RF_ITERS, U64_MAX / 4096 },
 				       { RF_WARMUP, 0 } } },
+	{ "IBPOST_RUN_CM with AF_INET6", { { RF_FLAGS, IBPOST_RUN_CM },
+					   { RF_CM_FAMILY, AF_INET6 } } },
 	{ "WRITE ignores recv_layout", { { RF_OP, IBPOST_OP_WRITE },
 					 { RF_RECV_LAYOUT, 99 } } },
 	{ "READ ignores recv_num_sge", { { RF_OP, IBPOST_OP_READ },
 					 { RF_RECV_NUM_SGE, 99 } } },
 	/* one row per rule */
-	{ "unknown flag", { { RF_FLAGS, 1U << 2 } },
-	  -EINVAL, IBPOST_R_FLAGS, 1U << 2, IBPOST_RUN_FLAGS },
+	{ "unknown flag", { { RF_FLAGS, 1U << 3 } },
+	  -EINVAL, IBPOST_R_FLAGS, 1U << 3, IBPOST_RUN_FLAGS },
 	{ "reserved0 set", { { RF_RESERVED0, 1 } },
 	  -EINVAL, IBPOST_R_RESERVED, 0, 0 },
-	{ "reserved[3] set", { { RF_RESERVED3, 1 } },
+	{ "reserved[0] set", { { RF_RESERVED, 1 } },
 	  -EINVAL, IBPOST_R_RESERVED, 0, 0 },
+	{ "reserved1 set", { { RF_RESERVED1, 1 } },
+	  -EINVAL, IBPOST_R_RESERVED, 0, 0 },
+	{ "reserved2 set", { { RF_RESERVED2, 1 } },
+	  -EINVAL, IBPOST_R_RESERVED, 0, 0 },
+	{ "cm_family without IBPOST_RUN_CM", { { RF_CM_FAMILY, AF_INET } },
+	  -EINVAL, IBPOST_R_CM_ADDR, AF_INET, 0 },
+	{ "cm_addr without IBPOST_RUN_CM", { { RF_CM_ADDR0, 192 } },
+	  -EINVAL, IBPOST_R_CM_ADDR, 0, 0 },
+	{ "IBPOST_RUN_CM without a family", { { RF_FLAGS, IBPOST_RUN_CM } },
+	  -EINVAL, IBPOST_R_CM_ADDR, 0, 0 },
+	{ "IBPOST_RUN_CM with AF_UNIX", { { RF_FLAGS, IBPOST_RUN_CM },
+					  { RF_CM_FAMILY, AF_UNIX } },
+	  -EINVAL, IBPOST_R_CM_ADDR, AF_UNIX, 0 },
 	{ "opcode max", { { RF_OP, IBPOST_OP_MAX } },
 	  -EINVAL, IBPOST_R_OPCODE, IBPOST_OP_MAX, IBPOST_OP_MAX - 1 },
 	{ "opcode huge", { { RF_OP, U32_MAX } },
@@ -514,8 +534,20 @@ static void ibpost_run_apply(struct ibpost_run *r, struct ibpost_limits *lim,
 	case RF_RESERVED0:
 		r->reserved0 = s->v;
 		break;
-	case RF_RESERVED3:
-		r->reserved[3] = s->v;
+	case RF_RESERVED:
+		r->reserved[0] = s->v;
+		break;
+	case RF_RESERVED1:
+		r->reserved1 = s->v;
+		break;
+	case RF_RESERVED2:
+		r->reserved2 = s->v;
+		break;
+	case RF_CM_FAMILY:
+		r->cm_family = s->v;
+		break;
+	case RF_CM_ADDR0:
+		r->cm_addr[0] = s->v;
 		break;
 	case RF_OP:
 		r->op = s->v;

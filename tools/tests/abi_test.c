@@ -108,8 +108,15 @@ static void run_cases(int fd, void *unmapped)
 	expect_run(fd, "RUN non-zero tail", (struct ibpost_run *)big, E2BIG,
 		   IBPOST_R_ARG_TAIL);
 	run_base(&r);
-	r.reserved[3] = 1;
+	r.reserved[0] = 1;
 	expect_run(fd, "RUN reserved field", &r, EINVAL, IBPOST_R_RESERVED);
+	run_base(&r);
+	r.reserved2 = 1;
+	expect_run(fd, "RUN reserved2", &r, EINVAL, IBPOST_R_RESERVED);
+	run_base(&r);
+	r.cm_family = 2;
+	expect_run(fd, "RUN cm_family without the CM flag", &r, EINVAL,
+		   IBPOST_R_CM_ADDR);
 	run_base(&r);
 	r.reserved0 = 1;
 	expect_run(fd, "RUN reserved0", &r, EINVAL, IBPOST_R_RESERVED);

@@ -365,10 +365,10 @@ int ibpost_job_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms)
 		if (job->has_recv)
 			got += ib_process_cq_direct(job->conn.cq_b,
 						    IBPOST_POLL_BUDGET);
-		if (!got) {
+		if (!got)
 			ibpost_softirq_flush();
-			cond_resched();
-		}
+		/* Busy or idle, never hog the CPU (soft lockups, other jobs). */
+		cond_resched();
 	}
 	return job->err;
 }

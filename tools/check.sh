@@ -99,7 +99,8 @@ for kind in test stock; do
 	gout=$out/guest-$kind
 	mkdir -p "$gout"
 	tools/rig/boot.sh --kernel "$kind" --script tools/tests/guest-check.sh \
-		--out "$gout" --log "$out/console-$kind.log" --timeout 900 \
+		--out "$gout" --log "$out/console-$kind.log" --timeout 1800 \
+		--append "log_buf_len=8M" \
 		>/dev/null 2>"$out/boot-$kind.err"
 	rc=$?
 	case $rc in
@@ -109,7 +110,7 @@ for kind in test stock; do
 	*) record fail "$kind guest: script exit status" "exit $rc" ;;
 	esac
 	if [[ $kind == test ]]; then
-		python3 tools/tests/ktap_extract.py "$gout/rig-dmesg.txt" "$gout" ||
+		python3 tools/tests/ktap_extract.py "$gout/kunit-dmesg.txt" "$gout" ||
 			record fail "KTAP found in the test guest's dmesg"
 	fi
 	for k in "$gout"/kunit-*.ktap; do
@@ -130,11 +131,13 @@ for kind in test stock; do
 	if [[ $kind == test ]] && ! ls "$gout"/kunit-*.ktap >/dev/null 2>&1; then
 		record fail "kunit results present"
 	fi
-	if [[ -s $gout/integration-$kind.tap ]]; then
-		count_tap "$kind" "$gout/integration-$kind.tap"
-	else
-		record fail "$kind integration results present"
-	fi
+	for t in integration hardening; do
+		if [[ -s $gout/$t-$kind.tap ]]; then
+			count_tap "$kind" "$gout/$t-$kind.tap"
+		else
+			record fail "$kind $t results present"
+		fi
+	done
 	if [[ -s $gout/kmemleak-$kind.txt ]]; then
 		record fail "$kind kmemleak clean" "$(head -5 "$gout/kmemleak-$kind.txt")"
 	fi

@@ -96,10 +96,11 @@ field() {
 	[[ -n $v ]] && echo "$v" || echo n/a
 }
 
-# median V...: median of the numeric values (n/a ones dropped; an even
+# median V...: median of the numeric values (n/a and 0 -- a perftest glitch,
+# seen at 4 KiB read -- dropped; an even
 # count averages the middle two), n/a when none.
 median() {
-	printf '%s\n' "$@" | awk '$1 ~ /^[0-9.]+$/' | sort -g |
+	printf '%s\n' "$@" | awk '$1 ~ /^[0-9.]+$/ && $1 > 0' | sort -g |
 		awk '{ v[NR] = $1 } END {
 			if (NR == 0) print "n/a"
 			else if (NR % 2) print v[(NR + 1) / 2]

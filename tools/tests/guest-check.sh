@@ -5,6 +5,10 @@
 set -uo pipefail
 cd "$IBPOST_REPO"
 rc=0
+# kmemleak (debug test kernel): forget what boot left; report what we leak.
+if [[ -w /sys/kernel/debug/kmemleak ]]; then
+	echo clear >/sys/kernel/debug/kmemleak
+fi
 if [[ $IBPOST_KERNEL == test ]]; then
 	# shellcheck source=tools/rig/guest-lib.sh
 	. tools/rig/guest-lib.sh
@@ -14,14 +18,17 @@ if [[ $IBPOST_KERNEL == test ]]; then
 	# Pure suites, then the engine on rxe_lo (exported API only).
 	insmod build/testmod/kunit/ibpost_kunit.ko || rc=1
 	insmod build/testmod/kunit/ibpost_rxe_kunit.ko dev=rxe_lo || rc=1
-	# KTAP is cut from dmesg on the host (tools/tests/ktap_extract.py).
-	dmesg | grep -E '^\[[ 0-9.]*\] *(not ok|# .*(FAILED|fail:[1-9]))' || true
+	# KTAP is cut from this dmesg on the host (tools/tests/ktap_extract.py).
+	dmesg >"$IBPOST_OUT/kunit-dmesg.txt"
+	grep -E '^\[[ 0-9.]*\] *(not ok|# .*(FAILED|fail:[1-9]))' \
+		"$IBPOST_OUT/kunit-dmesg.txt" || true
 	rmmod ibpost_rxe_kunit || rc=1
 	rmmod ibpost_kunit || rc=1
 	rmmod ibpost || rc=1
 	rdma link del rxe_lo || rc=1
 fi
 tools/tests/integration.sh || rc=1
+tools/tests/hardening.sh || rc=1
 # kmemleak, when the kernel has it: a scan after everything was unloaded.
 if [[ -w /sys/kernel/debug/kmemleak ]]; then
 	echo scan >/sys/kernel/debug/kmemleak

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz: drive /dev/ibpost with random and mutated ioctls.
+ *
+ * usage: fuzz [-n ITERATIONS] [-s SEED] [-d DEVICE]
+ *
+ * Each iteration picks a command (the real ones, neighbours with other
+ * sizes or directions, or random numbers), builds an argument (a valid
+ * request with a few fields mutated, random bytes, or a bad pointer) and
+ * calls ioctl().  A timer interrupts any transfer that runs long (EINTR).
+ * Every call must succeed or fail with an errno from the documented set;
+ * the kernel must stay silent (checked by the guest harness).  Prints the
+ * seed first so a failure can be replayed; exits 1 on an unexpected errno.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <uapi/ibpost.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static uint64_t rng;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static uint64_t pick(const uint64_t *v, size_t n)
+{
+	return v[rnd() % n];
+}
+
+/* Values that break things: edges of every width. */
+static const uint64_t edges[] = {
+	0, 1, 2, 3, 7, 8, 15, 16, 31, 32, 33, 63, 64, 255, 256, 511, 512, 513,
+	1023, 1024, 4095, 4096, 4097, 65535, 65536, 1 << 20, 4 << 20,
+	(4 << 20) + 1, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff,
+	0x100000000ULL, 0x7fffffffffffffffULL, 0xffffffffffffffffULL,
+};
+
+static uint64_t pick_edge(void)
+{
+	return pick(edges, ARRAY_SIZE(edges));
+}
+
+static void *unmapped;
+static unsigned char scratch[8192];
+
+static uint64_t bad_pointer(void)
+{
+	static const uint64_t p[] = {
+		0, 1, 4096, 0xffff800000000000ULL, 0xffffffffffffff00ULL,
+		0x00007ffffffff000ULL,
+	};
+
+	switch (rnd() % 4) {
+	case 0:
+		return (uintptr_t)unmapped;
+	case 1:
+		return (uintptr_t)scratch + rnd() % sizeof(scratch);
+	default:
+		return pick(p, ARRAY_SIZE(p));
+	}
+}
+
+static void mutate(void *buf, size_t len)
+{
+	unsigned char *b = buf;
+	unsigned int n = 1 + rnd() % 4, i;
+
+	for (i = 0; i < n; i++) {
+		size_t at = rnd() % len;
+
+		switch (rnd() % 4) {
+		case 0:
+			b[at] = (unsigned char)rnd();
+			break;
+		case 1:
+			if (at + 4 <= len) {
+				uint32_t v = (uint32_t)pick_edge();
+
+				memcpy(b + at - at % 4, &v, 4);
+			}
+			break;
+		case 2:
+			if (at + 8 <= len) {
+				uint64_t v = pick_edge();
+
+				memcpy(b + at - at % 8, &v, 8);
+			}
+			break;
+		default:
+			b[at] ^= 1 << (rnd() % 8);
+			break;
+		}
+	}
+}
+
+static struct ibpost_sge_desc sges[300];
+
+static void valid_run(struct ibpost_run *r, const char *dev)
+{
+	unsigned int i;
+
+	memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
+	snprintf(r->dev, sizeof(r->dev), "%s", dev);
+	r->op = rnd() % IBPOST_OP_MAX;
+	r->num_sge = 1 + rnd() % 4;
+	r->msg_size = 64 << (rnd() % 8);
+	r->layout = rnd() % IBPOST_LAYOUT_MAX;
+	r->recv_layout = 1 + rnd() % (IBPOST_LAYOUT_MAX - 1);
+	r->iters = 1 + rnd() % 32;
+	r->warmup = rnd() % 4;
+	r->depth = 4 + rnd() % 16;
+	r->batch = 1;
+	r->signal_every = 1 + rnd() % 4;
+	r->flags = rnd() % 2 ? IBPOST_RUN_VERIFY : 0;
+	for (i = 0; i < ARRAY_SIZE(sges); i++) {
+		sges[i].offset = (uint32_t)(rnd() % 8192);
+		sges[i].length = (uint32_t)(1 + rnd() % 2048);
+	}
+	r->sges = (uintptr_t)sges;
+	r->recv_sges = (uintptr_t)sges;
+}
+
+static void valid_list(struct ibpost_dev_list *l, void *recs, unsigned int n)
+{
+	memset(l, 0, sizeof(*l));
+	l->size = sizeof(*l);
+	l->attr_size = sizeof(struct ibpost_dev_attr);
+	l->count = n;
+	l->devs = (uintptr_t)recs;
+}
+
+static unsigned long pick_cmd(void)
+{
+	switch (rnd() % 10) {
+	case 0:
+		return _IOC(rnd() % 4, IBPOST_IOC_MAGIC, rnd() % 8, rnd() % 2048);
+	case 1:
+		return (unsigned long)rnd();
+	case 2:
+		return _IOWR(IBPOST_IOC_MAGIC, 0x01, struct ibpost_run);
+	case 3:
+	case 4:
+	case 5:
+		return IBPOST_IOC_DEV_LIST;
+	default:
+		return IBPOST_IOC_RUN;
+	}
+}
+
+static int allowed(int e)
+{
+	switch (e) {
+	case 0: case EINVAL: case EFAULT: case ENOTTY: case E2BIG:
+	case EOVERFLOW: case ENODEV: case EIO: case EINTR: case ETIMEDOUT:
+	case ENOMEM: case EXDEV: case EADDRNOTAVAIL: case ECONNREFUSED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+int main(int argc, char **argv)
+{
+	static struct ibpost_dev_attr recs[8];
+	unsigned long long iters = 2000, seed = 0, i, counts[3] = {};
+	const char *dev = "rxe_lo";
+	struct itimerval it = { { 0, 100000 }, { 0, 100000 } };
+	struct sigaction sa = { .sa_handler = on_alarm };
+	union {
+		struct ibpost_run run;
+		struct ibpost_dev_list list;
+		unsigned char raw[2048];
+	} arg;
+	int fd, c, bad = 0;
+
+	while ((c = getopt(argc, argv, "n:s:d:")) != -1) {
+		switch (c) {
+		case 'n':
+			iters = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'd':
+			dev = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: fuzz [-n ITERS] [-s SEED] [-d DEV]\n");
+			return 2;
+		}
+	}
+	if (!seed)
+		seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
+	rng = seed | 1;
+	printf("fuzz: seed %llu, %llu iterations, device %s\n", seed, iters, dev);
+	fflush(stdout);
+	fd = open(IBPOST_DEVICE_PATH, O_RDWR);
+	if (fd < 0) {
+		perror(IBPOST_DEVICE_PATH);
+		return 1;
+	}
+	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART: ioctl gets EINTR */
+	setitimer(ITIMER_REAL, &it, NULL);
+
+	for (i = 0; i < iters; i++) {
+		unsigned long cmd = pick_cmd();
+		void *p = &arg;
+		int ret, e;
+
+		memset(&arg, 0, sizeof(arg));
+		if (rnd() % 2)
+			valid_run(&arg.run, dev);
+		else
+			valid_list(&arg.list, recs, rnd() % 9);
+		switch (rnd() % 8) {
+		case 0:
+			p = (void *)(uintptr_t)bad_pointer();
+			break;
+		case 1:
+			for (c = 0; c < (int)sizeof(arg.raw); c++)
+				arg.raw[c] = (unsigned char)rnd();
+			break;
+		case 2:
+			arg.run.size = (uint32_t)pick_edge();
+			break;
+		default:
+			mutate(&arg, rnd() % 3 ? sizeof(arg.run) : sizeof(arg.list));
+			break;
+		}
+		/* Bound real transfers: a few WRs, or a short duration. */
+		if (cmd == IBPOST_IOC_RUN && p == &arg && arg.run.iters > 4096)
+			arg.run.iters = rnd() % 4096;
+		ret = ioctl(fd, cmd, p);
+		e = ret ? errno : 0;
+		counts[e == 0 ? 0 : e == EINTR ? 1 : 2]++;
+		if (!allowed(e)) {
+			printf("fuzz: iteration %llu: cmd 0x%lx returned errno %d (%s)\n",
+			       i, cmd, e, strerror(e));
+			bad++;
+		}
+	}
+	it.it_value.tv_usec = 0;
+	it.it_interval.tv_usec = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	close(fd);
+	printf("fuzz: done: %llu ok, %llu interrupted, %llu refused, %d unexpected\n",
+	       counts[0], counts[1], counts[2], bad);
+	return bad ? 1 : 0;
+}

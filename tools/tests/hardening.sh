@@ -1,0 +1,123 @@
+#!/bin/bash
+# In-guest hardening tests (run by guest-check.sh on both kernels): ioctl
+# fuzzing with a printed seed, 8 concurrent runs on one device with the
+# device deleted in the middle, unload refused while runs are active, and
+# leftovers (QPs, CQs, MRs, PDs, free pages) checked after each fault.
+# TAP on stdout and in $IBPOST_OUT/hardening-$IBPOST_KERNEL.tap.
+set -uo pipefail
+cd "$IBPOST_REPO"
+# shellcheck source=tools/rig/guest-lib.sh
+. tools/rig/guest-lib.sh
+TAP_FILE=$IBPOST_OUT/hardening-$IBPOST_KERNEL.tap
+: >"$TAP_FILE"
+# shellcheck source=tools/tests/tap.sh
+. tools/tests/tap.sh
+
+if [[ $IBPOST_KERNEL == test ]]; then
+	KO=build/testmod/module/ibpost.ko
+else
+	KO=module/ibpost.ko
+fi
+IBPOST=tools/ibpost/ibpost
+FUZZ_ITERS=${FUZZ_ITERS:-3000}
+
+no_leftovers() { # no_leftovers WHEN: no QP/CQ/MR/PD of ibpost remains
+	local kind found=
+	for kind in qp cq mr pd; do
+		rdma resource show "$kind" 2>/dev/null | grep -q 'comm \[ibpost\]' &&
+			found="$found $kind"
+	done
+	if [[ -z $found ]]; then
+		t_ok "$1: no ibpost QP/CQ/MR/PD left"
+	else
+		t_fail "$1: no ibpost QP/CQ/MR/PD left" "found:$found"
+	fi
+}
+
+# Only the PD of each device may remain while the module is loaded.
+no_job_leftovers() {
+	local kind found=
+	for kind in qp mr; do
+		rdma resource show "$kind" 2>/dev/null | grep -q 'comm \[ibpost\]' &&
+			found="$found $kind"
+	done
+	[[ -z $found ]] && t_ok "$1: no ibpost QP/MR left" ||
+		t_fail "$1: no ibpost QP/MR left" "found:$found"
+}
+
+free_pages() { awk '/^MemFree:/ { print $2 }' /proc/meminfo; }
+
+rig_load_rxe || { t_fail "load rxe" "modules"; t_done; exit 1; }
+rig_rxe_lo || { t_fail "rxe_lo" "link add"; t_done; exit 1; }
+insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
+t_ok "ibpost loaded for hardening"
+
+# --- fuzzing -------------------------------------------------------------------
+seed=${FUZZ_SEED:-$(( $(date +%s) & 0xffffffff ))}
+out=$(timeout 600 tools/tests/fuzz -n "$FUZZ_ITERS" -s "$seed" -d rxe_lo 2>&1)
+rc=$?
+echo "$out" | tail -n 5
+if [[ $rc == 0 ]]; then
+	t_ok "fuzz: $FUZZ_ITERS ioctls, seed $seed, only documented errnos"
+else
+	t_fail "fuzz: $FUZZ_ITERS ioctls, seed $seed" "$(grep -m3 'unexpected\|errno' <<<"$out" | tr '\n' ' ')"
+fi
+no_job_leftovers "after fuzzing"
+t_expect "device list still answers after fuzzing" 0 $IBPOST devices --dev rxe_lo
+
+# --- 8 concurrent runs, the device deleted in the middle ------------------------------
+if rig_rxe_dummy rxe_busy 192.0.2.12/24 >/dev/null 2>&1; then
+	before=$(free_pages)
+	pids=()
+	ops=(write read send write_imm send_imm write read send)
+	for i in 0 1 2 3 4 5 6 7; do
+		$IBPOST run --dev rxe_busy --op "${ops[$i]}" --size 16K --sge 4 \
+			--duration 120 --verify >"$IBPOST_OUT/busy-$i.txt" 2>&1 &
+		pids+=($!)
+	done
+	sleep 6
+	t_expect "rmmod refused while runs are active" 1 rmmod ibpost
+	t_check "rdma link del with 8 runs active" timeout 120 rdma link del rxe_busy
+	gone=0
+	for i in 0 1 2 3 4 5 6 7; do
+		rc=0
+		wait "${pids[$i]}" || rc=$?
+		if [[ $rc == 1 ]] && grep -q 'device removed during the run' "$IBPOST_OUT/busy-$i.txt"; then
+			gone=$((gone + 1))
+		else
+			echo "run $i: rc $rc: $(tail -n 2 "$IBPOST_OUT/busy-$i.txt")"
+		fi
+	done
+	[[ $gone == 8 ]] && t_ok "all 8 runs ended with 'device removed during the run'" ||
+		t_fail "all 8 runs ended with 'device removed during the run'" "$gone of 8"
+	no_job_leftovers "after deleting a busy device"
+	after=$(free_pages)
+	# Each run pinned 2 x 16 slots of 16-20 KiB; all of it must come back.
+	if (( before - after < 8192 )); then
+		t_ok "free memory back within 8 MiB ($before -> $after KiB)"
+	else
+		t_fail "free memory back within 8 MiB" "$before -> $after KiB"
+	fi
+	ip link del d0 2>/dev/null
+else
+	t_fail "add rxe_busy" "rig_rxe_dummy"
+fi
+
+# --- SIGKILL of several runs at once --------------------------------------------------
+pids=()
+for i in 0 1 2 3; do
+	$IBPOST run --dev rxe_lo --op write --size 64K --duration 60 >/dev/null 2>&1 &
+	pids+=($!)
+done
+sleep 4
+kill -KILL "${pids[@]}"
+wait "${pids[@]}" 2>/dev/null
+sleep 1
+no_job_leftovers "after SIGKILL of 4 runs"
+
+# --- module unload with devices present, then rdma_rxe ------------------------------
+t_check "rmmod ibpost after the faults" rmmod ibpost
+no_leftovers "after rmmod"
+t_check "rdma link del rxe_lo" rdma link del rxe_lo
+t_check "rmmod rdma_rxe" modprobe -r rdma_rxe
+t_done

@@ -412,6 +412,7 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	  { { RF_LAYOUT, IBPOST_LAYOUT_EXPLICIT }, { RF_MSG, 0 } } },
 	{ "valid msg at IBPOST_MAX_MSG", { { RF_MSG, IBPOST_MAX_MSG } } },
 	{ "valid inline at max_inline", { { RF_FLAGS, IBPOST_RUN_FLAGS },
+					  { RF_CM_FAMILY, AF_INET },
 					  { RF_MSG, 256 } } },
 	{ "valid inline WRITE", { { RF_OP, IBPOST_OP_WRITE },
 				  { RF_FLAGS, IBPOST_RUN_INLINE },

@@ -100,7 +100,7 @@ for kind in test stock; do
 	mkdir -p "$gout"
 	tools/rig/boot.sh --kernel "$kind" --script tools/tests/guest-check.sh \
 		--out "$gout" --log "$out/console-$kind.log" --timeout 1800 \
-		--append "log_buf_len=8M" \
+		--append "log_buf_len=8M watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=100" \
 		>/dev/null 2>"$out/boot-$kind.err"
 	rc=$?
 	case $rc in

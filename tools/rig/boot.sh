@@ -91,7 +91,7 @@ if ((qrc == 124 || qrc == 137)); then
 	tail -n 40 "$log"
 	exit 124
 fi
-splat='BUG:|WARNING:|Oops|Kernel panic|general protection fault|KASAN|UBSAN|possible circular locking|INFO: task .* blocked'
+splat='BUG:|WARNING:|Oops|Kernel panic|general protection fault|KASAN|UBSAN|possible circular locking|INFO: task .* blocked|rcu: INFO: .*stall|kmemleak: .* new suspected memory leaks'
 bad=$(cat "$log" "$out/rig-dmesg.txt" 2>/dev/null | grep -E "\[ *[0-9]+\.[0-9]+\].*($splat)" | sort -u || true)
 rc=$(sed -n 's/^.*IBPOST-RIG-EXIT=\([0-9]*\).*$/\1/p' "$log" | tail -n1)
 if [[ -n $bad ]]; then

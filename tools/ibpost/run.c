@@ -869,7 +869,9 @@ static int run_one(int fd, struct run_state *s, unsigned long long size,
 		fputc('\n', s->o->json ? stderr : stdout);
 		return 0;
 	}
-	fprintf(stderr, "%s: run refused: %s", prog, strerror(err));
+	/* Nothing posted: the kernel refused it; else it failed on the way. */
+	fprintf(stderr, "%s: run %s: %s", prog,
+		r.result.posted ? "failed" : "refused", strerror(err));
 	if (r.status.reason != IBPOST_R_NONE) {
 		fputs(": ", stderr);
 		ctl_print_status(stderr, &r.status);

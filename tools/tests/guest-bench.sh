@@ -264,6 +264,7 @@ targets+=" $(check 'write_lat 64B median' "$(rat write_lat 64)" '<=' 0.9)"
 {
 	echo "# ibpost run vs perftest $(dpkg-query -W -f '${Version}' perftest 2>/dev/null || echo '?'),"
 	echo "# $dev in one TCG guest (kernel $(uname -r)), $(nproc) vCPUs; $((SECONDS - t_start)) s in the guest"
+	echo "# guest clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo ?)"
 	echo "# every figure: the median of $REPS runs (perftest and ibpost interleaved); raw outputs in bench-raw/"
 	echo "# BW rows: perftest 'BW average' vs ibpost BW[MiB/s]; msgrate: MsgRate[Mpps]."
 	echo "# lat rows (lower is better): perftest t_typical (half a ping-pong RTT) vs"

@@ -115,9 +115,21 @@ wait "${pids[@]}" 2>/dev/null
 sleep 1
 no_job_leftovers "after SIGKILL of 4 runs"
 
-# --- module unload with devices present, then rdma_rxe ------------------------------
+# --- the provider module removed under a run ----------------------------------------
+$IBPOST run --dev rxe_lo --op write --size 16K --duration 60 >"$IBPOST_OUT/rxe-gone.txt" 2>&1 &
+pid=$!
+sleep 4
+t_check "rmmod rdma_rxe while a run is active" timeout 120 rmmod rdma_rxe
+rc=0
+wait $pid || rc=$?
+if [[ $rc == 1 ]] && grep -q 'device removed during the run' "$IBPOST_OUT/rxe-gone.txt"; then
+	t_ok "run ends with 'device removed' when rdma_rxe goes"
+else
+	t_fail "run ends with 'device removed' when rdma_rxe goes" "rc $rc: $(tail -n 2 "$IBPOST_OUT/rxe-gone.txt" | tr '\n' ' ')"
+fi
+no_job_leftovers "after rmmod rdma_rxe"
+
+# --- module unload, then nothing of ibpost remains ---------------------------------
 t_check "rmmod ibpost after the faults" rmmod ibpost
 no_leftovers "after rmmod"
-t_check "rdma link del rxe_lo" rdma link del rxe_lo
-t_check "rmmod rdma_rxe" modprobe -r rdma_rxe
 t_done

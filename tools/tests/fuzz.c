@@ -58,7 +58,40 @@ static uint64_t pick_edge(void)
 }
 
 static void *unmapped;
-static unsigned char scratch[8192];
+/*
+ * Pointers into here stay inside it: the kernel may write a whole argument
+ * struct at any offset handed out (up to 8 KiB in, structs below 2 KiB).
+ */
+static unsigned char scratch[16384];
+
+/*
+ * Memory the kernel may write records into.  A mutated record pointer that
+ * lands in the fuzzer's own live memory would let the kernel (correctly)
+ * overwrite it: such pointers are redirected to an unmapped page.
+ */
+#define ARENA_SIZE	(64 * 1024)
+static unsigned char *arena;
+
+static int page_mapped(uint64_t addr)
+{
+	unsigned char v;
+
+	return mincore((void *)(uintptr_t)(addr & ~4095ULL), 4096, &v) == 0;
+}
+
+static void sanitize_records(struct ibpost_dev_list *l)
+{
+	uint64_t a = l->devs, p, end;
+
+	if (a >= (uintptr_t)arena && a + 16384 <= (uintptr_t)arena + ARENA_SIZE)
+		return;
+	end = a + 16384 < a ? UINT64_MAX : a + 16384;
+	for (p = a & ~4095ULL; p < end; p += 4096)
+		if (page_mapped(p)) {
+			l->devs = (uintptr_t)unmapped;
+			return;
+		}
+}
 
 static uint64_t bad_pointer(void)
 {
@@ -71,7 +104,7 @@ static uint64_t bad_pointer(void)
 	case 0:
 		return (uintptr_t)unmapped;
 	case 1:
-		return (uintptr_t)scratch + rnd() % sizeof(scratch);
+		return (uintptr_t)scratch + rnd() % (sizeof(scratch) / 2);
 	default:
 		return pick(p, ARRAY_SIZE(p));
 	}
@@ -184,7 +217,7 @@ static void on_alarm(int sig)
 
 int main(int argc, char **argv)
 {
-	static struct ibpost_dev_attr recs[8];
+	struct ibpost_dev_attr *recs;
 	unsigned long long iters = 2000, seed = 0, i, counts[3] = {};
 	const char *dev = "rxe_lo";
 	struct itimerval it = { { 0, 100000 }, { 0, 100000 } };
@@ -223,6 +256,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	arena = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (unmapped == MAP_FAILED || arena == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	recs = (struct ibpost_dev_attr *)arena;
 	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART: ioctl gets EINTR */
 	setitimer(ITIMER_REAL, &it, NULL);
 
@@ -251,6 +291,8 @@ int main(int argc, char **argv)
 			mutate(&arg, rnd() % 3 ? sizeof(arg.run) : sizeof(arg.list));
 			break;
 		}
+		if (cmd == IBPOST_IOC_DEV_LIST && p == &arg)
+			sanitize_records(&arg.list);
 		/* Bound real transfers: a few WRs, or a short duration. */
 		if (cmd == IBPOST_IOC_RUN && p == &arg && arg.run.iters > 4096)
 			arg.run.iters = rnd() % 4096;

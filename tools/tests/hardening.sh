@@ -53,14 +53,16 @@ insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
 t_ok "ibpost loaded for hardening"
 
 # --- fuzzing -------------------------------------------------------------------
-seed=${FUZZ_SEED:-$(( $(date +%s) & 0xffffffff ))}
+# A fixed seed keeps make check deterministic; FUZZ_SEED=random explores.
+seed=${FUZZ_SEED:-12345}
+[[ $seed == random ]] && seed=$(( $(date +%s) & 0xffffffff ))
 out=$(timeout 600 tools/tests/fuzz -n "$FUZZ_ITERS" -s "$seed" -d rxe_lo 2>&1)
 rc=$?
 echo "$out" | tail -n 5
 if [[ $rc == 0 ]]; then
 	t_ok "fuzz: $FUZZ_ITERS ioctls, seed $seed, only documented errnos"
 else
-	t_fail "fuzz: $FUZZ_ITERS ioctls, seed $seed" "$(grep -m3 'unexpected\|errno' <<<"$out" | tr '\n' ' ')"
+	t_fail "fuzz: $FUZZ_ITERS ioctls, seed $seed" "exit $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"
 fi
 no_job_leftovers "after fuzzing"
 t_expect "device list still answers after fuzzing" 0 $IBPOST devices --dev rxe_lo

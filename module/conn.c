@@ -47,25 +47,23 @@ static const struct ib_gid_attr *ibpost_pick_gid(struct ib_device *ibdev,
 	return best;
 }
 
+/* @pattr: the port's attributes, queried once by the caller. */
 static int ibpost_fill_av(struct ibpost_conn *c, struct rdma_ah_attr *ah,
+			  const struct ib_port_attr *pattr,
 			  struct ibpost_status *st)
 {
 	const struct ib_gid_attr *gid;
-	struct ib_port_attr pattr;
 	union ib_gid dgid;
 	int ret;
 
-	ret = ib_query_port(c->ibdev, c->port, &pattr);
-	if (ret)
-		goto refuse;
 	ah->type = rdma_ah_find_type(c->ibdev, c->port);
 	rdma_ah_set_port_num(ah, c->port);
 	rdma_ah_set_sl(ah, 0);
 	if (!rdma_protocol_roce(c->ibdev, c->port)) {
-		rdma_ah_set_dlid(ah, pattr.lid);
+		rdma_ah_set_dlid(ah, pattr->lid);
 		return 0;
 	}
-	gid = ibpost_pick_gid(c->ibdev, c->port, pattr.gid_tbl_len);
+	gid = ibpost_pick_gid(c->ibdev, c->port, pattr->gid_tbl_len);
 	if (!gid) {
 		ret = -EADDRNOTAVAIL;
 		goto refuse;
@@ -195,7 +193,7 @@ static int ibpost_direct_pair(struct ibpost_conn *c,
 	ret = ib_query_port(c->ibdev, c->port, &pattr);
 	if (ret)
 		goto err_qp_b;
-	ret = ibpost_fill_av(c, &ah, st);
+	ret = ibpost_fill_av(c, &ah, &pattr, st);
 	if (ret)
 		goto err_qp_b;
 	ret = ibpost_qp_to_rts(c, c->qp_a, c->qp_b->qp_num, &ah,

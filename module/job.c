@@ -27,6 +27,11 @@ static bool ibpost_op_rdma(u32 op)
 	return op >= IBPOST_OP_WRITE;
 }
 
+static bool ibpost_pingpong(const struct ibpost_job *job)
+{
+	return job->run->flags & IBPOST_RUN_PINGPONG;
+}
+
 static int ibpost_job_limits(struct ibpost_job *job)
 {
 	struct ibpost_run *run = job->run;
@@ -128,6 +133,7 @@ static int ibpost_job_sizes(struct ibpost_job *job, u32 *local_slot,
 {
 	struct ibpost_run *run = job->run;
 	struct ibpost_status *st = &run->status;
+	u32 mapped;
 	u64 mem;
 
 	*local_slot = PAGE_ALIGN(ibpost_layout_span(job->send_layout,
@@ -137,9 +143,19 @@ static int ibpost_job_sizes(struct ibpost_job *job, u32 *local_slot,
 							     job->recv_num_sge));
 	else
 		*target_slot = PAGE_ALIGN(run->msg_size);
+	/*
+	 * A pong lands in the initiator's slot, through an MR, after the
+	 * send SGEs: its tag byte must never be a byte the ping sends.
+	 */
+	mapped = *target_slot;
+	if (ibpost_pingpong(job)) {
+		job->pp.pong_off = *local_slot;
+		*local_slot += PAGE_ALIGN(run->msg_size);
+		mapped = max(mapped, *local_slot);
+	}
 	if (ibpost_op_rdma(run->op) &&
-	    (*target_slot >> PAGE_SHIFT) > job->lim.max_frpl) {
-		ibpost_status_set(st, IBPOST_R_FRPL, *target_slot >> PAGE_SHIFT,
+	    (mapped >> PAGE_SHIFT) > job->lim.max_frpl) {
+		ibpost_status_set(st, IBPOST_R_FRPL, mapped >> PAGE_SHIFT,
 				  job->lim.max_frpl);
 		return -EINVAL;
 	}
@@ -221,8 +237,12 @@ static int ibpost_job_alloc(struct ibpost_job *job)
 		job->rsges = kvcalloc((size_t)d * job->recv_num_sge,
 				      sizeof(*job->rsges), GFP_KERNEL);
 	}
-	samples = run->iters ? div_u64(run->iters, run->signal_every) + 1 :
-			       IBPOST_LAT_MAX;
+	if (!run->iters)
+		samples = IBPOST_LAT_MAX;
+	else if (ibpost_pingpong(job))
+		samples = run->iters;
+	else
+		samples = div_u64(run->iters, run->signal_every) + 1;
 	job->lat_cap = min_t(u64, samples, IBPOST_LAT_MAX);
 	job->lat = kvmalloc_array(job->lat_cap, sizeof(*job->lat), GFP_KERNEL);
 	if (!job->wrs || !job->sges || !job->ctx || !job->lat ||
@@ -272,18 +292,24 @@ static int ibpost_job_buffers(struct ibpost_job *job, u32 local_slot,
 
 static int ibpost_job_measure(struct ibpost_job *job)
 {
+	int (*pump)(struct ibpost_job *job, u64 phase_end, u32 duration_ms);
 	struct ibpost_run *run = job->run;
 	int ret;
 
+	pump = ibpost_pingpong(job) ? ibpost_pp_pump : ibpost_job_pump;
 	if (job->warmup) {
-		ret = ibpost_job_pump(job, job->warmup, 0);
+		ret = pump(job, job->warmup, 0);
 		if (ret)
 			return ret;
 	}
 	job->t_start = ktime_get_ns();
 	job->t_end = job->t_start;
-	ret = ibpost_job_pump(job, run->iters ? job->warmup + run->iters :
-				   U64_MAX, run->iters ? 0 : run->duration_ms);
+	ret = pump(job, run->iters ? job->warmup + run->iters : U64_MAX,
+		   run->iters ? 0 : run->duration_ms);
+	if (ibpost_pingpong(job)) {
+		ibpost_pp_finish(job);
+		ret = job->err;
+	}
 	return ret;
 }
 
@@ -299,12 +325,17 @@ static void ibpost_job_results(struct ibpost_job *job)
 
 static void ibpost_job_teardown(struct ibpost_job *job)
 {
+	if (ibpost_pingpong(job))
+		ibpost_pp_finish(job);
 	if (job->conn.qp_a) {
-		if (!job->err)
+		if (!job->err) {
+			ibpost_mrs_invalidate(&job->pp.mrs, &job->conn);
 			ibpost_mrs_invalidate(&job->mrs, &job->conn);
+		}
 		job->draining = true;
 		ibpost_conn_drain(&job->conn);
 	}
+	ibpost_mrs_free(&job->pp.mrs);
 	ibpost_mrs_free(&job->mrs);
 	if (job->conn.qp_a)
 		ibpost_conn_destroy(&job->conn);
@@ -348,7 +379,10 @@ static int ibpost_job_start(struct ibpost_job *job)
 	ret = ibpost_job_buffers(job, local_slot, target_slot);
 	if (ret)
 		return ret;
-	return ibpost_job_prepare(job);
+	ret = ibpost_job_prepare(job);
+	if (ret || !ibpost_pingpong(job))
+		return ret;
+	return ibpost_pp_prepare(job);
 }
 
 /**

@@ -5,6 +5,7 @@
 #ifndef _IBPOST_JOB_H
 #define _IBPOST_JOB_H
 
+#include <linux/bottom_half.h>
 #include <ibpost.h>
 
 #include "buf.h"
@@ -13,6 +14,9 @@
 #include "mr.h"
 #include "sgl.h"
 #include "sq.h"
+
+/* No completion for this long while WRs are outstanding: give up. */
+#define IBPOST_STALL_TIMEOUT	(10 * HZ)
 
 struct ibpost_job;
 
@@ -42,6 +46,53 @@ struct ibpost_recv_ctx {
 	struct ibpost_job *job;
 	u32 slot;
 	struct ib_recv_wr wr;
+};
+
+/**
+ * struct ibpost_pp - ping-pong state (IBPOST_RUN_PINGPONG).
+ * @mrs: MR over each initiator slot: the target of the pong.
+ * @pong: the pong WR, posted on the target QP.
+ * @pong_sge: its SGE: the message as it landed in target slot 0.
+ * @pong_cqe: completion entry of the pongs.
+ * @pong_off: where in the initiator's slot a pong lands (after the SGEs).
+ * @thread: the target side's thread, NULL when it runs inline.
+ * @seq: iterations the initiator completed (warm-up included).
+ * @tseq: pongs the target side sent.
+ * @ping_out: pings posted and not completed.
+ * @pong_out: pongs posted and not completed.
+ * @ping_done: ping completions so far (WR index of an error).
+ * @pong_done: pong completions so far.
+ * @stop: tells the target thread to finish.
+ * @finished: ibpost_pp_finish() ran.
+ * @t_err: first failure of the target side (0: none); read by the
+ *	initiator, merged into the job when the thread is gone.
+ * @t_reason: its IBPOST_R_* code.
+ * @t_wr: the iteration it concerns.
+ * @t_wc: first error completion of a pong.
+ * @t_wc_errors: error completions of pongs.
+ * @t_mm: first mismatch the target side found.
+ */
+struct ibpost_pp {
+	struct ibpost_mrs mrs;
+	struct ib_rdma_wr pong;
+	struct ib_sge pong_sge;
+	struct ib_cqe pong_cqe;
+	u32 pong_off;
+	struct task_struct *thread;
+	u64 seq;
+	u64 tseq;
+	u32 ping_out;
+	u32 pong_out;
+	u64 ping_done;
+	u64 pong_done;
+	bool stop;
+	bool finished;
+	int t_err;
+	u32 t_reason;
+	u64 t_wr;
+	struct ib_wc t_wc;
+	u32 t_wc_errors;
+	struct ibpost_mismatch t_mm;
 };
 
 /**
@@ -77,6 +128,7 @@ struct ibpost_recv_ctx {
  * @t_end: last completion.
  * @t_progress: jiffies of the last completion (stall detection).
  * @mm: first verification mismatch.
+ * @pp: ping-pong state.
  * @draining: teardown started: flushed completions are not errors.
  * @err: first failure, 0 while all is well.
  */
@@ -112,12 +164,35 @@ struct ibpost_job {
 	u64 t_end;
 	unsigned long t_progress;
 	struct ibpost_mismatch mm;
+	struct ibpost_pp pp;
 	bool draining;
 	int err;
 };
 
+/*
+ * Run pending softirqs now, in this thread.  Software providers defer work
+ * of kernel QPs to tasklets (rdma_rxe runs the requester of a kernel QP as
+ * a tasklet, the loopback packet as NET_RX); raised from process context
+ * they would wait for ksoftirqd or the next interrupt.  On hardware nothing
+ * is pending and this costs two preempt-count updates.
+ */
+static inline void ibpost_softirq_flush(void)
+{
+	local_bh_disable();
+	local_bh_enable();
+}
+
 int ibpost_job_prepare(struct ibpost_job *job);
 int ibpost_job_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms);
 void ibpost_job_fail(struct ibpost_job *job, int err, u32 reason, u64 wr);
+bool ibpost_job_should_stop(struct ibpost_job *job);
+void ibpost_wc_error(struct ibpost_job *job, const struct ib_wc *wc, u64 seq);
+void ibpost_stamp(struct ibpost_job *job, u64 seq, u32 slot);
+void ibpost_note_mismatch(struct ibpost_job *job, u64 wr, u32 bad);
+
+/* pingpong.c */
+int ibpost_pp_prepare(struct ibpost_job *job);
+int ibpost_pp_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms);
+void ibpost_pp_finish(struct ibpost_job *job);
 
 #endif /* _IBPOST_JOB_H */

@@ -15,8 +15,6 @@
 #include "job.h"
 #include "stats.h"
 
-/* No completion for this long while WRs are outstanding: give up. */
-#define IBPOST_STALL_TIMEOUT	(10 * HZ)
 #define IBPOST_POLL_BUDGET	64
 
 /**
@@ -42,7 +40,7 @@ static bool ibpost_op_reads(const struct ibpost_job *job)
 	return job->run->op == IBPOST_OP_READ;
 }
 
-static void ibpost_note_mismatch(struct ibpost_job *job, u64 wr, u32 bad)
+void ibpost_note_mismatch(struct ibpost_job *job, u64 wr, u32 bad)
 {
 	struct ibpost_result *res = &job->run->result;
 
@@ -96,8 +94,7 @@ static void ibpost_account(struct ibpost_job *job, u64 from, u64 to, u64 now)
 	job->t_end = now;
 }
 
-static void ibpost_wc_error(struct ibpost_job *job, const struct ib_wc *wc,
-			    u64 seq)
+void ibpost_wc_error(struct ibpost_job *job, const struct ib_wc *wc, u64 seq)
 {
 	struct ibpost_result *res = &job->run->result;
 
@@ -197,7 +194,7 @@ static void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /* Stamp the source of WR @seq with its pattern (verification runs). */
-static void ibpost_stamp(struct ibpost_job *job, u64 seq, u32 slot)
+void ibpost_stamp(struct ibpost_job *job, u64 seq, u32 slot)
 {
 	u32 n = job->run->num_sge;
 
@@ -293,20 +290,14 @@ static u64 ibpost_recv_room(const struct ibpost_job *job)
 	return job->recv_done + job->depth - job->sq.posted;
 }
 
-/*
- * Run pending softirqs now, in this thread.  Software providers defer work
- * of kernel QPs to tasklets (rdma_rxe runs the requester of a kernel QP as
- * a tasklet, the loopback packet as NET_RX); raised from process context
- * they would wait for ksoftirqd or the next interrupt.  On hardware nothing
- * is pending and this costs two preempt-count updates.
+/**
+ * ibpost_job_should_stop() - check what ends a job early.
+ * @job: the job.
+ *
+ * Return: true after a failure, on device removal, on a signal (the job's
+ * error is then set) or when completions stalled.
  */
-static void ibpost_softirq_flush(void)
-{
-	local_bh_disable();
-	local_bh_enable();
-}
-
-static bool ibpost_should_stop(struct ibpost_job *job)
+bool ibpost_job_should_stop(struct ibpost_job *job)
 {
 	if (job->err)
 		return true;
@@ -351,7 +342,7 @@ int ibpost_job_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms)
 	job->t_progress = jiffies;
 	while (sq->retired < job->phase_end ||
 	       (job->has_recv && job->recv_done < job->phase_end)) {
-		if (ibpost_should_stop(job))
+		if (ibpost_job_should_stop(job))
 			break;
 		if (duration_ms && job->phase_end == U64_MAX &&
 		    ktime_get_ns() >= deadline)

@@ -323,6 +323,12 @@ int ibpost_run_check(const struct ibpost_run *r, const struct ibpost_limits *lim
 	if (r->imm_data && !ibpost_op_has_imm(r->op))
 		return ibpost_refuse(st, IBPOST_R_IMM_OP, IBPOST_STATUS_NONE,
 				     r->op, 0);
+	/* One message each way at a time, detected by its last byte. */
+	if ((r->flags & IBPOST_RUN_PINGPONG) &&
+	    (r->op != IBPOST_OP_WRITE || r->batch != 1))
+		return ibpost_refuse(st, IBPOST_R_PINGPONG, IBPOST_STATUS_NONE,
+				     r->op == IBPOST_OP_WRITE ? r->batch : r->op,
+				     0);
 	return ibpost_run_check_queue(r, lim, st);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpost_run_check);

@@ -71,6 +71,7 @@ enum ibpost_reason {
 	IBPOST_R_TIMEOUT,
 	IBPOST_R_IMM_OP,
 	IBPOST_R_CM_ADDR,
+	IBPOST_R_PINGPONG,
 	IBPOST_R_MAX
 };
 
@@ -113,6 +114,7 @@ enum ibpost_reason {
 	[IBPOST_R_TIMEOUT] = "no completion within the timeout", \
 	[IBPOST_R_IMM_OP] = "immediate data on an opcode without it", \
 	[IBPOST_R_CM_ADDR] = "rdma_cm address: family must be AF_INET or AF_INET6, and set only with IBPOST_RUN_CM", \
+	[IBPOST_R_PINGPONG] = "ping-pong latency is RDMA WRITE with batch 1", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
@@ -274,8 +276,14 @@ struct ibpost_dev_list {
 #define IBPOST_RUN_VERIFY	(1U << 1)
 /** Connect the QP pair through rdma_cm to cm_addr instead of directly. */
 #define IBPOST_RUN_CM		(1U << 2)
+/**
+ * Latency as perftest's ib_write_lat measures it: the initiator WRITEs a
+ * message, the target notices its last byte arrive and WRITEs one back;
+ * each latency sample is half of that round trip.
+ */
+#define IBPOST_RUN_PINGPONG	(1U << 3)
 #define IBPOST_RUN_FLAGS	(IBPOST_RUN_INLINE | IBPOST_RUN_VERIFY | \
-				 IBPOST_RUN_CM)
+				 IBPOST_RUN_CM | IBPOST_RUN_PINGPONG)
 
 /** Most SGEs in an explicit layout. */
 #define IBPOST_MAX_SGE		256

@@ -74,6 +74,7 @@ struct run_opts {
 	unsigned int imm;
 	bool inline_data;
 	bool verify;
+	bool pingpong;
 	bool all_sizes;
 	bool json;
 	bool hist;
@@ -109,7 +110,8 @@ void help_run(FILE *f)
 		"         [--recv-sge N] [--recv-layout NAME | --recv-sge-layout LEN@OFF,...]\n"
 		"         [--iters N | --duration SEC] [--warmup N] [--depth D]\n"
 		"         [--batch B] [--signal-every K] [--imm X] [--inline]\n"
-		"         [--verify] [--all-sizes] [--json] [--hist] [--port P]\n"
+		"         [--verify] [--pingpong] [--all-sizes] [--json] [--hist]\n"
+		"         [--port P] [--cm ADDR]\n"
 		"\n"
 		"Connect a loopback RC QP pair on DEV inside the kernel, post work\n"
 		"requests with ib_post_send and report bandwidth, message rate and\n"
@@ -137,6 +139,10 @@ void help_run(FILE *f)
 		"      --imm X             immediate data of send_imm / write_imm\n"
 		"      --inline            post with IB_SEND_INLINE\n"
 		"      --verify            stamp every byte and check it arrived\n"
+		"      --pingpong          latency as ib_write_lat measures it: WRITE a\n"
+		"                          message, the far end WRITEs one back when its\n"
+		"                          last byte lands; t = half that round trip\n"
+		"                          (write, batch 1)\n"
 		"      --cm ADDR           connect the QP pair through rdma_cm to ADDR, an\n"
 		"                          IPv4/IPv6 address of the device's netdev (default:\n"
 		"                          connect directly, which also works on rxe over lo)\n"
@@ -329,7 +335,7 @@ enum {
 	OPT_PORT = 256, OPT_SGE, OPT_LAYOUT, OPT_SGE_LAYOUT, OPT_SEED,
 	OPT_RECV_SGE, OPT_RECV_LAYOUT, OPT_RECV_SGE_LAYOUT, OPT_WARMUP,
 	OPT_DEPTH, OPT_BATCH, OPT_SIGNAL, OPT_IMM, OPT_INLINE, OPT_VERIFY,
-	OPT_HIST, OPT_CM,
+	OPT_HIST, OPT_CM, OPT_PINGPONG,
 };
 
 static const struct option run_longopts[] = {
@@ -353,6 +359,7 @@ static const struct option run_longopts[] = {
 	{ "imm", required_argument, NULL, OPT_IMM },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "pingpong", no_argument, NULL, OPT_PINGPONG },
 	{ "all-sizes", no_argument, NULL, 'a' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "hist", no_argument, NULL, OPT_HIST },
@@ -441,6 +448,9 @@ static int parse_opt(int c, const char *arg, struct run_opts *o)
 		return 0;
 	case OPT_VERIFY:
 		o->verify = true;
+		return 0;
+	case OPT_PINGPONG:
+		o->pingpong = true;
 		return 0;
 	case OPT_CM:
 		if (inet_pton(AF_INET, arg, o->cm_addr) == 1) {
@@ -567,6 +577,8 @@ static void fill_run(const struct run_opts *o, struct ibpost_run *r,
 		r->flags |= IBPOST_RUN_INLINE;
 	if (o->verify)
 		r->flags |= IBPOST_RUN_VERIFY;
+	if (o->pingpong)
+		r->flags |= IBPOST_RUN_PINGPONG;
 	if (o->cm_family) {
 		r->flags |= IBPOST_RUN_CM;
 		r->cm_family = o->cm_family;
@@ -609,7 +621,10 @@ static void print_header(const struct run_opts *o, const struct ibpost_result *r
 	       r->max_inline);
 	if (o->duration_ms)
 		printf(", duration %.3f s", o->duration_ms / 1000.0);
-	printf(", warmup %u\n", o->warmup);
+	printf(", warmup %u", o->warmup);
+	if (o->pingpong)
+		printf(", ping-pong (t = half a round trip)");
+	printf("\n");
 	printf("%-9s %5s %9s %11s %9s %13s %10s %12s %10s %10s %12s %10s  %s\n",
 	       "#bytes", "#sge", "#iters", "BW[MiB/s]", "BW[Gb/s]",
 	       "MsgRate[Mpps]", "t_min[us]", "t_median[us]", "t_avg[us]",
@@ -685,10 +700,11 @@ static void json_params(const struct run_opts *o, unsigned int max_inline)
 			printf("]");
 		}
 	}
-	printf(", \"seed\": %llu, \"iters\": %llu, \"duration_ms\": %u, \"warmup\": %u, \"depth\": %u, \"batch\": %u, \"signal_every\": %u, \"imm\": %u, \"inline\": %s, \"verify\": %s, \"max_inline\": %u}, \"results\": [",
+	printf(", \"seed\": %llu, \"iters\": %llu, \"duration_ms\": %u, \"warmup\": %u, \"depth\": %u, \"batch\": %u, \"signal_every\": %u, \"imm\": %u, \"inline\": %s, \"verify\": %s, \"pingpong\": %s, \"max_inline\": %u}, \"results\": [",
 	       o->seed, o->iters, o->duration_ms, o->warmup, o->depth, o->batch,
 	       o->signal_every, o->imm, o->inline_data ? "true" : "false",
-	       o->verify ? "true" : "false", max_inline);
+	       o->verify ? "true" : "false", o->pingpong ? "true" : "false",
+	       max_inline);
 }
 
 static void json_row(const struct run_row *w, bool first)

@@ -208,20 +208,31 @@ rate_i=$(median "${i[@]}")
 add msgrate 64 Mpps "$(median "${p[@]}")" "$rate_i"
 add msgrate-list16 64 Mpps "$(median "${p16[@]}")" "$rate_i"
 
-# Latency at 64 B: perftest t_typical (half a ping-pong round trip) vs the
-# ibpost median post-to-completion time of one WR in flight (a full round
-# trip: the WRITE and its ACK).  Lower is better.
+# Latency at 64 B, lower is better.  write_lat: both tools measure the same
+# thing, half a ping-pong round trip (perftest t_typical vs ibpost --pingpong
+# t_median: the far end WRITEs back when the last byte lands); neither uses
+# inline (perftest grants none on rxe).  send_lat: perftest's send ping-pong
+# vs ibpost's post-to-completion time of one SEND in flight (its receive is
+# posted ahead); write_p2c: ibpost's post-to-completion time of one WRITE (a
+# full round trip with the ACK), which perftest does not measure.
 lat() {
 	local test=$1 tool=$2 op=$3 name=$4 n=10000 r p=() i=()
+	shift 4
 	for ((r = 1; r <= REPS; r++)); do
 		p+=("$(field "$(perftest "$tool" "$name.r$r" -s 64 -n "$n")" 5)")
-		i+=("$(field "$(ibpost "$name.r$r" --op "$op" --size 64 --iters "$n" --depth 1 --batch 1 --signal-every 1)" 8)")
+		i+=("$(field "$(ibpost "$name.r$r" --op "$op" --size 64 --iters "$n" "$@")" 8)")
 	done
 	echo "bench: $test perftest ${p[*]} / ibpost ${i[*]}"
 	add "$test" 64 us "$(median "${p[@]}")" "$(median "${i[@]}")"
 }
-lat write_lat ib_write_lat write lat-64
-lat send_lat ib_send_lat send send-lat-64
+lat write_lat ib_write_lat write lat-64 --pingpong
+lat send_lat ib_send_lat send send-lat-64 --depth 1 --batch 1 --signal-every 1
+p=()
+for ((r = 1; r <= REPS; r++)); do
+	p+=("$(field "$(ibpost "write-p2c-64.r$r" --op write --size 64 --iters 10000 \
+		--depth 1 --batch 1 --signal-every 1)" 8)")
+done
+add write_p2c 64 us - "$(median "${p[@]}")"
 
 # SGE sweep: 64 KiB WRITEs split into N equal SGEs (perftest has no SGE knob).
 sges=(1 2 4 8 16 32)
@@ -267,8 +278,9 @@ targets+=" $(check 'write_lat 64B median' "$(rat write_lat 64)" '<=' 0.9)"
 	echo "# guest clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo ?)"
 	echo "# every figure: the median of $REPS runs (perftest and ibpost interleaved); raw outputs in bench-raw/"
 	echo "# BW rows: perftest 'BW average' vs ibpost BW[MiB/s]; msgrate: MsgRate[Mpps]."
-	echo "# lat rows (lower is better): perftest t_typical (half a ping-pong RTT) vs"
-	echo "# ibpost t_median (post->completion of one WR in flight, a full round trip incl. the ACK)."
+	echo "# lat rows (lower is better): write_lat: perftest t_typical vs ibpost --pingpong t_median,"
+	echo "# both half a ping-pong round trip; send_lat: perftest t_typical vs ibpost t_median of one"
+	echo "# SEND post->completion; write_p2c: ibpost post->completion of one WRITE (perftest: none)."
 	echo "# ratio = ibpost / perftest; '-': perftest has no such test."
 	printf '%s\n' "${notes[@]}"
 	printf '%-14s %8s %-6s %10s %10s %8s\n' test size unit perftest ibpost ratio

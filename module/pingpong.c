@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: ping-pong latency (IBPOST_RUN_PINGPONG).
+ *
+ * Measured the way perftest's ib_write_lat measures it, so the two can be
+ * set side by side: the initiator RDMA WRITEs a message into the target's
+ * slot; the target notices the message's last byte change and RDMA WRITEs
+ * a message back into the initiator's slot, past the bytes the ping sends
+ * (through an MR scoped to this job); the initiator notices that one's
+ * last byte.  A sample is half of
+ * that round trip.
+ *
+ * The target side runs in a kthread of its own when more than one CPU is
+ * online, as perftest's server is a process of its own: the pong then
+ * leaves as soon as the ping's data lands, while the initiator's CPU still
+ * works through the ping's ACK.  On one CPU both sides run inline in the
+ * job's thread, one after the other.
+ *
+ * The last byte of the ping carries a tag 1..127 that changes every
+ * iteration; the pong carries the same tag with bit 7 set, so neither end
+ * can mistake a stale byte for the message it waits for, and nothing but
+ * pongs writes where a pong lands.  Every ping
+ * and pong is signaled, and never more are outstanding than each send
+ * queue holds.
+ */
+#include <linux/cpumask.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+
+#include "job.h"
+#include "stats.h"
+
+#define IBPOST_PP_PONG		0x80
+
+static u8 ibpost_pp_tag(u64 seq)
+{
+	return (u8)(seq % 127) + 1;
+}
+
+/* A failure of the target side: kept apart, merged by the initiator. */
+static void ibpost_pp_t_fail(struct ibpost_job *job, int err, u32 reason)
+{
+	struct ibpost_pp *pp = &job->pp;
+
+	if (pp->t_err)
+		return;
+	pp->t_reason = reason;
+	pp->t_wr = pp->tseq;
+	/* Pairs with ibpost_pp_check(): reason and WR are set before it. */
+	smp_store_release(&pp->t_err, err);
+}
+
+static void ibpost_pp_ping_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_wr_ctx *ctx = container_of(wc->wr_cqe,
+						 struct ibpost_wr_ctx, cqe);
+	struct ibpost_job *job = ctx->job;
+
+	job->pp.ping_out--;
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		ibpost_wc_error(job, wc, job->pp.ping_done);
+	job->pp.ping_done++;
+}
+
+static void ibpost_pp_pong_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_job *job = container_of(wc->wr_cqe, struct ibpost_job,
+					      pp.pong_cqe);
+	struct ibpost_pp *pp = &job->pp;
+
+	pp->pong_out--;
+	if (unlikely(wc->status != IB_WC_SUCCESS) && !job->draining) {
+		if (!pp->t_wc_errors++)
+			pp->t_wc = *wc;
+		ibpost_pp_t_fail(job, -EIO, IBPOST_R_WC_ERROR);
+	}
+	pp->pong_done++;
+}
+
+/*
+ * Reap completions: a side with a thread of its own polls its own CQ
+ * (@tgt: the target's), the inline mode both; run deferred provider work
+ * when nothing came.
+ */
+static void ibpost_pp_poll(struct ibpost_job *job, bool tgt)
+{
+	int got = 0;
+
+	if (!tgt)
+		got += ib_process_cq_direct(job->conn.cq_a, 16);
+	if (tgt || !job->pp.thread)
+		got += ib_process_cq_direct(job->conn.cq_b, 16);
+	if (!got)
+		ibpost_softirq_flush();
+}
+
+/*
+ * What ends a wait.  The target thread stops when told to (quietly: the
+ * initiator decides what the job's outcome is) or on its own failure; the
+ * initiator on anything that ends a job and on a failure of the target.
+ * @since: jiffies the wait began; 0: the wait may last (a target thread
+ * waiting for the next ping).
+ */
+static int ibpost_pp_check(struct ibpost_job *job, bool tgt,
+			   unsigned long since)
+{
+	struct ibpost_pp *pp = &job->pp;
+	int err;
+
+	if (tgt) {
+		if (READ_ONCE(pp->stop) || kthread_should_stop())
+			return -EINTR;
+	} else if (ibpost_job_should_stop(job)) {
+		return job->err;
+	}
+	/* Pairs with ibpost_pp_t_fail(). */
+	err = smp_load_acquire(&pp->t_err);
+	if (err)
+		return err;
+	if (since && time_after(jiffies, since + IBPOST_STALL_TIMEOUT)) {
+		if (tgt)
+			ibpost_pp_t_fail(job, -ETIMEDOUT, IBPOST_R_TIMEOUT);
+		else
+			ibpost_job_fail(job, -ETIMEDOUT, IBPOST_R_TIMEOUT,
+					pp->seq);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* Wait, polling, until *@byte of slot 0 of @b reads @want. */
+static int ibpost_pp_wait_byte(struct ibpost_job *job, bool tgt,
+			       const struct ibpost_buf *b, const u8 *byte,
+			       u8 want)
+{
+	unsigned long since = tgt ? 0 : jiffies;
+	int ret;
+
+	for (;;) {
+		ibpost_buf_for_cpu(b, 0);
+		if (READ_ONCE(*byte) == want) {
+			/* The rest of the message is read after its tag. */
+			dma_rmb();
+			return 0;
+		}
+		/*
+		 * Completions are reaped only when a send queue needs room:
+		 * every poll here delays noticing the tag.
+		 */
+		ibpost_softirq_flush();
+		ret = ibpost_pp_check(job, tgt, since);
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+}
+
+/* Wait until fewer than @max of *@out are outstanding. */
+static int ibpost_pp_wait_room(struct ibpost_job *job, bool tgt,
+			       const u32 *out, u32 max)
+{
+	unsigned long since = jiffies;
+	int ret;
+
+	while (READ_ONCE(*out) >= max) {
+		ibpost_pp_poll(job, tgt);
+		ret = ibpost_pp_check(job, tgt, since);
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	return 0;
+}
+
+static int ibpost_pp_post(struct ib_qp *qp, struct ib_send_wr *wr, u32 *out)
+{
+	const struct ib_send_wr *bad;
+	int ret;
+
+	local_bh_disable();
+	ret = ib_post_send(qp, wr, &bad);
+	local_bh_enable();
+	if (!ret)
+		(*out)++;
+	return ret;
+}
+
+/*
+ * The target side of iteration tseq: wait for the ping's tag, check the
+ * message, tag it as the pong and WRITE it back.
+ */
+static int ibpost_pp_target_step(struct ibpost_job *job, bool tgt)
+{
+	struct ibpost_run *run = job->run;
+	struct ibpost_pp *pp = &job->pp;
+	u8 *va = ibpost_buf_va(&job->target, 0), *last = va + run->msg_size - 1;
+	u8 tag = ibpost_pp_tag(pp->tseq);
+	u32 bad;
+	int ret;
+
+	ret = ibpost_pp_wait_byte(job, tgt, &job->target, last, tag);
+	if (ret)
+		return ret;
+	if (run->flags & IBPOST_RUN_VERIFY) {
+		/* The tag stood in for the pattern's last byte. */
+		*last = ibpost_pattern(pp->tseq, run->num_sge - 1,
+				       job->send_layout[run->num_sge - 1].length
+				       - 1);
+		bad = ibpost_pattern_check(va, &job->target_layout, 1,
+					   job->send_layout, run->num_sge,
+					   pp->tseq, &pp->t_mm);
+		if (bad) {
+			ibpost_pp_t_fail(job, -EIO, IBPOST_R_VERIFY);
+			return -EIO;
+		}
+	}
+	*last = tag | IBPOST_PP_PONG;
+	ibpost_buf_for_device(&job->target, 0);
+	ret = ibpost_pp_wait_room(job, tgt, &pp->pong_out, IBPOST_MR_CHAIN);
+	if (ret)
+		return ret;
+	ret = ibpost_pp_post(job->conn.qp_b, &pp->pong.wr, &pp->pong_out);
+	if (ret) {
+		ibpost_pp_t_fail(job, ret, IBPOST_R_POST);
+		return ret;
+	}
+	pp->tseq++;
+	return 0;
+}
+
+static int ibpost_pp_thread_fn(void *arg)
+{
+	struct ibpost_job *job = arg;
+	struct ibpost_pp *pp = &job->pp;
+	unsigned long since;
+
+	while (!ibpost_pp_target_step(job, true))
+		;
+	/* Let the pongs in flight complete before the QP is drained. */
+	since = jiffies;
+	while (pp->pong_out && !READ_ONCE(job->dev->dying) &&
+	       time_before(jiffies, since + IBPOST_STALL_TIMEOUT)) {
+		ibpost_pp_poll(job, true);
+		cond_resched();
+	}
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
+/* Initiator: tag the ping, post it, let the target side answer. */
+static int ibpost_pp_iter(struct ibpost_job *job)
+{
+	struct ibpost_run *run = job->run;
+	struct ibpost_pp *pp = &job->pp;
+	const struct ibpost_sge_desc *sl = &job->send_layout[run->num_sge - 1];
+	u8 *src = ibpost_buf_va(&job->local, 0) + sl->offset + sl->length - 1;
+	u8 *back = ibpost_buf_va(&job->local, 0) + pp->pong_off +
+		   run->msg_size - 1;
+	u8 tag = ibpost_pp_tag(pp->seq);
+	int ret;
+
+	if (run->flags & IBPOST_RUN_VERIFY)
+		ibpost_stamp(job, pp->seq, 0);
+	*src = tag;
+	ibpost_buf_for_device(&job->local, 0);
+	ret = ibpost_pp_wait_room(job, false, &pp->ping_out, job->depth);
+	if (ret)
+		return ret;
+	ret = ibpost_pp_post(job->conn.qp_a, &job->wrs[0].wr, &pp->ping_out);
+	run->result.post_calls++;
+	if (ret) {
+		ibpost_job_fail(job, ret, IBPOST_R_POST, pp->seq);
+		return ret;
+	}
+	run->result.posted++;
+	if (!pp->thread) {
+		ret = ibpost_pp_target_step(job, false);
+		if (ret)
+			return ret;
+	}
+	return ibpost_pp_wait_byte(job, false, &job->local, back,
+				   tag | IBPOST_PP_PONG);
+}
+
+/**
+ * ibpost_pp_prepare() - register the initiator's slots for the pong, build
+ *	the pong WR and start the target side.
+ * @job: a prepared job with IBPOST_RUN_PINGPONG.
+ *
+ * Return: 0 or a negative errno (status set).
+ */
+int ibpost_pp_prepare(struct ibpost_job *job)
+{
+	struct ibpost_run *run = job->run;
+	struct ibpost_pp *pp = &job->pp;
+	struct ib_send_wr *wr = &pp->pong.wr;
+	struct task_struct *t;
+	unsigned int cpu;
+	int ret;
+
+	ret = ibpost_mrs_register(&pp->mrs, &job->conn, &job->local,
+				  IB_ACCESS_LOCAL_WRITE |
+				  IB_ACCESS_REMOTE_WRITE, &run->status);
+	if (ret)
+		return ret;
+	job->ctx[0].cqe.done = ibpost_pp_ping_done;
+	job->wrs[0].wr.send_flags |= IB_SEND_SIGNALED;
+	pp->pong_cqe.done = ibpost_pp_pong_done;
+	pp->pong_sge.addr = job->target.dma[0];
+	pp->pong_sge.length = run->msg_size;
+	pp->pong_sge.lkey = job->conn.pd->local_dma_lkey;
+	wr->opcode = IB_WR_RDMA_WRITE;
+	wr->send_flags = IB_SEND_SIGNALED;
+	wr->sg_list = &pp->pong_sge;
+	wr->num_sge = 1;
+	wr->wr_cqe = &pp->pong_cqe;
+	pp->pong.remote_addr = pp->mrs.mr[0]->iova + pp->pong_off;
+	pp->pong.rkey = pp->mrs.mr[0]->rkey;
+	/* Neither landing byte may hold a tag before the first ping. */
+	*(u8 *)(ibpost_buf_va(&job->target, 0) + run->msg_size - 1) = 0;
+	*(u8 *)(ibpost_buf_va(&job->local, 0) + pp->pong_off +
+		run->msg_size - 1) = 0;
+	ibpost_buf_for_device(&job->target, 0);
+	ibpost_buf_for_device(&job->local, 0);
+	/*
+	 * On a CPU other than the initiator's: two busy-polling threads that
+	 * share a CPU would hand over only at the scheduler tick.  No CPU or
+	 * no thread, no harm: the target side then runs inline.
+	 */
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		return 0;
+	t = kthread_create(ibpost_pp_thread_fn, job, "ibpost_pong/%u", cpu);
+	if (IS_ERR(t))
+		return 0;
+	kthread_bind(t, cpu);
+	pp->thread = t;
+	wake_up_process(t);
+	return 0;
+}
+
+/* End the target side's thread, if it runs, and wait for it. */
+static void ibpost_pp_stop(struct ibpost_job *job)
+{
+	struct ibpost_pp *pp = &job->pp;
+
+	if (!pp->thread)
+		return;
+	WRITE_ONCE(pp->stop, true);
+	kthread_stop(pp->thread);
+	pp->thread = NULL;
+}
+
+/**
+ * ibpost_pp_finish() - end a ping-pong job's traffic and take the target
+ *	side's outcome into the job.
+ * @job: the job.
+ *
+ * Lets the pings in flight complete, stops the target's thread and merges
+ * what the target side recorded (error completion, mismatch, failure).
+ * Called after the last phase, on failure and at teardown; once is enough.
+ *
+ * Context: process context; may wait up to the stall timeout.
+ */
+void ibpost_pp_finish(struct ibpost_job *job)
+{
+	struct ibpost_pp *pp = &job->pp;
+	unsigned long since = jiffies;
+
+	if (pp->finished)
+		return;
+	pp->finished = true;
+
+	while (pp->ping_out && !READ_ONCE(job->dev->dying) &&
+	       time_before(jiffies, since + IBPOST_STALL_TIMEOUT)) {
+		ibpost_pp_poll(job, false);
+		cond_resched();
+	}
+	ibpost_pp_stop(job);
+	if (pp->t_wc_errors)
+		ibpost_wc_error(job, &pp->t_wc, pp->t_wr);
+	if (pp->t_mm.count) {
+		job->mm = pp->t_mm;
+		ibpost_note_mismatch(job, pp->t_wr, pp->t_mm.count);
+	}
+	if (pp->t_err)
+		ibpost_job_fail(job, pp->t_err, pp->t_reason, pp->t_wr);
+}
+
+/**
+ * ibpost_pp_pump() - ping-pong until a phase completes.
+ * @job: a job prepared by ibpost_pp_prepare().
+ * @phase_end: iteration to stop before; U64_MAX with a duration.
+ * @duration_ms: when non-zero, stop after this long.
+ *
+ * The target side's thread keeps running between phases; the caller ends
+ * it with ibpost_pp_finish() after the last phase (a failure ends it here).
+ *
+ * Context: process context; busy-polls with cond_resched().
+ * Return: 0 or the job's first error.
+ */
+int ibpost_pp_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms)
+{
+	u64 deadline = ktime_get_ns() + (u64)duration_ms * NSEC_PER_MSEC;
+	struct ibpost_result *res = &job->run->result;
+	struct ibpost_pp *pp = &job->pp;
+	u64 t0, t1;
+
+	while (pp->seq < phase_end) {
+		t0 = ktime_get_ns();
+		if (duration_ms && t0 >= deadline)
+			break;
+		if (ibpost_pp_iter(job))
+			break;
+		t1 = ktime_get_ns();
+		if (pp->seq >= job->warmup) {
+			if (job->lat_n < job->lat_cap)
+				job->lat[job->lat_n++] = (t1 - t0) / 2;
+			res->wrs++;
+			res->bytes += job->run->msg_size;
+			job->t_end = t1;
+		}
+		pp->seq++;
+	}
+	if (job->err || READ_ONCE(pp->t_err))
+		ibpost_pp_finish(job);
+	return job->err;
+}

@@ -131,7 +131,7 @@ for kind in test stock; do
 	if [[ $kind == test ]] && ! ls "$gout"/kunit-*.ktap >/dev/null 2>&1; then
 		record fail "kunit results present"
 	fi
-	for t in integration hardening; do
+	for t in integration badinput hardening; do
 		if [[ -s $gout/$t-$kind.tap ]]; then
 			count_tap "$kind" "$gout/$t-$kind.tap"
 		else

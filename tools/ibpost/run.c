@@ -68,6 +68,7 @@ struct run_opts {
 	unsigned int duration_ms;
 	unsigned int warmup;
 	unsigned int depth;
+	bool depth_set;
 	unsigned int batch;
 	unsigned int signal_every;
 	bool signal_set;
@@ -432,6 +433,7 @@ static int parse_opt(int c, const char *arg, struct run_opts *o)
 	case OPT_WARMUP:
 		return parse_u32("--warmup", arg, &o->warmup);
 	case OPT_DEPTH:
+		o->depth_set = true;
 		return parse_u32("--depth", arg, &o->depth);
 	case OPT_BATCH:
 		return parse_u32("--batch", arg, &o->batch);
@@ -536,7 +538,8 @@ static int finish_opts(struct run_opts *o)
 	}
 	if (o->duration_ms)
 		o->iters = 0;
-	if (!o->depth)
+	/* An explicit --depth 0 goes to the kernel, which says why not. */
+	if (!o->depth_set)
 		o->depth = o->op == IBPOST_OP_READ ? RUN_READ_DEPTH : RUN_DEF_DEPTH;
 	if (!o->signal_set) {
 		sig = (int)o->depth - (int)o->batch + 1;

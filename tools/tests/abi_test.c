@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * abi_test: raw ioctls against /dev/ibpost that a well-behaved tool never
- * makes.  Each case checks the exact errno and reason code.  Prints TAP
- * lines; exits 1 if any case failed.
+ * makes.  Each case checks the exact errno, the reason code and the words
+ * the tool prints for it (IBPOST_REASON_TEXTS, spelled out again here).
+ * Prints TAP lines; exits 1 if any case failed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <uapi/ibpost.h>
 
 static int ncase, nfail;
+static const char *const reason_text[IBPOST_R_MAX] = IBPOST_REASON_TEXTS;
 
 static void report(const char *name, int ok, const char *fmt, int a, int b)
 {
@@ -31,12 +33,42 @@ static void report(const char *name, int ok, const char *fmt, int a, int b)
 	printf("\n");
 }
 
-/* Run one DEV_LIST ioctl and compare errno and reason. */
+static const char *text_of(unsigned int reason)
+{
+	return reason < IBPOST_R_MAX && reason_text[reason] ?
+	       reason_text[reason] : "(no text)";
+}
+
+/*
+ * Compare the reason code and the words the tool prints for it
+ * (IBPOST_REASON_TEXTS) with what the case expects, spelled out here so a
+ * code that moves or a text that changes is noticed.
+ */
+static void check_reason(const char *name, unsigned int reason,
+			 int want_reason, const char *want_text)
+{
+	const char *got = text_of(reason);
+
+	ncase++;
+	if ((int)reason == want_reason && !strcmp(got, want_text)) {
+		printf("ok %d - abi: %s: \"%s\"\n", ncase, name, got);
+		return;
+	}
+	nfail++;
+	printf("not ok %d - abi: %s # reason %u \"%s\", want %d \"%s\"\n",
+	       ncase, name, reason, got, want_reason, want_text);
+}
+
+/*
+ * Run one DEV_LIST ioctl and compare errno and reason (code and text).
+ * @want_reason -1: the kernel cannot answer with a reason; when @arg is
+ * readable its status must then be left as the caller set it.
+ */
 static void expect(int fd, const char *name, unsigned long cmd, void *arg,
-		   int want_errno, int want_reason)
+		   int want_errno, int want_reason, const char *want_text)
 {
 	struct ibpost_dev_list *l = arg;
-	int ret, e, reason;
+	int ret, e;
 
 	ret = ioctl(fd, cmd, arg);
 	e = ret ? errno : 0;
@@ -48,14 +80,12 @@ static void expect(int fd, const char *name, unsigned long cmd, void *arg,
 		report(name, 1, "", 0, 0);
 		return;
 	}
-	reason = l->status.reason;
-	report(name, reason == want_reason, "reason %d, want %d", reason,
-	       want_reason);
+	check_reason(name, l->status.reason, want_reason, want_text);
 }
 
-/* Run one RUN ioctl and compare errno and reason. */
+/* Run one RUN ioctl and compare errno and reason (code and text). */
 static void expect_run(int fd, const char *name, struct ibpost_run *r,
-		       int want_errno, int want_reason)
+		       int want_errno, int want_reason, const char *want_text)
 {
 	int ret, e;
 
@@ -69,9 +99,34 @@ static void expect_run(int fd, const char *name, struct ibpost_run *r,
 		report(name, 1, "", 0, 0);
 		return;
 	}
-	report(name, (int)r->status.reason == want_reason, "reason %d, want %d",
-	       r->status.reason, want_reason);
+	check_reason(name, r->status.reason, want_reason, want_text);
 }
+
+/*
+ * The reasons the cases expect, each with its words spelled out here (not
+ * taken from the header), so a renumbered code or a changed text fails.
+ */
+/* No reason to compare: the kernel cannot or must not write one. */
+enum { NO_WANT = -1 };
+#define NO_REASON	NO_WANT, "(none)"
+#define R_NONE		IBPOST_R_NONE, "no error"
+#define R_ARG_TAIL	IBPOST_R_ARG_TAIL, \
+	"argument has non-zero bytes this kernel does not know"
+#define R_RESERVED	IBPOST_R_RESERVED, "reserved field is not zero"
+#define R_FLAGS		IBPOST_R_FLAGS, "unknown flag bits set"
+#define R_REC_SIZE	IBPOST_R_REC_SIZE, "record size out of range"
+#define R_COUNT		IBPOST_R_COUNT, "record count above the limit"
+#define R_OVERFLOW	IBPOST_R_OVERFLOW, "count * record size overflows"
+#define R_FAULT		IBPOST_R_FAULT, "user buffer not accessible"
+#define R_NO_DEVICE	IBPOST_R_NO_DEVICE, "no such RDMA device"
+#define R_OPCODE	IBPOST_R_OPCODE, "unknown opcode"
+#define R_LAYOUT	IBPOST_R_LAYOUT, "unknown SGE layout"
+#define R_NUM_SGE	IBPOST_R_NUM_SGE, \
+	"num_sge is 0 or above the device limit"
+#define R_DEPTH		IBPOST_R_DEPTH, "queue depth 0 or above the device limit"
+#define R_ITERS		IBPOST_R_ITERS, "give iterations or a duration"
+#define R_CM_ADDR	IBPOST_R_CM_ADDR, \
+	"rdma_cm address: family must be AF_INET or AF_INET6, and set only with IBPOST_RUN_CM"
 
 static void run_base(struct ibpost_run *r)
 {
@@ -94,77 +149,101 @@ static void run_cases(int fd, void *unmapped)
 	struct ibpost_run r;
 
 	run_base(&r);
-	expect_run(fd, "RUN valid write", &r, 0, IBPOST_R_NONE);
+	expect_run(fd, "RUN valid write", &r, 0, R_NONE);
 	report("RUN valid write completes its WRs", r.result.wrs == 10,
 	       "wrs %d, want %d", (int)r.result.wrs, 10);
 	run_base(&r);
 	r.size = IBPOST_RUN_SIZE_VER0 - 8;
-	expect_run(fd, "RUN size below VER0", &r, EINVAL, -1);
+	r.status.reason = 0xdead;
+	expect_run(fd, "RUN size below VER0", &r, EINVAL, NO_REASON);
+	/* ARG_SIZE: the caller's struct may not even hold a status. */
+	report("RUN size below VER0 leaves the status alone (ARG_SIZE is not reported)",
+	       r.status.reason == 0xdead, "reason %d, want %d",
+	       (int)r.status.reason, 0xdead);
 	memset(big, 0, sizeof(big));
 	run_base(&r);
 	r.size = sizeof(big);
 	memcpy(big, &r, sizeof(r));
 	big[sizeof(big) - 3] = 9;
 	expect_run(fd, "RUN non-zero tail", (struct ibpost_run *)big, E2BIG,
-		   IBPOST_R_ARG_TAIL);
+		   R_ARG_TAIL);
 	run_base(&r);
 	r.reserved[0] = 1;
-	expect_run(fd, "RUN reserved field", &r, EINVAL, IBPOST_R_RESERVED);
+	expect_run(fd, "RUN reserved field", &r, EINVAL, R_RESERVED);
 	run_base(&r);
 	r.reserved2 = 1;
-	expect_run(fd, "RUN reserved2", &r, EINVAL, IBPOST_R_RESERVED);
+	expect_run(fd, "RUN reserved2", &r, EINVAL, R_RESERVED);
 	run_base(&r);
 	r.cm_family = 2;
 	expect_run(fd, "RUN cm_family without the CM flag", &r, EINVAL,
-		   IBPOST_R_CM_ADDR);
+		   R_CM_ADDR);
 	run_base(&r);
 	r.reserved0 = 1;
-	expect_run(fd, "RUN reserved0", &r, EINVAL, IBPOST_R_RESERVED);
+	expect_run(fd, "RUN reserved0", &r, EINVAL, R_RESERVED);
 	run_base(&r);
 	r.flags = 1U << 31;
-	expect_run(fd, "RUN unknown flag", &r, EINVAL, IBPOST_R_FLAGS);
+	expect_run(fd, "RUN unknown flag", &r, EINVAL, R_FLAGS);
 	run_base(&r);
 	r.op = 99;
-	expect_run(fd, "RUN unknown opcode", &r, EINVAL, IBPOST_R_OPCODE);
+	expect_run(fd, "RUN unknown opcode", &r, EINVAL, R_OPCODE);
 	run_base(&r);
 	r.layout = 77;
-	expect_run(fd, "RUN unknown layout", &r, EINVAL, IBPOST_R_LAYOUT);
+	expect_run(fd, "RUN unknown layout", &r, EINVAL, R_LAYOUT);
+	run_base(&r);
+	r.op = IBPOST_OP_SEND;
+	r.recv_layout = 9;
+	expect_run(fd, "RUN unknown receive layout", &r, EINVAL, R_LAYOUT);
+	run_base(&r);
+	r.flags = IBPOST_RUN_CM;
+	r.cm_family = 99;
+	expect_run(fd, "RUN CM flag with an unknown address family", &r,
+		   EINVAL, R_CM_ADDR);
 	run_base(&r);
 	strcpy(r.dev, "nosuch0");
-	expect_run(fd, "RUN unknown device", &r, ENODEV, IBPOST_R_NO_DEVICE);
+	expect_run(fd, "RUN unknown device", &r, ENODEV, R_NO_DEVICE);
 	run_base(&r);
 	memset(r.dev, 'x', sizeof(r.dev));
 	expect_run(fd, "RUN unterminated device name", &r, ENODEV,
-		   IBPOST_R_NO_DEVICE);
+		   R_NO_DEVICE);
 	run_base(&r);
 	r.layout = IBPOST_LAYOUT_EXPLICIT;
 	r.num_sge = 2;
 	expect_run(fd, "RUN explicit layout, NULL sges", &r, EFAULT,
-		   IBPOST_R_FAULT);
+		   R_FAULT);
 	run_base(&r);
 	r.layout = IBPOST_LAYOUT_EXPLICIT;
 	r.num_sge = 2;
 	r.sges = (unsigned long)unmapped;
 	expect_run(fd, "RUN explicit layout, unmapped sges", &r, EFAULT,
-		   IBPOST_R_FAULT);
+		   R_FAULT);
+	run_base(&r);
+	r.op = IBPOST_OP_SEND;
+	r.recv_layout = IBPOST_LAYOUT_EXPLICIT;
+	r.recv_num_sge = 2;
+	r.recv_sges = (unsigned long)unmapped;
+	expect_run(fd, "RUN explicit receive layout, unmapped recv_sges", &r,
+		   EFAULT, R_FAULT);
+	report("RUN unmapped recv_sges names the receive WRs",
+	       r.status.wr == IBPOST_STATUS_RECV_WR, "wr %d, want %d",
+	       (int)r.status.wr, (int)IBPOST_STATUS_RECV_WR);
 	run_base(&r);
 	r.layout = IBPOST_LAYOUT_EXPLICIT;
 	r.num_sge = 1U << 30;
 	r.sges = (unsigned long)&r;
 	expect_run(fd, "RUN explicit layout, huge num_sge", &r, EINVAL,
-		   IBPOST_R_NUM_SGE);
+		   R_NUM_SGE);
 	run_base(&r);
 	r.iters = ~0ULL;
 	expect_run(fd, "RUN iters * size overflow", &r, EOVERFLOW,
-		   IBPOST_R_OVERFLOW);
+		   R_OVERFLOW);
 	run_base(&r);
 	r.depth = 0;
-	expect_run(fd, "RUN depth 0", &r, EINVAL, IBPOST_R_DEPTH);
+	expect_run(fd, "RUN depth 0", &r, EINVAL, R_DEPTH);
 	run_base(&r);
 	r.iters = 0;
 	expect_run(fd, "RUN neither iters nor duration", &r, EINVAL,
-		   IBPOST_R_ITERS);
-	expect_run(fd, "RUN NULL argument", NULL, EFAULT, -1);
+		   R_ITERS);
+	expect_run(fd, "RUN NULL argument", NULL, EFAULT, NO_REASON);
 }
 
 static void base(struct ibpost_dev_list *l, void *recs, unsigned int count)
@@ -194,68 +273,71 @@ int main(void)
 			-1, 0);
 
 	base(&l, recs, 4);
-	expect(fd, "valid list", IBPOST_IOC_DEV_LIST, &l, 0, IBPOST_R_NONE);
+	expect(fd, "valid list", IBPOST_IOC_DEV_LIST, &l, 0, R_NONE);
 	report("valid list returns records", l.written >= 1 && l.total >= 1,
 	       "written %d total %d", l.written, l.total);
 
 	expect(fd, "unknown ioctl number", _IOWR(IBPOST_IOC_MAGIC, 0x7f,
-	       struct ibpost_dev_list), &l, ENOTTY, -1);
-	expect(fd, "foreign magic", _IO('T', 1), &l, ENOTTY, -1);
+	       struct ibpost_dev_list), &l, ENOTTY, NO_REASON);
+	expect(fd, "foreign magic", _IO('T', 1), &l, ENOTTY, NO_REASON);
 	expect(fd, "DEV_LIST with another size in cmd",
 	       _IOWR(IBPOST_IOC_MAGIC, 0x01, struct ibpost_dev_attr), &l,
-	       ENOTTY, -1);
-	expect(fd, "NULL argument", IBPOST_IOC_DEV_LIST, NULL, EFAULT, -1);
+	       ENOTTY, NO_REASON);
+	expect(fd, "NULL argument", IBPOST_IOC_DEV_LIST, NULL, EFAULT, NO_REASON);
 	expect(fd, "unmapped argument", IBPOST_IOC_DEV_LIST, unmapped, EFAULT,
-	       -1);
+	       NO_REASON);
 
 	base(&l, recs, 4);
 	l.size = IBPOST_DEV_LIST_SIZE_VER0 - 1;
-	expect(fd, "size below VER0", IBPOST_IOC_DEV_LIST, &l, EINVAL, -1);
+	expect(fd, "size below VER0", IBPOST_IOC_DEV_LIST, &l, EINVAL, NO_REASON);
+	report("size below VER0 leaves the status alone (ARG_SIZE is not reported)",
+	       l.status.reason == 0xdead, "reason %d, want %d",
+	       (int)l.status.reason, 0xdead);
 	base(&l, recs, 4);
 	l.size = 0;
-	expect(fd, "size zero", IBPOST_IOC_DEV_LIST, &l, EINVAL, -1);
+	expect(fd, "size zero", IBPOST_IOC_DEV_LIST, &l, EINVAL, NO_REASON);
 
 	memset(big, 0, sizeof(big));
 	base(&l, recs, 4);
 	l.size = sizeof(big);
 	memcpy(big, &l, sizeof(l));
 	expect(fd, "larger struct, zero tail", IBPOST_IOC_DEV_LIST, big, 0,
-	       IBPOST_R_NONE);
+	       R_NONE);
 	big[sizeof(big) - 1] = 1;
 	expect(fd, "larger struct, non-zero tail", IBPOST_IOC_DEV_LIST, big,
-	       E2BIG, IBPOST_R_ARG_TAIL);
+	       E2BIG, R_ARG_TAIL);
 
 	base(&l, recs, 4);
 	l.flags = 1;
 	expect(fd, "unknown flag", IBPOST_IOC_DEV_LIST, &l, EINVAL,
-	       IBPOST_R_FLAGS);
+	       R_FLAGS);
 	base(&l, recs, 4);
 	l.reserved[1] = 1;
 	expect(fd, "reserved field", IBPOST_IOC_DEV_LIST, &l, EINVAL,
-	       IBPOST_R_RESERVED);
+	       R_RESERVED);
 	base(&l, recs, 4);
 	l.attr_size = IBPOST_DEV_ATTR_SIZE_VER0 - 8;
 	expect(fd, "record size too small", IBPOST_IOC_DEV_LIST, &l, EINVAL,
-	       IBPOST_R_REC_SIZE);
+	       R_REC_SIZE);
 	base(&l, recs, 4);
 	l.attr_size = 1 << 20;
 	expect(fd, "record size too big", IBPOST_IOC_DEV_LIST, &l, EINVAL,
-	       IBPOST_R_REC_SIZE);
+	       R_REC_SIZE);
 	base(&l, recs, IBPOST_DEV_LIST_MAX + 1);
 	expect(fd, "count above limit", IBPOST_IOC_DEV_LIST, &l, EINVAL,
-	       IBPOST_R_COUNT);
+	       R_COUNT);
 	base(&l, NULL, 4);
 	expect(fd, "NULL record array", IBPOST_IOC_DEV_LIST, &l, EFAULT,
-	       IBPOST_R_FAULT);
+	       R_FAULT);
 	base(&l, unmapped, 4);
 	expect(fd, "unmapped record array", IBPOST_IOC_DEV_LIST, &l, EFAULT,
-	       IBPOST_R_FAULT);
+	       R_FAULT);
 	base(&l, (void *)(~0UL - 64), 4);
 	expect(fd, "kernel-range record array", IBPOST_IOC_DEV_LIST, &l,
-	       EFAULT, IBPOST_R_FAULT);
+	       EFAULT, R_FAULT);
 	base(&l, NULL, 0);
 	expect(fd, "count zero asks for total", IBPOST_IOC_DEV_LIST, &l, 0,
-	       IBPOST_R_NONE);
+	       R_NONE);
 	report("count zero writes nothing", l.written == 0 && l.total >= 1,
 	       "written %d total %d", l.written, l.total);
 

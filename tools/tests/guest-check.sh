@@ -1,7 +1,8 @@
 #!/bin/bash
 # In-guest entry of 'make check': on the test kernel, run the KUnit suites
 # (module KTAP copied from debugfs to $IBPOST_OUT/kunit-*.ktap), then the
-# integration tests; on the stock kernel only the integration tests.
+# integration tests, the bad-input table and the hardening tests; on the
+# stock kernel the same without KUnit.
 set -uo pipefail
 cd "$IBPOST_REPO"
 rc=0
@@ -34,6 +35,7 @@ if [[ $IBPOST_KERNEL == test ]]; then
 	rdma link del rxe_lo || rc=1
 fi
 tools/tests/integration.sh || rc=1
+tools/tests/badinput.sh || rc=1
 tools/tests/hardening.sh || rc=1
 # kmemleak, when the kernel has it: a scan after everything was unloaded.
 if [[ -w /sys/kernel/debug/kmemleak ]]; then

@@ -281,6 +281,12 @@ static void bad_imm(struct ibpost_run *r, struct ibpost_run_ext *e)
 	r->imm_data = 5;
 }
 
+static void bad_pingpong(struct ibpost_run *r, struct ibpost_run_ext *e)
+{
+	r->op = IBPOST_OP_READ;
+	r->flags |= IBPOST_RUN_PINGPONG;
+}
+
 static const struct rxe_bad bad_cases[] = {
 	{ "zero-length sge", bad_zero, -EINVAL, IBPOST_R_SGE_ZERO, 0, 1 },
 	{ "sge outside buffer", bad_range, -EINVAL, IBPOST_R_SGE_RANGE, 0, 1 },
@@ -305,6 +311,8 @@ static const struct rxe_bad bad_cases[] = {
 	{ "target above fast-reg page list", bad_frpl, -EINVAL, IBPOST_R_FRPL,
 	  IBPOST_STATUS_NONE, IBPOST_STATUS_NONE },
 	{ "immediate data on WRITE", bad_imm, -EINVAL, IBPOST_R_IMM_OP,
+	  IBPOST_STATUS_NONE, IBPOST_STATUS_NONE },
+	{ "ping-pong with READ", bad_pingpong, -EINVAL, IBPOST_R_PINGPONG,
 	  IBPOST_STATUS_NONE, IBPOST_STATUS_NONE },
 };
 
@@ -427,6 +435,61 @@ static void rxe_duration_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->result.verify_errors, 0U);
 }
 
+/* Ping-pong: every iteration's data checked on arrival, one sample each. */
+static void rxe_pingpong_test(struct kunit *test)
+{
+	struct ibpost_run *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct ibpost_run_ext ext = { .sges = seed_layout };
+	u32 shape;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	for (shape = 0; shape < 3; shape++) {
+		rxe_base(r, IBPOST_OP_WRITE);
+		r->flags |= IBPOST_RUN_PINGPONG;
+		if (shape == 0) {
+			r->num_sge = 1;
+			r->msg_size = 64;
+		} else if (shape == 1) {
+			r->layout = IBPOST_LAYOUT_EXPLICIT;
+			r->num_sge = ARRAY_SIZE(seed_layout);
+		} else {
+			r->layout = IBPOST_LAYOUT_PAGE_CROSS;
+			r->num_sge = 4;
+			r->msg_size = 4096;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, ibpost_run(r, shape == 1 ? &ext : NULL),
+				    0, "shape %u: reason %u", shape,
+				    r->status.reason);
+		KUNIT_EXPECT_EQ(test, r->result.wrs, (u64)ITERS);
+		KUNIT_EXPECT_EQ(test, r->result.posted, (u64)(WARMUP + ITERS));
+		KUNIT_EXPECT_EQ(test, r->result.lat_samples, (u64)ITERS);
+		KUNIT_EXPECT_GT(test, r->result.lat_median_ns, 0ULL);
+		KUNIT_EXPECT_EQ(test, r->result.verify_errors, 0U);
+		KUNIT_EXPECT_EQ(test, r->result.wc_errors, 0U);
+	}
+}
+
+/* A byte the ping corrupted is caught by the target side, at its WR. */
+static void rxe_pingpong_corrupt_test(struct kunit *test)
+{
+	struct ibpost_run *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct ibpost_run_ext ext = { .fault = IBPOST_FAULT_CORRUPT };
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	rxe_base(r, IBPOST_OP_WRITE);
+	r->flags |= IBPOST_RUN_PINGPONG;
+	r->num_sge = 2;
+	r->msg_size = 4096;
+	KUNIT_EXPECT_EQ(test, ibpost_run(r, &ext), -EIO);
+	KUNIT_EXPECT_EQ(test, r->status.reason, (u32)IBPOST_R_VERIFY);
+	KUNIT_EXPECT_EQ(test, r->result.verify_errors, 1U);
+	KUNIT_EXPECT_EQ(test, r->result.verify_wr, (u32)WARMUP);
+	KUNIT_EXPECT_EQ(test, r->result.verify_sge, 0U);
+	KUNIT_EXPECT_EQ(test, r->result.verify_offset, 0U);
+	KUNIT_EXPECT_EQ(test, r->result.wrs, 0ULL);
+	rxe_clean_run(test);
+}
+
 static struct kunit_case rxe_cases[] = {
 	KUNIT_CASE_PARAM(rxe_matrix_test, rxe_gen),
 	KUNIT_CASE_PARAM(rxe_refused_test, bad_gen_params),
@@ -434,6 +497,8 @@ static struct kunit_case rxe_cases[] = {
 	KUNIT_CASE(rxe_remote_range_test),
 	KUNIT_CASE(rxe_corrupt_test),
 	KUNIT_CASE(rxe_duration_test),
+	KUNIT_CASE(rxe_pingpong_test),
+	KUNIT_CASE(rxe_pingpong_corrupt_test),
 	{}
 };
 

@@ -91,8 +91,8 @@ static int ibpost_job_layout_fill(struct ibpost_job *job, u32 kind, u32 n,
 
 /*
  * Resolve one side's layout: copy the caller's or generate one.  Every WR
- * of the side uses it, so an SGE error is reported against WR 0 (or the
- * receive WRs).
+ * of the side uses it, so an SGE error is reported against WR 0, and any
+ * error of the receive layout against the receive WRs.
  */
 static int ibpost_job_layout(struct ibpost_job *job, u32 kind, u32 n,
 			     const struct ibpost_sge_desc *given, u64 seed,
@@ -102,7 +102,8 @@ static int ibpost_job_layout(struct ibpost_job *job, u32 kind, u32 n,
 	int ret;
 
 	ret = ibpost_job_layout_fill(job, kind, n, given, seed, out);
-	if (ret && st->sge != IBPOST_STATUS_NONE)
+	if (ret && st->reason != IBPOST_R_NOMEM &&
+	    (recv || st->sge != IBPOST_STATUS_NONE))
 		st->wr = recv ? IBPOST_STATUS_RECV_WR : 0;
 	return ret;
 }

@@ -207,6 +207,9 @@ static int ibpost_pp_target_step(struct ibpost_job *job, bool tgt)
 		*last = ibpost_pattern(pp->tseq, run->num_sge - 1,
 				       job->send_layout[run->num_sge - 1].length
 				       - 1);
+		if ((job->ext->fault & IBPOST_FAULT_CORRUPT) &&
+		    pp->tseq == job->warmup)
+			va[0] ^= 0x5a;
 		bad = ibpost_pattern_check(va, &job->target_layout, 1,
 					   job->send_layout, run->num_sge,
 					   pp->tseq, &pp->t_mm);

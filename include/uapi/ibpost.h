@@ -84,7 +84,7 @@ enum ibpost_reason {
 	[IBPOST_R_FLAGS] = "unknown flag bits set", \
 	[IBPOST_R_REC_SIZE] = "record size out of range", \
 	[IBPOST_R_COUNT] = "record count above the limit", \
-	[IBPOST_R_OVERFLOW] = "count * record size overflows", \
+	[IBPOST_R_OVERFLOW] = "count * size overflows", \
 	[IBPOST_R_FAULT] = "user buffer not accessible", \
 	[IBPOST_R_NO_DEVICE] = "no such RDMA device", \
 	[IBPOST_R_PORT] = "no such port on the device", \
@@ -101,7 +101,7 @@ enum ibpost_reason {
 	[IBPOST_R_INLINE_OP] = "inline is for SEND and WRITE only", \
 	[IBPOST_R_DEPTH] = "queue depth 0 or above the device limit", \
 	[IBPOST_R_BATCH] = "batch 0 or above the queue depth", \
-	[IBPOST_R_SIGNAL] = "signal interval 0 or above the queue depth", \
+	[IBPOST_R_SIGNAL] = "signal interval 0 or above depth - batch + 1", \
 	[IBPOST_R_ITERS] = "give iterations or a duration", \
 	[IBPOST_R_BUF_SIZE] = "buffer too large", \
 	[IBPOST_R_NOMEM] = "out of memory for buffers", \

@@ -116,7 +116,7 @@ enum { NO_WANT = -1 };
 #define R_FLAGS		IBPOST_R_FLAGS, "unknown flag bits set"
 #define R_REC_SIZE	IBPOST_R_REC_SIZE, "record size out of range"
 #define R_COUNT		IBPOST_R_COUNT, "record count above the limit"
-#define R_OVERFLOW	IBPOST_R_OVERFLOW, "count * record size overflows"
+#define R_OVERFLOW	IBPOST_R_OVERFLOW, "count * size overflows"
 #define R_FAULT		IBPOST_R_FAULT, "user buffer not accessible"
 #define R_NO_DEVICE	IBPOST_R_NO_DEVICE, "no such RDMA device"
 #define R_OPCODE	IBPOST_R_OPCODE, "unknown opcode"

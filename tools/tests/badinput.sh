@@ -49,6 +49,7 @@
 #   POST         not an input: ib_post_send refusing a checked WR (no test)
 #   TIMEOUT      not an input: completions that stop coming (no test)
 #   IMM_OP       badinput
+#   PINGPONG     badinput (--pingpong with read, with --batch 2)
 #   CM_ADDR      abi_test (family without the flag, unknown family with it); the tool's --cm parses the address: its message is a row here
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
@@ -175,9 +176,8 @@ row NUM_SGE "num_sge above max_send_sge (send)" 1 EINVAL \
 row NUM_SGE "num_sge above max_sge_rd (read)" 1 EINVAL \
 	"num_sge is 0 or above the device limit (value $((max_sge_rd + 1)), limit $max_sge_rd)" \
 	"${D[@]}" --op read --size 64K --sge $((max_sge_rd + 1)) "${Q[@]}"
-# Not said to be the receive WRs' (the kernel names no wr here).
 row NUM_SGE "receive num_sge above max_recv_sge" 1 EINVAL \
-	"num_sge is 0 or above the device limit (value $((max_recv_sge + 1)), limit $max_recv_sge)" \
+	"receive WRs: num_sge is 0 or above the device limit (value $((max_recv_sge + 1)), limit $max_recv_sge)" \
 	"${D[@]}" --op send --size 64K --sge 1 --recv-sge $((max_recv_sge + 1)) "${Q[@]}"
 layout=
 for ((i = 0; i <= max_send_sge; i++)); do
@@ -236,10 +236,8 @@ row MSG_SIZE "size above 32 bits (tool)" 2 - \
 row MSG_SUM "SGE lengths below --size" 1 EINVAL \
 	"SGE lengths do not add up to the message size (value 512, limit 1024)" \
 	"${D[@]}" --op write --size 1K --sge-layout 256@0,256@512 "${Q[@]}"
-# The receive layout's sum is reported without naming the receive WRs
-# (the kernel sets wr only with an SGE index).
 row MSG_SUM "receive SGE lengths below --size" 1 EINVAL \
-	"SGE lengths do not add up to the message size (value 768, limit 1024)" \
+	"receive WRs: SGE lengths do not add up to the message size (value 768, limit 1024)" \
 	"${D[@]}" --op send --size 1K --recv-sge-layout 512@0,256@4096 "${Q[@]}"
 row LAYOUT_FIT "fewer bytes than SGEs" 1 EINVAL \
 	"message too small to split into num_sge SGEs (value 2, limit 4)" \
@@ -258,6 +256,12 @@ row IMM_OP "--imm with write" 1 EINVAL \
 row IMM_OP "--imm with read" 1 EINVAL \
 	"immediate data on an opcode without it (value 4, limit 0)" \
 	"${D[@]}" --op read --size 4K --imm 0x1234 "${Q[@]}"
+row PINGPONG "--pingpong with read" 1 EINVAL \
+	"ping-pong latency is RDMA WRITE with batch 1 (value 4, limit 0)" \
+	"${D[@]}" --op read --size 64 --pingpong "${Q[@]}"
+row PINGPONG "--pingpong with --batch 2" 1 EINVAL \
+	"ping-pong latency is RDMA WRITE with batch 1 (value 2, limit 0)" \
+	"${D[@]}" --op write --size 64 --batch 2 --pingpong "${Q[@]}"
 
 # Send queue.
 row DEPTH "depth 0" 1 EINVAL \
@@ -273,16 +277,16 @@ row BATCH "batch above depth" 1 EINVAL \
 	"batch 0 or above the queue depth (value 9, limit 8)" \
 	"${D[@]}" --op write --size 4K --depth 8 --batch 9 "${Q[@]}"
 row SIGNAL "signal-every 0" 1 EINVAL \
-	"signal interval 0 or above the queue depth (value 0, limit 5)" \
+	"signal interval 0 or above depth - batch + 1 (value 0, limit 5)" \
 	"${D[@]}" --op write --size 4K --depth 8 --batch 4 --signal-every 0 "${Q[@]}"
 row SIGNAL "signal-every above depth - batch + 1" 1 EINVAL \
-	"signal interval 0 or above the queue depth (value 6, limit 5)" \
+	"signal interval 0 or above depth - batch + 1 (value 6, limit 5)" \
 	"${D[@]}" --op write --size 4K --depth 8 --batch 4 --signal-every 6 "${Q[@]}"
 row ITERS "iters 0, no duration" 1 EINVAL \
 	"give iterations or a duration" \
 	"${D[@]}" --op write --size 4K --iters 0
 row OVERFLOW "iters * size above 64 bits" 1 EOVERFLOW \
-	"count * record size overflows (value 9223372036854775808, limit 4096)" \
+	"count * size overflows (value 9223372036854775808, limit 4096)" \
 	"${D[@]}" --op write --size 4K --iters 9223372036854775808 --warmup 0
 
 # Buffers and memory registration.

@@ -195,6 +195,14 @@ run_match "run inline write verified" 0 "$vrow" --op write --size 256 --sge 2 \
 	--inline --iters 200 --verify
 run_match "run random layout verified" 0 "$vrow" --op write --size 64K \
 	--sge 32 --layout random --seed 7 --iters 100 --verify
+run_match "ping-pong write, seed layout, verified" 0 "$vrow" --op write \
+	--sge-layout 256@0,512@1024,128@2048 --pingpong --iters 300 --verify
+run_match "ping-pong write, 4 page-crossing SGEs, inline off, verified" 0 \
+	"$vrow" --op write --size 4K --sge 4 --layout page-cross --pingpong \
+	--iters 200 --verify
+run_match "ping-pong header says half a round trip" 0 \
+	'ping-pong \(t = half a round trip\)' --op write --size 64 --pingpong \
+	--iters 100
 run_match "refusal names wr and sge: zero length" 1 \
 	'sge\[1\] of wr 0: length 0' --op write --sge-layout 256@0,0@1024
 run_match "refusal: inline above the granted size" 1 \

@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 
 #include "buf.h"
+#include "live.h"
 
 static void ibpost_buf_release(struct ibpost_buf *b, u32 n)
 {
@@ -20,6 +21,7 @@ static void ibpost_buf_release(struct ibpost_buf *b, u32 n)
 		ib_dma_unmap_page(b->ibdev, b->dma[i], b->slot_size,
 				  DMA_BIDIRECTIONAL);
 		__free_pages(b->pages[i], b->order);
+		atomic_long_sub(1L << b->order, &ibpost_live.pages);
 	}
 	kfree(b->dma);
 	kfree(b->pages);
@@ -70,6 +72,7 @@ int ibpost_buf_alloc(struct ibpost_buf *b, struct ib_device *ibdev,
 			goto err;
 		}
 		b->pages[i] = page;
+		atomic_long_add(1L << b->order, &ibpost_live.pages);
 	}
 	return 0;
 

@@ -15,6 +15,7 @@
 #include <linux/ktime.h>
 
 #include "job.h"
+#include "live.h"
 #include "stats.h"
 
 /* Most memory one job pins for its buffers. */
@@ -424,6 +425,7 @@ int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext)
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
 	if (!job)
 		return -ENOMEM;
+	atomic_long_inc(&ibpost_live.jobs);
 	job->run = run;
 	job->ext = ext;
 	run->dev[IBPOST_NAME_MAX - 1] = '\0';
@@ -443,6 +445,7 @@ int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext)
 	ibpost_job_free_arrays(job);
 	ibpost_dev_put(job->dev);
 out_free:
+	atomic_long_dec(&ibpost_live.jobs);
 	kfree(job);
 	return ret;
 }

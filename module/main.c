@@ -9,6 +9,7 @@
 
 #include "device.h"
 #include "ioctl.h"
+#include "live.h"
 
 static int ibpost_open(struct inode *inode, struct file *file)
 {
@@ -43,6 +44,7 @@ static int __init ibpost_init(void)
 	ret = misc_register(&ibpost_misc);
 	if (ret)
 		goto err_devices;
+	ibpost_live_init();
 	return 0;
 
 err_devices:
@@ -52,6 +54,7 @@ err_devices:
 
 static void __exit ibpost_exit(void)
 {
+	ibpost_live_exit();
 	misc_deregister(&ibpost_misc);
 	ibpost_devices_exit();
 }

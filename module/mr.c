@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 
 #include "abi.h"
+#include "live.h"
 #include "mr.h"
 
 #define IBPOST_MR_TIMEOUT	(5 * HZ)
@@ -158,6 +159,7 @@ int ibpost_mrs_register(struct ibpost_mrs *m, struct ibpost_conn *c,
 			return ret;
 		}
 		m->n = i + 1;
+		atomic_long_inc(&ibpost_live.mrs);
 		sg_init_table(&sg, 1);
 		sg_set_page(&sg, b->pages[i], b->slot_size, 0);
 		sg_dma_address(&sg) = b->dma[i];
@@ -206,8 +208,10 @@ void ibpost_mrs_free(struct ibpost_mrs *m)
 {
 	u32 i;
 
-	for (i = 0; i < m->n; i++)
+	for (i = 0; i < m->n; i++) {
 		ib_dereg_mr(m->mr[i]);
+		atomic_long_dec(&ibpost_live.mrs);
+	}
 	kfree(m->mr);
 	memset(m, 0, sizeof(*m));
 }

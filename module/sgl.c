@@ -305,9 +305,10 @@ int ibpost_run_check(const struct ibpost_run *r, const struct ibpost_limits *lim
 		return ibpost_refuse(st, IBPOST_R_NUM_SGE, IBPOST_STATUS_NONE,
 				     r->num_sge, max_sge);
 	if (r->op <= IBPOST_OP_SEND_IMM && recv_sge > lim->max_recv_sge) {
+		ibpost_refuse(st, IBPOST_R_NUM_SGE, IBPOST_STATUS_NONE,
+			      recv_sge, lim->max_recv_sge);
 		st->wr = IBPOST_STATUS_RECV_WR;
-		return ibpost_refuse(st, IBPOST_R_NUM_SGE, IBPOST_STATUS_NONE,
-				     recv_sge, lim->max_recv_sge);
+		return -EINVAL;
 	}
 	if (r->msg_size > max_msg ||
 	    (!r->msg_size && r->layout != IBPOST_LAYOUT_EXPLICIT))

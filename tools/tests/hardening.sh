@@ -43,6 +43,24 @@ no_job_leftovers() {
 	done
 	[[ -z $found ]] && t_ok "$1: no ibpost QP/MR left" ||
 		t_fail "$1: no ibpost QP/MR left" "found:$found"
+	live_zero "$1"
+}
+
+# The module's own count of what it holds (debugfs ibpost/live): pages of
+# buffer slots, fast-reg MRs and active runs must all be back to 0.
+LIVE=/sys/kernel/debug/ibpost/live
+live_zero() {
+	local text
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	if ! text=$(cat $LIVE 2>&1); then
+		t_fail "$1: ibpost/live readable" "$text"
+		return
+	fi
+	if [[ $(awk '$2 != 0' <<<"$text") == "" && $(wc -l <<<"$text") == 3 ]]; then
+		t_ok "$1: pages, MRs and runs held by ibpost back to 0"
+	else
+		t_fail "$1: pages, MRs and runs held by ibpost back to 0" "$(tr '\n' ' ' <<<"$text")"
+	fi
 }
 
 free_pages() { awk '/^MemFree:/ { print $2 }' /proc/meminfo; }
@@ -78,6 +96,15 @@ if rig_rxe_dummy rxe_busy 192.0.2.12/24 >/dev/null 2>&1; then
 		pids+=($!)
 	done
 	sleep 6
+	# The counts move with the runs (the zero checks could fail).
+	live=$(cat $LIVE 2>&1)
+	if [[ $(awk '$1 == "jobs" { print $2 }' <<<"$live") == 8 ]] &&
+		awk '$1 == "pages" && $2 > 0 { p = 1 } $1 == "mrs" && $2 > 0 { m = 1 }
+			END { exit !(p && m) }' <<<"$live"; then
+		t_ok "ibpost/live counts 8 runs with their pages and MRs ($(tr '\n' ' ' <<<"$live"))"
+	else
+		t_fail "ibpost/live counts 8 runs with their pages and MRs" "$(tr '\n' ' ' <<<"$live")"
+	fi
 	t_expect "rmmod refused while runs are active" 1 rmmod ibpost
 	t_check "rdma link del with 8 runs active" timeout 120 rdma link del rxe_busy
 	gone=0

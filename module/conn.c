@@ -242,7 +242,8 @@ int ibpost_conn_create(struct ibpost_conn *c, struct ib_device *ibdev,
 	c->ibdev = ibdev;
 	c->pd = pd;
 	c->port = port;
-	c->cq_a = ib_alloc_cq(ibdev, NULL, caps->send_wr + 2, 0, IB_POLL_DIRECT);
+	c->cq_a = ib_alloc_cq(ibdev, NULL, caps->send_wr + 2, 0,
+			      caps->softirq ? IB_POLL_SOFTIRQ : IB_POLL_DIRECT);
 	if (IS_ERR(c->cq_a)) {
 		ret = PTR_ERR(c->cq_a);
 		goto err;

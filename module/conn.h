@@ -18,6 +18,8 @@
  * @recv_wr: receive WRs of the target QP.
  * @recv_sge: SGEs per receive WR of the target.
  * @target_send_wr: send WRs of the target (memory registration).
+ * @softirq: the initiator's CQ calls its ib_cqe handlers from softirq
+ *	(IB_POLL_SOFTIRQ, sessions); else the owner polls it (IB_POLL_DIRECT).
  */
 struct ibpost_conn_caps {
 	u32 send_wr;
@@ -26,6 +28,7 @@ struct ibpost_conn_caps {
 	u32 recv_wr;
 	u32 recv_sge;
 	u32 target_send_wr;
+	bool softirq;
 };
 
 /**

@@ -14,6 +14,7 @@
 #include <linux/string.h>
 
 #include "device.h"
+#include "session.h"
 
 static LIST_HEAD(ibpost_devs);
 static DEFINE_MUTEX(ibpost_devs_lock);	/* list and every info.name */
@@ -59,6 +60,30 @@ struct ibpost_dev *ibpost_dev_get_by_name(const char *name)
 	mutex_lock(&ibpost_devs_lock);
 	list_for_each_entry(dev, &ibpost_devs, node) {
 		if (!strncmp(dev->info.name, name, IBPOST_NAME_MAX)) {
+			kref_get(&dev->ref);
+			found = dev;
+			break;
+		}
+	}
+	mutex_unlock(&ibpost_devs_lock);
+	return found;
+}
+
+/**
+ * ibpost_dev_get_by_ibdev() - find the registered entry of a device.
+ * @ibdev: the device.
+ *
+ * Context: process context; takes the registry mutex.
+ * Return: the device with a reference held, or NULL (unknown, or being
+ * removed).
+ */
+struct ibpost_dev *ibpost_dev_get_by_ibdev(struct ib_device *ibdev)
+{
+	struct ibpost_dev *dev, *found = NULL;
+
+	mutex_lock(&ibpost_devs_lock);
+	list_for_each_entry(dev, &ibpost_devs, node) {
+		if (dev->ibdev == ibdev) {
 			kref_get(&dev->ref);
 			found = dev;
 			break;
@@ -185,6 +210,8 @@ static void ibpost_client_remove(struct ib_device *ibdev, void *data)
 
 	/* Running jobs see this, end with an error and drop their refs. */
 	WRITE_ONCE(dev->dying, true);
+	/* Sessions are ended here: they would hold their refs for ever. */
+	ibpost_sessions_lose(dev);
 	ibpost_dev_put(dev);
 	wait_for_completion(&dev->released);
 

@@ -13,6 +13,7 @@
 #include <linux/seq_file.h>
 
 #include "live.h"
+#include "session.h"
 
 struct ibpost_live ibpost_live;
 
@@ -37,6 +38,7 @@ void ibpost_live_init(void)
 	ibpost_debugfs = debugfs_create_dir("ibpost", NULL);
 	debugfs_create_file("live", 0400, ibpost_debugfs, NULL,
 			    &ibpost_live_fops);
+	ibpost_sessions_debugfs(ibpost_debugfs);
 }
 
 /**

@@ -181,6 +181,49 @@ int ibpost_mrs_register(struct ibpost_mrs *m, struct ibpost_conn *c,
 }
 
 /**
+ * ibpost_mrs_register_sg() - register one MR over a mapped scatterlist.
+ * @m: MR set to fill (zeroed); gets one MR.
+ * @c: connection; the REG_MR WR is posted on its target QP.
+ * @sgl: DMA-mapped scatterlist.
+ * @mapped: entries ib_dma_map_sg() returned.
+ * @pages: pages the entries touch (ibpost_sg_pages()).
+ * @access: IB_ACCESS_* flags.
+ *
+ * Context: process context, may sleep; polls the target CQ, so callers
+ * serialize registrations on one connection.
+ * Return: 0; -EINVAL when the entries do not form one MR (a gap that is
+ * not at a page boundary); another negative errno; on failure
+ * ibpost_mrs_free() cleans up.
+ */
+int ibpost_mrs_register_sg(struct ibpost_mrs *m, struct ibpost_conn *c,
+			   struct scatterlist *sgl, int mapped, u32 pages,
+			   int access)
+{
+	int ret;
+
+	m->mr = kcalloc(1, sizeof(*m->mr), GFP_KERNEL);
+	if (!m->mr)
+		return -ENOMEM;
+	m->mr[0] = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, pages);
+	if (IS_ERR(m->mr[0])) {
+		ret = PTR_ERR(m->mr[0]);
+		m->mr[0] = NULL;
+		return ret;
+	}
+	m->n = 1;
+	atomic_long_inc(&ibpost_live.mrs);
+	ret = ib_map_mr_sg(m->mr[0], sgl, mapped, NULL, PAGE_SIZE);
+	if (ret != mapped)
+		return ret < 0 ? ret : -EINVAL;
+	ib_update_fast_reg_key(m->mr[0], ib_inc_rkey(m->mr[0]->rkey));
+	ret = ibpost_mr_run(m, c, access, true);
+	if (ret)
+		return ret;
+	m->registered = 1;
+	return 0;
+}
+
+/**
  * ibpost_mrs_invalidate() - LOCAL_INV every registered MR.
  * @m: the MR set.
  * @c: connection, its target QP still able to post.

@@ -26,6 +26,9 @@ struct ibpost_mrs {
 int ibpost_mrs_register(struct ibpost_mrs *m, struct ibpost_conn *c,
 			const struct ibpost_buf *b, int access,
 			struct ibpost_status *st);
+int ibpost_mrs_register_sg(struct ibpost_mrs *m, struct ibpost_conn *c,
+			   struct scatterlist *sgl, int mapped, u32 pages,
+			   int access);
 int ibpost_mrs_invalidate(struct ibpost_mrs *m, struct ibpost_conn *c);
 void ibpost_mrs_free(struct ibpost_mrs *m);
 

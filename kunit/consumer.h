@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibpost_consumer: a block-driver-like user of the ibpost session API.
+ */
+#ifndef _IBPOST_CONSUMER_H
+#define _IBPOST_CONSUMER_H
+
+#include <linux/types.h>
+#include <ibpost.h>
+
+/**
+ * struct ibpost_consumer_cfg - one workload.
+ * @dev: RDMA device name.
+ * @threads: kthreads submitting at once.
+ * @reqs: requests per thread; each is a WRITE then a READ back.
+ * @req_pages: pages per request (32: 128 KiB).
+ * @depth: the session's send-queue depth.
+ * @max_sge: SGEs per WR, 0 for the device's.
+ */
+struct ibpost_consumer_cfg {
+	const char *dev;
+	u32 threads;
+	u32 reqs;
+	u32 req_pages;
+	u32 depth;
+	u32 max_sge;
+};
+
+/**
+ * struct ibpost_consumer_result - what a workload did.
+ * @bytes: bytes moved (written and read back).
+ * @elapsed_ns: from the first submission to the last completion.
+ * @requests: requests completed.
+ * @errors: requests completed with an error.
+ * @first_error: the first such error.
+ * @bad_bytes: bytes read back that differ from what was written.
+ * @stats: the session's counters at the end.
+ */
+struct ibpost_consumer_result {
+	u64 bytes;
+	u64 elapsed_ns;
+	u64 requests;
+	u64 errors;
+	int first_error;
+	u64 bad_bytes;
+	struct ibpost_session_stats stats;
+};
+
+int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
+			struct ibpost_consumer_result *res);
+
+#endif /* _IBPOST_CONSUMER_H */

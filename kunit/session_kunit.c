@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: ibpost's session API on an RDMA device (rdma_rxe), through the
+ * exported API only: the block-driver-like consumer (consumer.c) with
+ * several threads, splitting at max_sge, merging, NOWAIT on a full send
+ * queue, callbacks exactly once on success, on error and on close, an
+ * rkey dead after ibpost_unreg(), and refusals.
+ */
+#include <kunit/test.h>
+#include <linux/bottom_half.h>
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/scatterlist.h>
+
+#include "consumer.h"
+
+static char *dev = "rxe_lo";
+module_param(dev, charp, 0444);
+MODULE_PARM_DESC(dev, "RDMA device to run on");
+
+struct tk_io {
+	struct ibpost_req req;
+	atomic_t calls;
+	int status;
+	struct completion done;
+};
+
+static atomic_t tk_events[IBPOST_EV_LOST + 1];
+
+static void tk_event(struct ibpost_session *s, enum ibpost_session_event ev)
+{
+	atomic_inc(&tk_events[ev]);
+}
+
+static void tk_done(struct ibpost_req *req, int status)
+{
+	struct tk_io *io = container_of(req, struct tk_io, req);
+
+	io->status = status;
+	atomic_inc(&io->calls);
+	complete(&io->done);
+}
+
+static struct ibpost_session *tk_open(struct kunit *test, u32 depth,
+				      u32 max_sge)
+{
+	struct ibpost_session_attr attr = {
+		.dev_name = dev, .depth = depth, .max_sge = max_sge,
+		.event = tk_event,
+	};
+	struct ibpost_session *s = ibpost_session_open(&attr);
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(s), "open: %ld", PTR_ERR(s));
+	return s;
+}
+
+/* 2^order contiguous pages, freed with the test. */
+static struct page *tk_pages(struct kunit *test, u32 order)
+{
+	struct page *p = alloc_pages(GFP_KERNEL | __GFP_ZERO, order);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	return p;
+}
+
+static u8 tk_pat(u64 off, u32 salt)
+{
+	return (u8)((off * 131) ^ (off >> 9) ^ salt);
+}
+
+/* Entries over pages first, first + step, ... (step 2: never adjacent). */
+static void tk_sg(struct scatterlist *sg, struct page *base, u32 n, u32 step,
+		  u32 first)
+{
+	u32 i;
+
+	sg_init_table(sg, n);
+	for (i = 0; i < n; i++)
+		sg_set_page(&sg[i], base + first + i * step, PAGE_SIZE, 0);
+}
+
+static void tk_fill(struct scatterlist *sg, u32 n, u32 salt)
+{
+	u32 i, b;
+	u8 *va;
+
+	for (i = 0; i < n; i++) {
+		va = page_address(sg_page(&sg[i]));
+		for (b = 0; b < PAGE_SIZE; b++)
+			va[b] = tk_pat((u64)i * PAGE_SIZE + b, salt);
+	}
+}
+
+/* Bytes of @va that are not the pattern at offsets @base.. */
+static u64 tk_bad_at(const u8 *va, u64 len, u64 base, u32 salt)
+{
+	u64 i, bad = 0;
+
+	for (i = 0; i < len; i++)
+		bad += va[i] != tk_pat(base + i, salt);
+	return bad;
+}
+
+static u64 tk_bad(const u8 *va, u64 len, u32 salt)
+{
+	return tk_bad_at(va, len, 0, salt);
+}
+
+static struct ibpost_session_stats *tk_stats(struct kunit *test,
+					     struct ibpost_session *s)
+{
+	struct ibpost_session_stats *st = kunit_kzalloc(test, sizeof(*st),
+							GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	ibpost_session_get_stats(s, st);
+	return st;
+}
+
+static int tk_io_run(struct ibpost_session *s, struct tk_io *io, u32 op,
+		     struct scatterlist *sg, u32 n,
+		     const struct ibpost_rdesc *rd, u64 off, u32 flags)
+{
+	memset(io, 0, sizeof(*io));
+	init_completion(&io->done);
+	io->req.op = op;
+	io->req.flags = flags;
+	io->req.sgl = sg;
+	io->req.nents = n;
+	io->req.remote = rd;
+	io->req.remote_offset = off;
+	io->req.done = tk_done;
+	return ibpost_submit(s, &io->req);
+}
+
+static int tk_sync(struct kunit *test, struct ibpost_session *s, u32 op,
+		   struct scatterlist *sg, u32 n,
+		   const struct ibpost_rdesc *rd, u64 off)
+{
+	struct tk_io io;
+	int ret = tk_io_run(s, &io, op, sg, n, rd, off, 0);
+
+	if (ret)
+		return ret;
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&io.done, 10 * HZ),
+			0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&io.calls), 1);
+	return io.status;
+}
+
+static struct ibpost_mreg *tk_reg(struct kunit *test, struct ibpost_session *s,
+				  struct page *p, u32 pages,
+				  struct scatterlist *sg,
+				  struct ibpost_rdesc *rd)
+{
+	struct ibpost_mreg *m;
+
+	sg_init_table(sg, 1);
+	sg_set_page(sg, p, pages * PAGE_SIZE, 0);
+	m = ibpost_reg(s, sg, 1, IBPOST_ACCESS_REMOTE_READ |
+		       IBPOST_ACCESS_REMOTE_WRITE, rd);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(m), "reg: %ld", PTR_ERR(m));
+	KUNIT_EXPECT_EQ(test, rd->length, pages * (u32)PAGE_SIZE);
+	return m;
+}
+
+static void tk_consumer_test(struct kunit *test)
+{
+	struct ibpost_consumer_cfg cfg = {
+		.dev = dev, .threads = 4, .reqs = 8, .req_pages = 32,
+		.depth = 64,
+	};
+	struct ibpost_consumer_result *res;
+
+	res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	KUNIT_ASSERT_EQ(test, ibpost_consumer_run(&cfg, res), 0);
+	KUNIT_EXPECT_EQ(test, res->errors, 0ULL);
+	KUNIT_EXPECT_EQ(test, res->bad_bytes, 0ULL);
+	KUNIT_EXPECT_EQ(test, res->requests, 4ULL * 8 * 2);
+	KUNIT_EXPECT_EQ(test, res->bytes, 4ULL * 8 * 2 * 32 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, res->stats.completed, 4ULL * 8 * 2);
+	KUNIT_EXPECT_EQ(test, res->stats.errors, 0ULL);
+	KUNIT_EXPECT_EQ(test, res->stats.inflight, 0ULL);
+	KUNIT_EXPECT_EQ(test, res->stats.bytes, res->bytes);
+	KUNIT_EXPECT_GT(test, res->stats.lat_p50_ns, 0ULL);
+}
+
+/* 10 pages that never touch: 3 WRs of at most 4 SGEs, each way. */
+static void tk_split_test(struct kunit *test)
+{
+	struct ibpost_session *s = tk_open(test, 16, 4);
+	struct page *loc = tk_pages(test, 5), *rem = tk_pages(test, 4);
+	struct scatterlist rsg, *sg = kunit_kcalloc(test, 10, sizeof(*sg),
+						     GFP_KERNEL);
+	struct ibpost_session_stats *st;
+	struct ibpost_rdesc rd;
+	struct ibpost_mreg *m;
+	u64 wrs;
+
+	KUNIT_ASSERT_NOT_NULL(test, sg);
+	m = tk_reg(test, s, rem, 16, &rsg, &rd);
+	tk_sg(sg, loc, 10, 2, 0);
+	tk_fill(sg, 10, 1);
+	KUNIT_EXPECT_EQ(test, tk_sync(test, s, IBPOST_OP_WRITE, sg, 10, &rd,
+				      PAGE_SIZE), 0);
+	st = tk_stats(test, s);
+	KUNIT_EXPECT_EQ(test, st->wrs, 3ULL);
+	/* On the far side, in order, at the offset asked for. */
+	KUNIT_EXPECT_EQ(test, tk_bad(page_address(rem + 1), 10 * PAGE_SIZE,
+				     1), 0ULL);
+	KUNIT_EXPECT_EQ(test, *(u8 *)page_address(rem), 0);
+	wrs = st->wrs;
+	tk_sg(sg, loc, 10, 2, 1);
+	KUNIT_EXPECT_EQ(test, tk_sync(test, s, IBPOST_OP_READ, sg, 10, &rd,
+				      PAGE_SIZE), 0);
+	st = tk_stats(test, s);
+	KUNIT_EXPECT_EQ(test, st->wrs - wrs, 3ULL);
+	KUNIT_EXPECT_EQ(test, st->completed, 2ULL);
+	KUNIT_EXPECT_EQ(test, st->bytes, 20ULL * PAGE_SIZE);
+	/* Read back into the odd pages: entry k holds bytes k * PAGE_SIZE.. */
+	for (wrs = 0; wrs < 10; wrs++)
+		KUNIT_EXPECT_EQ(test, tk_bad_at(page_address(loc + 1 + 2 * wrs),
+						PAGE_SIZE, wrs * PAGE_SIZE, 1),
+				0ULL);
+	ibpost_unreg(m);
+	ibpost_session_close(s);
+	__free_pages(loc, 5);
+	__free_pages(rem, 4);
+}
+
+/* 8 entries over adjacent pages are one SGE: one WR even at max_sge 1. */
+static void tk_merge_test(struct kunit *test)
+{
+	struct ibpost_session *s = tk_open(test, 16, 1);
+	struct page *loc = tk_pages(test, 3), *rem = tk_pages(test, 3);
+	struct scatterlist rsg, sg[8];
+	struct ibpost_session_stats *st;
+	struct ibpost_rdesc rd;
+	struct ibpost_mreg *m;
+
+	m = tk_reg(test, s, rem, 8, &rsg, &rd);
+	tk_sg(sg, loc, 8, 1, 0);
+	tk_fill(sg, 8, 2);
+	KUNIT_EXPECT_EQ(test, tk_sync(test, s, IBPOST_OP_WRITE, sg, 8, &rd, 0),
+			0);
+	st = tk_stats(test, s);
+	KUNIT_EXPECT_EQ(test, st->wrs, 1ULL);
+	KUNIT_EXPECT_EQ(test, tk_bad(page_address(rem), 8 * PAGE_SIZE, 2),
+			0ULL);
+	ibpost_unreg(m);
+	ibpost_session_close(s);
+	__free_pages(loc, 3);
+	__free_pages(rem, 3);
+}
+
+/* Depth 4, completions held off: 4 accepted, then -EAGAIN, never more. */
+static void tk_nowait_test(struct kunit *test)
+{
+	struct ibpost_session *s = tk_open(test, 4, 0);
+	struct page *loc = tk_pages(test, 3), *rem = tk_pages(test, 3);
+	struct ibpost_session_stats *st;
+	struct scatterlist rsg, *sg;
+	struct ibpost_rdesc rd;
+	struct ibpost_mreg *m;
+	struct tk_io *io;
+	int i, ret[8], ok = 0;
+
+	io = kunit_kcalloc(test, 8, sizeof(*io), GFP_KERNEL);
+	sg = kunit_kcalloc(test, 8, sizeof(*sg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	KUNIT_ASSERT_NOT_NULL(test, sg);
+	m = tk_reg(test, s, rem, 8, &rsg, &rd);
+	for (i = 0; i < 8; i++)
+		tk_sg(&sg[i], loc, 1, 1, i);
+	/* rxe completes from softirq on this CPU: none can come meanwhile. */
+	local_bh_disable();
+	for (i = 0; i < 8; i++)
+		ret[i] = tk_io_run(s, &io[i], IBPOST_OP_WRITE, &sg[i], 1, &rd,
+				   i * PAGE_SIZE, IBPOST_REQ_NOWAIT);
+	local_bh_enable();
+	for (i = 0; i < 8; i++) {
+		if (!ret[i]) {
+			ok++;
+			KUNIT_EXPECT_NE(test, wait_for_completion_timeout(
+					&io[i].done, 10 * HZ), 0UL);
+			KUNIT_EXPECT_EQ(test, io[i].status, 0);
+		} else {
+			KUNIT_EXPECT_EQ(test, ret[i], -EAGAIN);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, ok, 4);
+	st = tk_stats(test, s);
+	KUNIT_EXPECT_GE(test, st->sq_full, 4ULL);
+	KUNIT_EXPECT_EQ(test, st->completed, 4ULL);
+	msleep(50);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&io[i].calls), ret[i] ? 0 : 1);
+	/* Room again: a blocking submission goes through. */
+	KUNIT_EXPECT_EQ(test, tk_sync(test, s, IBPOST_OP_WRITE, &sg[0], 1, &rd,
+				      0), 0);
+	ibpost_unreg(m);
+	ibpost_session_close(s);
+	__free_pages(loc, 3);
+	__free_pages(rem, 3);
+}
+
+/* A bad rkey: -EIO once, the session refuses more, one ERROR event. */
+static void tk_error_test(struct kunit *test)
+{
+	struct ibpost_session *s = tk_open(test, 8, 0);
+	struct page *loc = tk_pages(test, 0), *rem = tk_pages(test, 0);
+	struct ibpost_session_stats *st;
+	struct scatterlist rsg, sg;
+	struct ibpost_rdesc rd, bad;
+	struct ibpost_mreg *m;
+	struct tk_io *io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
+	int ev0 = atomic_read(&tk_events[IBPOST_EV_ERROR]);
+
+	m = tk_reg(test, s, rem, 1, &rsg, &rd);
+	bad = rd;
+	bad.rkey ^= 0x00c0ff00;
+	tk_sg(&sg, loc, 1, 1, 0);
+	KUNIT_EXPECT_EQ(test, tk_sync(test, s, IBPOST_OP_WRITE, &sg, 1, &bad,
+				      0), -EIO);
+	st = tk_stats(test, s);
+	KUNIT_EXPECT_EQ(test, st->errors, 1ULL);
+	KUNIT_EXPECT_GE(test, st->wc_status[IB_WC_REM_ACCESS_ERR] +
+			st->wc_status[IB_WC_REM_INV_REQ_ERR] +
+			st->wc_status[IB_WC_REM_OP_ERR], 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tk_events[IBPOST_EV_ERROR]) - ev0,
+			1);
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	KUNIT_EXPECT_EQ(test, tk_io_run(s, io, IBPOST_OP_WRITE, &sg, 1, &rd,
+					0, 0), -EIO);
+	KUNIT_EXPECT_EQ(test, atomic_read(&io->calls), 0);
+	ibpost_unreg(m);
+	ibpost_session_close(s);
+	__free_page(loc);
+	__free_page(rem);
+}
+
+/* After ibpost_unreg() the rkey is dead: a WRITE with it fails. */
+static void tk_unreg_test(struct kunit *test)
+{
+	struct ibpost_session *s = tk_open(test, 8, 0);
+	struct page *loc = tk_pages(test, 0), *rem = tk_pages(test, 0);
+	struct scatterlist rsg, sg;
+	struct ibpost_rdesc rd;
+	struct ibpost_mreg *m;
+
+	m = tk_reg(test, s, rem, 1, &rsg, &rd);
+	tk_sg(&sg, loc, 1, 1, 0);
+	KUNIT_EXPECT_EQ(test, tk_sync(test, s, IBPOST_OP_WRITE, &sg, 1, &rd, 0),
+			0);
+	ibpost_unreg(m);
+	KUNIT_EXPECT_EQ(test, tk_sync(test, s, IBPOST_OP_WRITE, &sg, 1, &rd, 0),
+			-EIO);
+	ibpost_session_close(s);
+	__free_page(loc);
+	__free_page(rem);
+}
+
+/* Close with 8 large requests in flight: each callback exactly once. */
+static void tk_close_inflight_test(struct kunit *test)
+{
+	struct ibpost_session *s = tk_open(test, 16, 0);
+	struct page *loc = tk_pages(test, 8), *rem = tk_pages(test, 8);
+	struct scatterlist rsg, *sg;
+	struct ibpost_rdesc rd;
+	struct tk_io *io;
+	int i, ret;
+
+	io = kunit_kcalloc(test, 8, sizeof(*io), GFP_KERNEL);
+	sg = kunit_kcalloc(test, 8, sizeof(*sg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	KUNIT_ASSERT_NOT_NULL(test, sg);
+	/* Not given back: close frees the registration. */
+	tk_reg(test, s, rem, 256, &rsg, &rd);
+	for (i = 0; i < 8; i++) {
+		sg_init_table(&sg[i], 1);
+		sg_set_page(&sg[i], loc + i * 32, 32 * PAGE_SIZE, 0);
+		ret = tk_io_run(s, &io[i], IBPOST_OP_WRITE, &sg[i], 1, &rd,
+				(u64)i * 32 * PAGE_SIZE, 0);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+	}
+	ibpost_session_close(s);
+	for (i = 0; i < 8; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&io[i].calls), 1);
+		KUNIT_EXPECT_TRUE_MSG(test, io[i].status == 0 ||
+				      io[i].status == -ECANCELED,
+				      "status %d", io[i].status);
+	}
+	msleep(50);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&io[i].calls), 1);
+	__free_pages(loc, 8);
+	__free_pages(rem, 8);
+}
+
+static void tk_refused_test(struct kunit *test)
+{
+	struct ibpost_session_attr attr = { .dev_name = dev, .depth = 2,
+					    .max_sge = 1 };
+	struct ibpost_session *s;
+	struct page *loc = tk_pages(test, 3), *rem = tk_pages(test, 0);
+	struct scatterlist rsg, sg[3];
+	struct ibpost_rdesc rd;
+	struct ibpost_mreg *m;
+	struct tk_io *io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	attr.depth = 0;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
+			(long)-EINVAL);
+	attr.depth = 2;
+	attr.flags = 1;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
+			(long)-EINVAL);
+	attr.flags = 0;
+	attr.port = 99;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
+			(long)-EINVAL);
+	attr.port = 0;
+	attr.dev_name = "nosuch0";
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
+			(long)-ENODEV);
+	attr.dev_name = dev;
+	s = ibpost_session_open(&attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
+	sg_init_table(&rsg, 1);
+	sg_set_page(&rsg, rem, PAGE_SIZE, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_reg(s, &rsg, 1, 0, &rd)),
+			(long)-EINVAL);
+	m = tk_reg(test, s, rem, 1, &rsg, &rd);
+	tk_sg(sg, loc, 3, 2, 0);
+	KUNIT_EXPECT_EQ(test, tk_io_run(s, io, IBPOST_OP_SEND, sg, 1, &rd, 0,
+					0), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, io->req.reason, (u32)IBPOST_R_OPCODE);
+	KUNIT_EXPECT_EQ(test, tk_io_run(s, io, IBPOST_OP_WRITE, sg, 1, &rd, 1,
+					0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, io->req.reason, (u32)IBPOST_R_SGE_RANGE);
+	KUNIT_EXPECT_EQ(test, tk_io_run(s, io, IBPOST_OP_WRITE, sg, 1, &rd, 0,
+					0x80), -EINVAL);
+	KUNIT_EXPECT_EQ(test, io->req.reason, (u32)IBPOST_R_FLAGS);
+	/* 3 entries at max_sge 1 may need 3 WRs: above depth 2. */
+	KUNIT_EXPECT_EQ(test, tk_io_run(s, io, IBPOST_OP_WRITE, sg, 3, &rd, 0,
+					0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, io->req.reason, (u32)IBPOST_R_DEPTH);
+	KUNIT_EXPECT_EQ(test, atomic_read(&io->calls), 0);
+	ibpost_unreg(m);
+	ibpost_session_close(s);
+	__free_pages(loc, 3);
+	__free_page(rem);
+}
+
+static struct kunit_case tk_cases[] = {
+	KUNIT_CASE(tk_consumer_test),
+	KUNIT_CASE(tk_split_test),
+	KUNIT_CASE(tk_merge_test),
+	KUNIT_CASE(tk_nowait_test),
+	KUNIT_CASE(tk_error_test),
+	KUNIT_CASE(tk_unreg_test),
+	KUNIT_CASE(tk_close_inflight_test),
+	KUNIT_CASE(tk_refused_test),
+	{}
+};
+
+static struct kunit_suite tk_suite = {
+	.name = "ibpost_session",
+	.test_cases = tk_cases,
+};
+
+kunit_test_suite(tk_suite);
+
+MODULE_DESCRIPTION("KUnit tests of ibpost's session API on an RDMA device");
+MODULE_LICENSE("GPL");

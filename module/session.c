@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: sessions: a connected QP pair a kernel consumer keeps open.
+ *
+ * A session is the connection layer of a job (conn.c, cm.c, mr.c) with
+ * the initiator's CQ polled from softirq, so that requests submitted by
+ * any thread complete through their own callbacks (submit.c).  It lives
+ * until its consumer closes it; when its device goes away first, every
+ * outstanding request is completed with -ENODEV, every device resource is
+ * freed so that the removal can finish, and the consumer is told
+ * (IBPOST_EV_LOST); only the empty shell then waits for
+ * ibpost_session_close().
+ */
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "session.h"
+#include "stats.h"
+
+static LIST_HEAD(ibpost_sessions);
+/* The list, session deaths, device removal against opening. */
+static DEFINE_MUTEX(ibpost_sessions_lock);
+static u32 ibpost_session_next_id;
+
+static struct ibpost_dev *ibpost_session_dev(const struct ibpost_session_attr *a)
+{
+	if (a->dev_name)
+		return ibpost_dev_get_by_name(a->dev_name);
+	return a->ibdev ? ibpost_dev_get_by_ibdev(a->ibdev) : NULL;
+}
+
+static int ibpost_session_connect(struct ibpost_session *s, u32 port)
+{
+	const struct ib_device_attr *da = &s->dev->info.attrs;
+	struct ibpost_conn_caps caps = {
+		.send_wr = s->attr.depth,
+		.send_sge = s->max_sge,
+		.target_send_wr = IBPOST_MR_CHAIN,
+		.softirq = true,
+	};
+	struct ibpost_status st = {};
+	struct ib_port_attr pattr;
+	int ret;
+
+	ret = ib_query_port(s->dev->ibdev, port, &pattr);
+	if (ret)
+		return ret;
+	s->max_msg = pattr.max_msg_sz;
+	ret = ibpost_conn_create(&s->conn, s->dev->ibdev, s->dev->pd, port,
+				 &caps, NULL, &st);
+	if (ret)
+		return ret;
+	s->max_sge = min(s->max_sge, s->conn.granted.max_send_sge);
+	s->max_sge_rd = min_t(u32, s->max_sge, da->max_sge_rd);
+	s->sq_free = s->attr.depth;
+	return 0;
+}
+
+/**
+ * ibpost_session_open() - connect a session on a device.
+ * @attr: device, port, depth and limits (copied).
+ *
+ * Loopback: both QPs are on @attr's device, connected directly; a peer
+ * host's address comes with peer support.
+ *
+ * Context: process context, may sleep.
+ * Return: the session, or ERR_PTR(): -EINVAL for bad attributes (flags,
+ * depth 0 or above max_qp_wr - 1, a port the device lacks), -ENODEV for
+ * an unknown or departing device, -ENOMEM, or the verbs' error.
+ */
+struct ibpost_session *
+ibpost_session_open(const struct ibpost_session_attr *attr)
+{
+	const struct ib_device_attr *da;
+	struct ibpost_session *s;
+	struct ibpost_dev *dev;
+	u32 port;
+	int ret;
+
+	if (!attr || attr->flags || !attr->depth)
+		return ERR_PTR(-EINVAL);
+	dev = ibpost_session_dev(attr);
+	if (!dev)
+		return ERR_PTR(-ENODEV);
+	da = &dev->info.attrs;
+	port = attr->port ? attr->port : dev->info.start_port;
+	ret = -EINVAL;
+	if (da->max_qp_wr < 2 || attr->depth > (u32)da->max_qp_wr - 1 ||
+	    !rdma_is_port_valid(dev->ibdev, port))
+		goto err_put;
+	ret = -ENOMEM;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		goto err_put;
+	s->attr = *attr;
+	s->attr.dev_name = NULL;
+	s->attr.ibdev = dev->ibdev;
+	s->dev = dev;
+	s->max_sge = da->max_send_sge;
+	if (attr->max_sge)
+		s->max_sge = min_t(u32, attr->max_sge, da->max_send_sge);
+	spin_lock_init(&s->lock);
+	init_waitqueue_head(&s->wq);
+	INIT_LIST_HEAD(&s->orphans);
+	INIT_LIST_HEAD(&s->regs);
+	mutex_init(&s->reg_lock);
+	ret = ibpost_session_connect(s, port);
+	if (ret)
+		goto err_free;
+	/* Device removal sets dying, then walks this list under the lock. */
+	mutex_lock(&ibpost_sessions_lock);
+	if (READ_ONCE(dev->dying)) {
+		mutex_unlock(&ibpost_sessions_lock);
+		ret = -ENODEV;
+		goto err_conn;
+	}
+	s->id = ibpost_session_next_id++;
+	list_add_tail(&s->node, &ibpost_sessions);
+	mutex_unlock(&ibpost_sessions_lock);
+	return s;
+
+err_conn:
+	ibpost_conn_drain(&s->conn);
+	ibpost_conn_destroy(&s->conn);
+err_free:
+	kfree(s);
+err_put:
+	ibpost_dev_put(dev);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(ibpost_session_open);
+
+static bool ibpost_session_idle(struct ibpost_session *s)
+{
+	unsigned long flags;
+	bool idle;
+
+	spin_lock_irqsave(&s->lock, flags);
+	idle = !s->posting;
+	spin_unlock_irqrestore(&s->lock, flags);
+	return idle;
+}
+
+/*
+ * End a session's traffic for good: refuse submissions, wait for those in
+ * ib_post_send(), flush the QPs (each outstanding request's callback runs
+ * with @err or its own error), complete the requests whose post failed
+ * part-way, free the registrations' MRs and mappings, the QPs and CQs, and
+ * drop the device.  Called with ibpost_sessions_lock held.
+ */
+static void ibpost_session_kill(struct ibpost_session *s, int err)
+{
+	struct ibpost_req *req, *tmp;
+	unsigned long flags;
+	LIST_HEAD(orphans);
+
+	spin_lock_irqsave(&s->lock, flags);
+	if (s->state == IBPOST_S_DEAD) {
+		spin_unlock_irqrestore(&s->lock, flags);
+		return;
+	}
+	s->state = IBPOST_S_DEAD;
+	s->kill_err = err;
+	spin_unlock_irqrestore(&s->lock, flags);
+	wake_up_all(&s->wq);
+	wait_event(s->wq, ibpost_session_idle(s));
+
+	mutex_lock(&s->reg_lock);
+	ibpost_conn_drain(&s->conn);
+	ibpost_regs_release(s);
+	mutex_unlock(&s->reg_lock);
+
+	spin_lock_irqsave(&s->lock, flags);
+	list_splice_init(&s->orphans, &orphans);
+	spin_unlock_irqrestore(&s->lock, flags);
+	list_for_each_entry_safe(req, tmp, &orphans, node) {
+		list_del_init(&req->node);
+		ibpost_req_complete(s, req, req->status);
+	}
+	ibpost_conn_destroy(&s->conn);
+	ibpost_dev_put(s->dev);
+	s->dev = NULL;
+}
+
+/**
+ * ibpost_session_close() - end a session and free it.
+ * @s: the session; invalid afterwards, as are its registrations.
+ *
+ * Requests still outstanding complete first, with -ECANCELED (or their own
+ * error), each exactly once; registrations not yet given back with
+ * ibpost_unreg() are freed.  Also for a session whose device is gone.
+ *
+ * Context: process context, may sleep; not from a callback.
+ */
+void ibpost_session_close(struct ibpost_session *s)
+{
+	struct ibpost_mreg *m, *tmp;
+
+	mutex_lock(&ibpost_sessions_lock);
+	list_del(&s->node);
+	ibpost_session_kill(s, -ECANCELED);
+	mutex_unlock(&ibpost_sessions_lock);
+	list_for_each_entry_safe(m, tmp, &s->regs, node) {
+		list_del(&m->node);
+		kfree(m);
+	}
+	mutex_destroy(&s->reg_lock);
+	kfree(s);
+}
+EXPORT_SYMBOL_GPL(ibpost_session_close);
+
+/**
+ * ibpost_session_priv() - the @priv the session was opened with.
+ * @s: the session.
+ *
+ * Context: any.
+ * Return: &ibpost_session_attr.priv.
+ */
+void *ibpost_session_priv(struct ibpost_session *s)
+{
+	return s->attr.priv;
+}
+EXPORT_SYMBOL_GPL(ibpost_session_priv);
+
+/**
+ * ibpost_session_get_stats() - a consistent copy of a session's counters.
+ * @s: the session.
+ * @out: filled, percentiles computed.
+ *
+ * Context: any.
+ */
+void ibpost_session_get_stats(struct ibpost_session *s,
+			      struct ibpost_session_stats *out)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	*out = s->stats;
+	spin_unlock_irqrestore(&s->lock, flags);
+	out->lat_p50_ns = ibpost_hist_percentile(out->lat_hist, 500);
+	out->lat_p99_ns = ibpost_hist_percentile(out->lat_hist, 990);
+	out->lat_p999_ns = ibpost_hist_percentile(out->lat_hist, 999);
+}
+EXPORT_SYMBOL_GPL(ibpost_session_get_stats);
+
+/**
+ * ibpost_session_error() - the QP went into error: refuse submissions.
+ * @s: the session.
+ *
+ * Called on the first error completion (softirq) or a failed post; the
+ * consumer hears IBPOST_EV_ERROR once.
+ */
+void ibpost_session_error(struct ibpost_session *s)
+{
+	unsigned long flags;
+	bool first;
+
+	spin_lock_irqsave(&s->lock, flags);
+	first = s->state == IBPOST_S_LIVE;
+	if (first)
+		s->state = IBPOST_S_ERROR;
+	spin_unlock_irqrestore(&s->lock, flags);
+	if (!first)
+		return;
+	wake_up_all(&s->wq);
+	if (s->attr.event)
+		s->attr.event(s, IBPOST_EV_ERROR);
+}
+
+/**
+ * ibpost_sessions_lose() - a device is going: end its sessions.
+ * @dev: the device, already marked dying.
+ *
+ * Every session on it completes its requests with -ENODEV, frees what it
+ * holds on the device and drops its reference, then its consumer gets
+ * IBPOST_EV_LOST.
+ *
+ * Context: process context (the ib_client remove callback).
+ */
+void ibpost_sessions_lose(struct ibpost_dev *dev)
+{
+	struct ibpost_session *s;
+
+	mutex_lock(&ibpost_sessions_lock);
+	list_for_each_entry(s, &ibpost_sessions, node) {
+		if (s->dev != dev)
+			continue;
+		ibpost_session_kill(s, -ENODEV);
+		if (s->attr.event)
+			s->attr.event(s, IBPOST_EV_LOST);
+	}
+	mutex_unlock(&ibpost_sessions_lock);
+}
+
+static const char *const ibpost_state_names[] = {
+	[IBPOST_S_LIVE] = "live",
+	[IBPOST_S_ERROR] = "error",
+	[IBPOST_S_DEAD] = "dead",
+};
+
+static int ibpost_sessions_show(struct seq_file *m, void *unused)
+{
+	struct ibpost_session_stats st;
+	struct ibpost_session *s;
+	char name[IBPOST_NAME_MAX];
+
+	mutex_lock(&ibpost_sessions_lock);
+	list_for_each_entry(s, &ibpost_sessions, node) {
+		ibpost_session_get_stats(s, &st);
+		if (s->dev)
+			ibpost_dev_name(s->dev, name, sizeof(name));
+		else
+			strscpy(name, "-", sizeof(name));
+		seq_printf(m, "session %u dev %s state %s depth %u max_sge %u requests %llu completed %llu inflight %llu bytes %llu wrs %llu errors %llu sq_full %llu lat_p50_ns %llu lat_p99_ns %llu lat_p999_ns %llu\n",
+			   s->id, name, ibpost_state_names[s->state],
+			   s->attr.depth, s->max_sge, st.requests,
+			   st.completed, st.inflight, st.bytes, st.wrs,
+			   st.errors, st.sq_full, st.lat_p50_ns,
+			   st.lat_p99_ns, st.lat_p999_ns);
+	}
+	mutex_unlock(&ibpost_sessions_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ibpost_sessions);
+
+/**
+ * ibpost_sessions_debugfs() - add the "sessions" file to ibpost's debugfs.
+ * @dir: ibpost's debugfs directory.
+ */
+void ibpost_sessions_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("sessions", 0400, dir, NULL,
+			    &ibpost_sessions_fops);
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibpost: sessions of kernel consumers (internal).
+ */
+#ifndef _IBPOST_SESSION_H
+#define _IBPOST_SESSION_H
+
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <ibpost.h>
+
+#include "conn.h"
+#include "device.h"
+#include "mr.h"
+
+/* Where a session is in its life. */
+enum ibpost_sess_state {
+	IBPOST_S_LIVE,		/* submissions accepted */
+	IBPOST_S_ERROR,		/* QP in error: submissions refused, flushing */
+	IBPOST_S_DEAD,		/* closed or lost: device resources freed */
+};
+
+/**
+ * struct ibpost_session - a consumer's connected QP pair.
+ * @node: entry in the list of all sessions.
+ * @attr: what it was opened with.
+ * @dev: the device, referenced until the session dies.
+ * @conn: the QP pair: initiator CQ polled from softirq.
+ * @max_sge: SGEs per send WR (granted).
+ * @max_sge_rd: SGEs per RDMA READ WR.
+ * @max_msg: bytes per WR (the port's max_msg_sz).
+ * @lock: @state, @sq_free, @posting, @orphans, @stats.
+ * @state: enum ibpost_sess_state.
+ * @kill_err: errno flushed requests complete with once the session dies.
+ * @sq_free: send-queue slots not reserved by a request.
+ * @posting: submitters between reserving slots and returning from
+ *	ib_post_send(); a dying session waits for them.
+ * @wq: submitters waiting for slots, the session waiting for @posting.
+ * @orphans: requests whose post failed part-way: completed when the QP has
+ *	been drained.
+ * @reg_lock: serializes registrations (they poll the target CQ) against
+ *	each other and against the session's death; protects @regs.
+ * @regs: live registrations.
+ * @stats: counters.
+ * @id: number in debugfs.
+ */
+struct ibpost_session {
+	struct list_head node;
+	struct ibpost_session_attr attr;
+	struct ibpost_dev *dev;
+	struct ibpost_conn conn;
+	u32 max_sge;
+	u32 max_sge_rd;
+	u32 max_msg;
+	spinlock_t lock;
+	enum ibpost_sess_state state;
+	int kill_err;
+	u32 sq_free;
+	u32 posting;
+	wait_queue_head_t wq;
+	struct list_head orphans;
+	struct mutex reg_lock;
+	struct list_head regs;
+	struct ibpost_session_stats stats;
+	u32 id;
+};
+
+/**
+ * struct ibpost_mreg - a scatterlist registered for remote access.
+ * @node: entry in the session's @regs.
+ * @s: the session.
+ * @sgl: the caller's scatterlist.
+ * @nents: its entries.
+ * @mapped: entries ib_dma_map_sg() returned; 0 once unmapped.
+ * @mrs: the one fast-reg MR.
+ */
+struct ibpost_mreg {
+	struct list_head node;
+	struct ibpost_session *s;
+	struct scatterlist *sgl;
+	unsigned int nents;
+	int mapped;
+	struct ibpost_mrs mrs;
+};
+
+void ibpost_sessions_lose(struct ibpost_dev *dev);
+void ibpost_sessions_debugfs(struct dentry *dir);
+void ibpost_session_error(struct ibpost_session *s);
+void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
+			 int status);
+void ibpost_regs_release(struct ibpost_session *s);
+
+#endif /* _IBPOST_SESSION_H */

@@ -1,0 +1,122 @@
+#!/bin/bash
+# In-guest tests of the in-kernel session API through its consumer module
+# (kunit/consumer.c; run by guest-check.sh on both kernels):
+#   - the consumer's workload at load: 4 kthreads writing 128 KiB requests
+#     of 32 pages taken out of order, reading them back into other pages
+#     and checking every byte; its line and 'ibpost run' at 128 KiB on the
+#     same device go to $IBPOST_OUT/session-$IBPOST_KERNEL.txt;
+#   - ibpost cannot be unloaded while a consumer module uses it;
+#   - the device deleted under a running workload: the load fails with an
+#     error, the removal completes, nothing of ibpost is left;
+#   - after each: no QP/MR of ibpost, ibpost/live back to 0.
+# TAP on stdout and in $IBPOST_OUT/session-$IBPOST_KERNEL.tap.
+set -uo pipefail
+cd "$IBPOST_REPO" || exit 1
+# shellcheck source=tools/rig/guest-lib.sh
+. tools/rig/guest-lib.sh
+TAP_FILE=$IBPOST_OUT/session-$IBPOST_KERNEL.tap
+: >"$TAP_FILE"
+# shellcheck source=tools/tests/tap.sh
+. tools/tests/tap.sh
+
+if [[ $IBPOST_KERNEL == test ]]; then
+	KO=build/testmod/module/ibpost.ko
+	CONS=build/testmod/kunit/ibpost_consumer.ko
+else
+	KO=module/ibpost.ko
+	CONS=kunit/ibpost_consumer.ko
+fi
+IBPOST=tools/ibpost/ibpost
+LIVE=/sys/kernel/debug/ibpost/live
+FIG=$IBPOST_OUT/session-$IBPOST_KERNEL.txt
+: >"$FIG"
+
+rig_load_rxe || { t_fail "load rxe" "modules"; t_done; exit 1; }
+rig_rxe_lo || { t_fail "rxe_lo" "link add"; t_done; exit 1; }
+if ! grep -q '^ibpost ' /proc/modules; then
+	insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
+fi
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+
+# nothing_left WHEN: no QP/MR of ibpost, and its own counts at 0.
+nothing_left() {
+	local kind found='' live
+	for kind in qp mr; do
+		rdma resource show "$kind" 2>/dev/null | grep -q 'comm \[ibpost' &&
+			found="$found $kind"
+	done
+	live=$(cat $LIVE 2>&1)
+	if [[ -z $found && -z $(awk '$2 != 0' <<<"$live") && -z $(cat /sys/kernel/debug/ibpost/sessions) ]]; then
+		t_ok "$1: no ibpost QP/MR, session or page left"
+	else
+		t_fail "$1: no ibpost QP/MR, session or page left" "found:$found; live: $(tr '\n' ' ' <<<"$live"); sessions: $(head -c 300 /sys/kernel/debug/ibpost/sessions)"
+	fi
+}
+
+# The consumer's last summary line for DEV.
+cons_line() { dmesg | grep "ibpost_consumer: $1:" | tail -n 1; }
+
+# --- the workload ----------------------------------------------------------------
+reqs=32
+if out=$(timeout 600 insmod "$CONS" dev=rxe_lo threads=4 reqs=$reqs 2>&1); then
+	line=$(cons_line rxe_lo)
+	want="4 threads x $reqs requests of 128 KiB (WRITE, READ back): $((4 * reqs * 2 * 131072)) bytes"
+	if [[ $line == *"$want"* && $line == *"$((4 * reqs * 2)) requests, 0 errors (first 0), 0 bad bytes"* ]]; then
+		t_ok "consumer: 4 threads x $reqs scattered 128 KiB WRITEs read back, every byte equal (${line##*= })"
+	else
+		t_fail "consumer: 4 threads x $reqs scattered 128 KiB WRITEs read back" "$line"
+	fi
+	echo "$line" >>"$FIG"
+else
+	t_fail "consumer workload loads" "$out: $(cons_line rxe_lo)"
+fi
+rmmod ibpost_consumer 2>/dev/null
+nothing_left "after the consumer workload"
+# The same device and size through ibpost run, for comparison.
+for op in write read; do
+	$IBPOST run --dev rxe_lo --op $op --size 128K --sge 32 --iters 256 \
+		--depth 16 >>"$FIG" 2>&1
+done
+
+# --- a user of the API pins ibpost ------------------------------------------------
+if insmod "$CONS" autorun=0; then
+	t_expect "rmmod ibpost refused while a consumer module is loaded" 1 rmmod ibpost
+	t_check "rmmod the consumer" rmmod ibpost_consumer
+else
+	t_fail "insmod consumer autorun=0" "$CONS"
+fi
+
+# --- the device deleted under a running workload --------------------------------------
+if rig_rxe_dummy rxe_sess 192.0.2.13/24 >/dev/null 2>&1; then
+	(
+		timeout 600 insmod "$CONS" dev=rxe_sess threads=4 reqs=1000000
+		echo $? >"$IBPOST_OUT/cons-loss.rc"
+	) >/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 60); do
+		grep -q 'dev rxe_sess state live .* completed [1-9]' \
+			/sys/kernel/debug/ibpost/sessions 2>/dev/null && break
+		sleep 1
+	done
+	if grep -q 'dev rxe_sess state live' /sys/kernel/debug/ibpost/sessions; then
+		t_ok "session on rxe_sess live and completing requests"
+	else
+		t_fail "session on rxe_sess live and completing requests" "$(cat /sys/kernel/debug/ibpost/sessions)"
+	fi
+	t_check "rdma link del rxe_sess under the workload" timeout 120 rdma link del rxe_sess
+	wait "$pid"
+	rc=$(cat "$IBPOST_OUT/cons-loss.rc" 2>/dev/null)
+	line=$(cons_line rxe_sess)
+	if [[ $rc != 0 && $line =~ requests,\ ([1-9][0-9]*)\ errors\ \(first\ (-19|-107)\) ]]; then
+		t_ok "workload ended with an error when its device went (${BASH_REMATCH[1]} errors, first ${BASH_REMATCH[2]})"
+	else
+		t_fail "workload ended with an error when its device went" "rc $rc: $line"
+	fi
+	grep -q '^ibpost_consumer ' /proc/modules && rmmod ibpost_consumer
+	nothing_left "after losing the device under a session"
+else
+	t_fail "rxe on a dummy netdev for the loss test" "rig_rxe_dummy"
+fi
+
+t_check "rmmod ibpost after the session tests" rmmod ibpost
+t_done

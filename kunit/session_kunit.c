@@ -404,7 +404,7 @@ static void tk_refused_test(struct kunit *test)
 	struct ibpost_session_attr attr = { .dev_name = dev, .depth = 2,
 					    .max_sge = 1 };
 	struct ibpost_session *s;
-	struct page *loc = tk_pages(test, 3), *rem = tk_pages(test, 0);
+	struct page *loc = tk_pages(test, 3), *rem = tk_pages(test, 2);
 	struct scatterlist rsg, sg[3];
 	struct ibpost_rdesc rd;
 	struct ibpost_mreg *m;
@@ -430,16 +430,16 @@ static void tk_refused_test(struct kunit *test)
 	s = ibpost_session_open(&attr);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
 	sg_init_table(&rsg, 1);
-	sg_set_page(&rsg, rem, PAGE_SIZE, 0);
+	sg_set_page(&rsg, rem, 4 * PAGE_SIZE, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_reg(s, &rsg, 1, 0, &rd)),
 			(long)-EINVAL);
-	m = tk_reg(test, s, rem, 1, &rsg, &rd);
+	m = tk_reg(test, s, rem, 4, &rsg, &rd);
 	tk_sg(sg, loc, 3, 2, 0);
 	KUNIT_EXPECT_EQ(test, tk_io_run(s, io, IBPOST_OP_SEND, sg, 1, &rd, 0,
 					0), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, io->req.reason, (u32)IBPOST_R_OPCODE);
-	KUNIT_EXPECT_EQ(test, tk_io_run(s, io, IBPOST_OP_WRITE, sg, 1, &rd, 1,
-					0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tk_io_run(s, io, IBPOST_OP_WRITE, sg, 1, &rd,
+					3 * PAGE_SIZE + 1, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, io->req.reason, (u32)IBPOST_R_SGE_RANGE);
 	KUNIT_EXPECT_EQ(test, tk_io_run(s, io, IBPOST_OP_WRITE, sg, 1, &rd, 0,
 					0x80), -EINVAL);
@@ -452,7 +452,7 @@ static void tk_refused_test(struct kunit *test)
 	ibpost_unreg(m);
 	ibpost_session_close(s);
 	__free_pages(loc, 3);
-	__free_page(rem);
+	__free_pages(rem, 2);
 }
 
 static struct kunit_case tk_cases[] = {

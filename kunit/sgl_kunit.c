@@ -395,6 +395,7 @@ struct ibpost_run_case {
 	int err;
 	u32 reason;
 	u64 value, limit;
+	bool recv_wr;	/* the refusal names the receive WRs */
 };
 
 static const struct ibpost_run_case ibpost_run_cases[] = {
@@ -411,7 +412,8 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	{ "valid explicit layout with msg 0",
 	  { { RF_LAYOUT, IBPOST_LAYOUT_EXPLICIT }, { RF_MSG, 0 } } },
 	{ "valid msg at IBPOST_MAX_MSG", { { RF_MSG, IBPOST_MAX_MSG } } },
-	{ "valid inline at max_inline", { { RF_FLAGS, IBPOST_RUN_FLAGS },
+	{ "valid inline at max_inline", { { RF_FLAGS, IBPOST_RUN_FLAGS &
+					    ~IBPOST_RUN_PINGPONG },
 					  { RF_CM_FAMILY, AF_INET },
 					  { RF_MSG, 256 } } },
 	{ "valid inline WRITE", { { RF_OP, IBPOST_OP_WRITE },
@@ -431,8 +433,21 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	{ "READ ignores recv_num_sge", { { RF_OP, IBPOST_OP_READ },
 					 { RF_RECV_NUM_SGE, 99 } } },
 	/* one row per rule */
-	{ "unknown flag", { { RF_FLAGS, 1U << 3 } },
-	  -EINVAL, IBPOST_R_FLAGS, 1U << 3, IBPOST_RUN_FLAGS },
+	{ "unknown flag", { { RF_FLAGS, 1U << 4 } },
+	  -EINVAL, IBPOST_R_FLAGS, 1U << 4, IBPOST_RUN_FLAGS },
+	{ "valid ping-pong WRITE batch 1", { { RF_FLAGS, IBPOST_RUN_PINGPONG },
+					     { RF_OP, IBPOST_OP_WRITE },
+					     { RF_BATCH, 1 } } },
+	{ "ping-pong with SEND", { { RF_FLAGS, IBPOST_RUN_PINGPONG },
+				   { RF_BATCH, 1 } },
+	  -EINVAL, IBPOST_R_PINGPONG, IBPOST_OP_SEND, 0 },
+	{ "ping-pong with READ", { { RF_FLAGS, IBPOST_RUN_PINGPONG },
+				   { RF_OP, IBPOST_OP_READ },
+				   { RF_BATCH, 1 } },
+	  -EINVAL, IBPOST_R_PINGPONG, IBPOST_OP_READ, 0 },
+	{ "ping-pong WRITE batch 8", { { RF_FLAGS, IBPOST_RUN_PINGPONG },
+				       { RF_OP, IBPOST_OP_WRITE } },
+	  -EINVAL, IBPOST_R_PINGPONG, 8, 0 },
 	{ "reserved0 set", { { RF_RESERVED0, 1 } },
 	  -EINVAL, IBPOST_R_RESERVED, 0, 0 },
 	{ "reserved[0] set", { { RF_RESERVED, 1 } },
@@ -466,9 +481,9 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 					     { RF_NUM_SGE, 9 } },
 	  -EINVAL, IBPOST_R_NUM_SGE, 9, 8 },
 	{ "recv_num_sge above max_recv_sge", { { RF_RECV_NUM_SGE, 33 } },
-	  -EINVAL, IBPOST_R_NUM_SGE, 33, 32 },
+	  -EINVAL, IBPOST_R_NUM_SGE, 33, 32, true },
 	{ "recv sge defaults to num_sge", { { RF_LIM_RECV_SGE, 2 } },
-	  -EINVAL, IBPOST_R_NUM_SGE, 4, 2 },
+	  -EINVAL, IBPOST_R_NUM_SGE, 4, 2, true },
 	{ "msg 0 with generated layout", { { RF_MSG, 0 } },
 	  -EINVAL, IBPOST_R_MSG_SIZE, 0, IBPOST_MAX_MSG },
 	{ "msg above IBPOST_MAX_MSG", { { RF_MSG, IBPOST_MAX_MSG + 1 } },
@@ -629,7 +644,8 @@ static void ibpost_run_check_test(struct kunit *test)
 		return;
 	KUNIT_EXPECT_EQ(test, st.value, c->value);
 	KUNIT_EXPECT_EQ(test, st.limit, c->limit);
-	KUNIT_EXPECT_EQ(test, st.wr, IBPOST_STATUS_NONE);
+	KUNIT_EXPECT_EQ(test, st.wr, c->recv_wr ? IBPOST_STATUS_RECV_WR :
+						  IBPOST_STATUS_NONE);
 	KUNIT_EXPECT_EQ(test, st.sge, IBPOST_STATUS_NONE);
 }
 

@@ -18,6 +18,21 @@
 
 #define IBPOST_MR_TIMEOUT	(5 * HZ)
 
+/*
+ * Page-list entries to allocate for an MR over @pages pages: one spare
+ * where the device allows it.  rdma_rxe on 6.1 (rxe_mr_copy()) steps to
+ * the next map of 256 pages after the last byte it copies, reading one
+ * pointer past the map array when a transfer ends exactly at a multiple
+ * of 256 pages of the MR (KASAN: slab-out-of-bounds); a spare entry makes
+ * that map exist.  Other providers just get a page-list one entry longer.
+ */
+static u32 ibpost_mr_alloc_pages(struct ib_pd *pd, u32 pages)
+{
+	u32 max = pd->device->attrs.max_fast_reg_page_list_len;
+
+	return pages < max ? pages + 1 : pages;
+}
+
 struct ibpost_mr_wait {
 	struct ib_cqe cqe;
 	u32 done;
@@ -151,7 +166,8 @@ int ibpost_mrs_register(struct ibpost_mrs *m, struct ibpost_conn *c,
 		return -ENOMEM;
 	}
 	for (i = 0; i < b->nslots; i++) {
-		m->mr[i] = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, pages);
+		m->mr[i] = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG,
+				      ibpost_mr_alloc_pages(c->pd, pages));
 		if (IS_ERR(m->mr[i])) {
 			ret = PTR_ERR(m->mr[i]);
 			m->mr[i] = NULL;
@@ -204,7 +220,8 @@ int ibpost_mrs_register_sg(struct ibpost_mrs *m, struct ibpost_conn *c,
 	m->mr = kcalloc(1, sizeof(*m->mr), GFP_KERNEL);
 	if (!m->mr)
 		return -ENOMEM;
-	m->mr[0] = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, pages);
+	m->mr[0] = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG,
+			       ibpost_mr_alloc_pages(c->pd, pages));
 	if (IS_ERR(m->mr[0])) {
 		ret = PTR_ERR(m->mr[0]);
 		m->mr[0] = NULL;

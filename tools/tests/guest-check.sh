@@ -25,10 +25,15 @@ if [[ $IBPOST_KERNEL == test ]]; then
 	# Pure suites, then the engine on rxe_lo (exported API only).
 	insmod build/testmod/kunit/ibpost_kunit.ko || rc=1
 	insmod build/testmod/kunit/ibpost_rxe_kunit.ko dev=rxe_lo || rc=1
+	# The session API: its consumer, driven by the session suite.
+	insmod build/testmod/kunit/ibpost_consumer.ko autorun=0 || rc=1
+	insmod build/testmod/kunit/ibpost_session_kunit.ko dev=rxe_lo || rc=1
 	# KTAP is cut from this dmesg on the host (tools/tests/ktap_extract.py).
 	dmesg >"$IBPOST_OUT/kunit-dmesg.txt"
 	grep -E '^\[[ 0-9.]*\] *(not ok|# .*(FAILED|fail:[1-9]))' \
 		"$IBPOST_OUT/kunit-dmesg.txt" || true
+	rmmod ibpost_session_kunit || rc=1
+	rmmod ibpost_consumer || rc=1
 	rmmod ibpost_rxe_kunit || rc=1
 	rmmod ibpost_kunit || rc=1
 	rmmod ibpost || rc=1
@@ -37,6 +42,7 @@ fi
 tools/tests/integration.sh || rc=1
 tools/tests/badinput.sh || rc=1
 tools/tests/hardening.sh || rc=1
+tools/tests/session.sh || rc=1
 # kmemleak, when the kernel has it: a scan after everything was unloaded.
 if [[ -w /sys/kernel/debug/kmemleak ]]; then
 	echo scan >/sys/kernel/debug/kmemleak

@@ -3,6 +3,9 @@
 #   rig_load_rxe              load crc32/ib_core/.../rdma_rxe/rdma_cm/rdma_ucm (no autoload in the guest)
 #   rig_rxe_lo                rxe device rxe_lo on lo, waits for ACTIVE
 #   rig_rxe_dummy NAME ADDR   dummy netdev d0 (MTU 9000, ADDR e.g. 192.0.2.9/24) + rxe NAME on it
+#   rig_arg NAME              value of rig.NAME= on the kernel command line (tools/rig/pair.sh)
+#   rig_pair_net              two-guest wire (pair.sh): eth0 up, MTU 9000, this guest's
+#                             address (rig.addr), rxe0 on it, ACTIVE
 # Functions return non-zero on failure (messages on stderr).
 # shellcheck shell=bash
 
@@ -49,4 +52,27 @@ rig_rxe_dummy() {
 	ip link set d0 up
 	rdma link add "$name" type rxe netdev d0 || return 1
 	rig_wait_active "$name"
+}
+
+rig_arg() {
+	local a
+	for a in $(cat /proc/cmdline); do
+		[[ $a == "rig.$1="* ]] && { echo "${a#*=}"; return 0; }
+	done
+	return 1
+}
+
+rig_pair_net() {
+	local addr
+	addr=$(rig_arg addr) || { echo "rig: no rig.addr (not booted by pair.sh?)" >&2; return 1; }
+	rig_modprobe virtio_net || return 1
+	for _ in $(seq 50); do
+		ip link show eth0 >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	ip link set eth0 mtu 9000 || return 1
+	ip addr add "$addr/24" dev eth0 || return 1
+	ip link set eth0 up || return 1
+	rdma link show rxe0/1 >/dev/null 2>&1 || rdma link add rxe0 type rxe netdev eth0 || return 1
+	rig_wait_active rxe0
 }

@@ -1,0 +1,73 @@
+#!/bin/bash
+# Usage: tools/rig/pair.sh --kernel stock|test --server SCRIPT --client SCRIPT
+#          [--timeout SEC (900)] [--out DIR] [--append 'KARGS']
+#
+# Boots two guests (tools/rig/boot.sh each) joined by one QEMU socket netdev
+# on 127.0.0.1 and nothing else: the server guest listens, the client guest
+# connects.  Each runs its script as boot.sh runs one, with rig.role=server
+# or client and rig.addr (192.0.2.1 / 192.0.2.2, a documentation range that
+# never leaves QEMU) and rig.peer (the other one) on its kernel command line:
+# guest-lib.sh's rig_pair_net brings eth0 up with that address and adds rxe0
+# on it; rig_arg reads the values.  The scripts coordinate over the wire
+# (the client retries until the server answers).
+# Output: DIR/server and DIR/client (each guest's IBPOST_OUT) and
+# DIR/console-{server,client}.log; DIR defaults to build/rig/pair-*.
+# Exit status: 0 when both scripts exit 0, else the server's non-zero
+# status, else the client's.
+set -euo pipefail
+
+rig=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$rig/../.." && pwd)
+usage() { sed -n '2,19s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+
+kind='' server='' client='' timeout=900 out='' append=''
+while (($#)); do
+	(($# >= 2)) || usage
+	case $1 in
+	--kernel) kind=$2 ;;
+	--server) server=$2 ;;
+	--client) client=$2 ;;
+	--timeout) timeout=$2 ;;
+	--out) out=$2 ;;
+	--append) append=$2 ;;
+	*) usage ;;
+	esac
+	shift 2
+done
+[[ -n $kind && -n $server && -n $client ]] || usage
+mkdir -p "$repo/build/rig"
+[[ -n $out ]] || out=$(mktemp -d "$repo/build/rig/pair-XXXXXX")
+mkdir -p "$out/server" "$out/client"
+
+# A free TCP port on 127.0.0.1 for the socket netdev.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mac=52:54:00:19:20:0
+net() { echo "-netdev socket,id=n0,$1=127.0.0.1:$port -device virtio-net-pci,netdev=n0,mac=$mac$2"; }
+
+echo "pair.sh: $kind kernels on 127.0.0.1:$port; out $out" >&2
+"$rig/boot.sh" --kernel "$kind" --script "$server" --timeout "$timeout" \
+	--out "$out/server" --log "$out/console-server.log" \
+	--append "rig.role=server rig.addr=192.0.2.1 rig.peer=192.0.2.2 $append" \
+	--extra-qemu "$(net listen 1)" >/dev/null 2>"$out/server.err" &
+spid=$!
+# The listener must exist before the client's QEMU connects (watched in
+# /proc/net/tcp: a test connection would be taken as the peer).
+hexport=$(printf '%04X' "$port")
+for _ in $(seq 300); do
+	grep -q "0100007F:$hexport 00000000:0000 0A" /proc/net/tcp && break
+	sleep 0.1
+done
+"$rig/boot.sh" --kernel "$kind" --script "$client" --timeout "$timeout" \
+	--out "$out/client" --log "$out/console-client.log" \
+	--append "rig.role=client rig.addr=192.0.2.2 rig.peer=192.0.2.1 $append" \
+	--extra-qemu "$(net connect 2)" >/dev/null 2>"$out/client.err" &
+cpid=$!
+set +e
+wait "$spid"
+src=$?
+wait "$cpid"
+crc=$?
+set -e
+echo "pair.sh: server exit $src ($(tail -n 1 "$out/server.err")), client exit $crc ($(tail -n 1 "$out/client.err"))" >&2
+((src)) && exit "$src"
+exit "$crc"

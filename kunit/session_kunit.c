@@ -187,83 +187,102 @@ static void tk_consumer_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, res->stats.lat_p50_ns, 0ULL);
 }
 
+/* A session, local pages and a registered remote buffer of 2^rorder pages. */
+struct tk_rig {
+	struct ibpost_session *s;
+	struct page *loc;
+	struct page *rem;
+	u32 lorder;
+	u32 rorder;
+	struct scatterlist rsg;
+	struct ibpost_rdesc rd;
+	struct ibpost_mreg *m;
+};
+
+static struct tk_rig *tk_up(struct kunit *test, u32 depth, u32 max_sge,
+			    u32 lorder, u32 rorder)
+{
+	struct tk_rig *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->s = tk_open(test, depth, max_sge);
+	r->lorder = lorder;
+	r->rorder = rorder;
+	r->loc = tk_pages(test, lorder);
+	r->rem = tk_pages(test, rorder);
+	r->m = tk_reg(test, r->s, r->rem, 1U << rorder, &r->rsg, &r->rd);
+	return r;
+}
+
+static void tk_down(struct tk_rig *r)
+{
+	if (r->m)
+		ibpost_unreg(r->m);
+	ibpost_session_close(r->s);
+	__free_pages(r->loc, r->lorder);
+	__free_pages(r->rem, r->rorder);
+}
+
 /* 10 pages that never touch: 3 WRs of at most 4 SGEs, each way. */
 static void tk_split_test(struct kunit *test)
 {
-	struct ibpost_session *s = tk_open(test, 16, 4);
-	struct page *loc = tk_pages(test, 5), *rem = tk_pages(test, 4);
-	struct scatterlist rsg, *sg = kunit_kcalloc(test, 10, sizeof(*sg),
-						     GFP_KERNEL);
+	struct tk_rig *r = tk_up(test, 16, 4, 5, 4);
+	struct scatterlist *sg = kunit_kcalloc(test, 10, sizeof(*sg),
+					       GFP_KERNEL);
 	struct ibpost_session_stats *st;
-	struct ibpost_rdesc rd;
-	struct ibpost_mreg *m;
 	u64 wrs;
 
 	KUNIT_ASSERT_NOT_NULL(test, sg);
-	m = tk_reg(test, s, rem, 16, &rsg, &rd);
-	tk_sg(sg, loc, 10, 2, 0);
+	tk_sg(sg, r->loc, 10, 2, 0);
 	tk_fill(sg, 10, 1);
-	KUNIT_EXPECT_EQ(test, tk_sync(test, s, IBPOST_OP_WRITE, sg, 10, &rd,
-				      PAGE_SIZE), 0);
-	st = tk_stats(test, s);
+	KUNIT_EXPECT_EQ(test, tk_sync(test, r->s, IBPOST_OP_WRITE, sg, 10,
+				      &r->rd, PAGE_SIZE), 0);
+	st = tk_stats(test, r->s);
 	KUNIT_EXPECT_EQ(test, st->wrs, 3ULL);
 	/* On the far side, in order, at the offset asked for. */
-	KUNIT_EXPECT_EQ(test, tk_bad(page_address(rem + 1), 10 * PAGE_SIZE,
+	KUNIT_EXPECT_EQ(test, tk_bad(page_address(r->rem + 1), 10 * PAGE_SIZE,
 				     1), 0ULL);
-	KUNIT_EXPECT_EQ(test, *(u8 *)page_address(rem), 0);
+	KUNIT_EXPECT_EQ(test, *(u8 *)page_address(r->rem), 0);
 	wrs = st->wrs;
-	tk_sg(sg, loc, 10, 2, 1);
-	KUNIT_EXPECT_EQ(test, tk_sync(test, s, IBPOST_OP_READ, sg, 10, &rd,
-				      PAGE_SIZE), 0);
-	st = tk_stats(test, s);
+	tk_sg(sg, r->loc, 10, 2, 1);
+	KUNIT_EXPECT_EQ(test, tk_sync(test, r->s, IBPOST_OP_READ, sg, 10,
+				      &r->rd, PAGE_SIZE), 0);
+	st = tk_stats(test, r->s);
 	KUNIT_EXPECT_EQ(test, st->wrs - wrs, 3ULL);
 	KUNIT_EXPECT_EQ(test, st->completed, 2ULL);
 	KUNIT_EXPECT_EQ(test, st->bytes, 20ULL * PAGE_SIZE);
 	/* Read back into the odd pages: entry k holds bytes k * PAGE_SIZE.. */
 	for (wrs = 0; wrs < 10; wrs++)
-		KUNIT_EXPECT_EQ(test, tk_bad_at(page_address(loc + 1 + 2 * wrs),
-						PAGE_SIZE, wrs * PAGE_SIZE, 1),
-				0ULL);
-	ibpost_unreg(m);
-	ibpost_session_close(s);
-	__free_pages(loc, 5);
-	__free_pages(rem, 4);
+		KUNIT_EXPECT_EQ(test,
+				tk_bad_at(page_address(r->loc + 1 + 2 * wrs),
+					  PAGE_SIZE, wrs * PAGE_SIZE, 1), 0ULL);
+	tk_down(r);
 }
 
 /* 8 entries over adjacent pages are one SGE: one WR even at max_sge 1. */
 static void tk_merge_test(struct kunit *test)
 {
-	struct ibpost_session *s = tk_open(test, 16, 1);
-	struct page *loc = tk_pages(test, 3), *rem = tk_pages(test, 3);
-	struct scatterlist rsg, sg[8];
-	struct ibpost_session_stats *st;
-	struct ibpost_rdesc rd;
-	struct ibpost_mreg *m;
+	struct tk_rig *r = tk_up(test, 16, 1, 3, 3);
+	struct scatterlist *sg = kunit_kcalloc(test, 8, sizeof(*sg),
+					       GFP_KERNEL);
 
-	m = tk_reg(test, s, rem, 8, &rsg, &rd);
-	tk_sg(sg, loc, 8, 1, 0);
+	KUNIT_ASSERT_NOT_NULL(test, sg);
+	tk_sg(sg, r->loc, 8, 1, 0);
 	tk_fill(sg, 8, 2);
-	KUNIT_EXPECT_EQ(test, tk_sync(test, s, IBPOST_OP_WRITE, sg, 8, &rd, 0),
-			0);
-	st = tk_stats(test, s);
-	KUNIT_EXPECT_EQ(test, st->wrs, 1ULL);
-	KUNIT_EXPECT_EQ(test, tk_bad(page_address(rem), 8 * PAGE_SIZE, 2),
+	KUNIT_EXPECT_EQ(test, tk_sync(test, r->s, IBPOST_OP_WRITE, sg, 8,
+				      &r->rd, 0), 0);
+	KUNIT_EXPECT_EQ(test, tk_stats(test, r->s)->wrs, 1ULL);
+	KUNIT_EXPECT_EQ(test, tk_bad(page_address(r->rem), 8 * PAGE_SIZE, 2),
 			0ULL);
-	ibpost_unreg(m);
-	ibpost_session_close(s);
-	__free_pages(loc, 3);
-	__free_pages(rem, 3);
+	tk_down(r);
 }
 
 /* Depth 4, completions held off: 4 accepted, then -EAGAIN, never more. */
 static void tk_nowait_test(struct kunit *test)
 {
-	struct ibpost_session *s = tk_open(test, 4, 0);
-	struct page *loc = tk_pages(test, 3), *rem = tk_pages(test, 3);
+	struct tk_rig *r = tk_up(test, 4, 0, 3, 3);
 	struct ibpost_session_stats *st;
-	struct scatterlist rsg, *sg;
-	struct ibpost_rdesc rd;
-	struct ibpost_mreg *m;
+	struct scatterlist *sg;
 	struct tk_io *io;
 	int i, ret[8], ok = 0;
 
@@ -271,14 +290,13 @@ static void tk_nowait_test(struct kunit *test)
 	sg = kunit_kcalloc(test, 8, sizeof(*sg), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, io);
 	KUNIT_ASSERT_NOT_NULL(test, sg);
-	m = tk_reg(test, s, rem, 8, &rsg, &rd);
 	for (i = 0; i < 8; i++)
-		tk_sg(&sg[i], loc, 1, 1, i);
+		tk_sg(&sg[i], r->loc, 1, 1, i);
 	/* rxe completes from softirq on this CPU: none can come meanwhile. */
 	local_bh_disable();
 	for (i = 0; i < 8; i++)
-		ret[i] = tk_io_run(s, &io[i], IBPOST_OP_WRITE, &sg[i], 1, &rd,
-				   i * PAGE_SIZE, IBPOST_REQ_NOWAIT);
+		ret[i] = tk_io_run(r->s, &io[i], IBPOST_OP_WRITE, &sg[i], 1,
+				   &r->rd, i * PAGE_SIZE, IBPOST_REQ_NOWAIT);
 	local_bh_enable();
 	for (i = 0; i < 8; i++) {
 		if (!ret[i]) {
@@ -291,75 +309,60 @@ static void tk_nowait_test(struct kunit *test)
 		}
 	}
 	KUNIT_EXPECT_EQ(test, ok, 4);
-	st = tk_stats(test, s);
+	st = tk_stats(test, r->s);
 	KUNIT_EXPECT_GE(test, st->sq_full, 4ULL);
 	KUNIT_EXPECT_EQ(test, st->completed, 4ULL);
 	msleep(50);
 	for (i = 0; i < 8; i++)
 		KUNIT_EXPECT_EQ(test, atomic_read(&io[i].calls), ret[i] ? 0 : 1);
 	/* Room again: a blocking submission goes through. */
-	KUNIT_EXPECT_EQ(test, tk_sync(test, s, IBPOST_OP_WRITE, &sg[0], 1, &rd,
-				      0), 0);
-	ibpost_unreg(m);
-	ibpost_session_close(s);
-	__free_pages(loc, 3);
-	__free_pages(rem, 3);
+	KUNIT_EXPECT_EQ(test, tk_sync(test, r->s, IBPOST_OP_WRITE, &sg[0], 1,
+				      &r->rd, 0), 0);
+	tk_down(r);
 }
 
 /* A bad rkey: -EIO once, the session refuses more, one ERROR event. */
 static void tk_error_test(struct kunit *test)
 {
-	struct ibpost_session *s = tk_open(test, 8, 0);
-	struct page *loc = tk_pages(test, 0), *rem = tk_pages(test, 0);
-	struct ibpost_session_stats *st;
-	struct scatterlist rsg, sg;
-	struct ibpost_rdesc rd, bad;
-	struct ibpost_mreg *m;
+	struct tk_rig *r = tk_up(test, 8, 0, 0, 0);
 	struct tk_io *io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
 	int ev0 = atomic_read(&tk_events[IBPOST_EV_ERROR]);
+	struct ibpost_session_stats *st;
+	struct ibpost_rdesc bad = r->rd;
+	struct scatterlist sg;
 
-	m = tk_reg(test, s, rem, 1, &rsg, &rd);
-	bad = rd;
+	KUNIT_ASSERT_NOT_NULL(test, io);
 	bad.rkey ^= 0x00c0ff00;
-	tk_sg(&sg, loc, 1, 1, 0);
-	KUNIT_EXPECT_EQ(test, tk_sync(test, s, IBPOST_OP_WRITE, &sg, 1, &bad,
+	tk_sg(&sg, r->loc, 1, 1, 0);
+	KUNIT_EXPECT_EQ(test, tk_sync(test, r->s, IBPOST_OP_WRITE, &sg, 1, &bad,
 				      0), -EIO);
-	st = tk_stats(test, s);
+	st = tk_stats(test, r->s);
 	KUNIT_EXPECT_EQ(test, st->errors, 1ULL);
 	KUNIT_EXPECT_GE(test, st->wc_status[IB_WC_REM_ACCESS_ERR] +
 			st->wc_status[IB_WC_REM_INV_REQ_ERR] +
 			st->wc_status[IB_WC_REM_OP_ERR], 1U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&tk_events[IBPOST_EV_ERROR]) - ev0,
 			1);
-	KUNIT_ASSERT_NOT_NULL(test, io);
-	KUNIT_EXPECT_EQ(test, tk_io_run(s, io, IBPOST_OP_WRITE, &sg, 1, &rd,
-					0, 0), -EIO);
+	KUNIT_EXPECT_EQ(test, tk_io_run(r->s, io, IBPOST_OP_WRITE, &sg, 1,
+					&r->rd, 0, 0), -EIO);
 	KUNIT_EXPECT_EQ(test, atomic_read(&io->calls), 0);
-	ibpost_unreg(m);
-	ibpost_session_close(s);
-	__free_page(loc);
-	__free_page(rem);
+	tk_down(r);
 }
 
 /* After ibpost_unreg() the rkey is dead: a WRITE with it fails. */
 static void tk_unreg_test(struct kunit *test)
 {
-	struct ibpost_session *s = tk_open(test, 8, 0);
-	struct page *loc = tk_pages(test, 0), *rem = tk_pages(test, 0);
-	struct scatterlist rsg, sg;
-	struct ibpost_rdesc rd;
-	struct ibpost_mreg *m;
+	struct tk_rig *r = tk_up(test, 8, 0, 0, 0);
+	struct scatterlist sg;
 
-	m = tk_reg(test, s, rem, 1, &rsg, &rd);
-	tk_sg(&sg, loc, 1, 1, 0);
-	KUNIT_EXPECT_EQ(test, tk_sync(test, s, IBPOST_OP_WRITE, &sg, 1, &rd, 0),
-			0);
-	ibpost_unreg(m);
-	KUNIT_EXPECT_EQ(test, tk_sync(test, s, IBPOST_OP_WRITE, &sg, 1, &rd, 0),
-			-EIO);
-	ibpost_session_close(s);
-	__free_page(loc);
-	__free_page(rem);
+	tk_sg(&sg, r->loc, 1, 1, 0);
+	KUNIT_EXPECT_EQ(test, tk_sync(test, r->s, IBPOST_OP_WRITE, &sg, 1,
+				      &r->rd, 0), 0);
+	ibpost_unreg(r->m);
+	r->m = NULL;
+	KUNIT_EXPECT_EQ(test, tk_sync(test, r->s, IBPOST_OP_WRITE, &sg, 1,
+				      &r->rd, 0), -EIO);
+	tk_down(r);
 }
 
 /* Close with 8 large requests in flight: each callback exactly once. */

@@ -38,6 +38,15 @@ static void ibpost_dev_release(struct kref *ref)
 }
 
 /**
+ * ibpost_dev_get() - take another reference on a device already held.
+ * @dev: the device.
+ */
+void ibpost_dev_get(struct ibpost_dev *dev)
+{
+	kref_get(&dev->ref);
+}
+
+/**
  * ibpost_dev_put() - drop a reference taken by a ibpost_dev_get_*() call.
  * @dev: the device.
  */

@@ -36,6 +36,7 @@ int ibpost_devices_init(void);
 void ibpost_devices_exit(void);
 struct ibpost_dev *ibpost_dev_get_by_name(const char *name);
 struct ibpost_dev *ibpost_dev_get_by_ibdev(struct ib_device *ibdev);
+void ibpost_dev_get(struct ibpost_dev *dev);
 void ibpost_dev_put(struct ibpost_dev *dev);
 int ibpost_devices_get_all(struct ibpost_dev ***devs, u32 *n);
 void ibpost_devices_put_all(struct ibpost_dev **devs, u32 n);

@@ -199,26 +199,38 @@ static int ibpost_job_connect(struct ibpost_job *job)
 	};
 	struct ibpost_status *st = &run->status;
 	struct sockaddr_storage ss = {};
-	int ret;
+	struct ibpost_session *sess;
 
 	if (run->flags & IBPOST_RUN_CM)
 		ibpost_job_sockaddr(run, &ss);
-	ret = ibpost_conn_create(&job->conn, job->dev->ibdev, job->dev->pd,
-				 job->port, &caps,
-				 run->flags & IBPOST_RUN_CM ? &ss : NULL, st);
-	if (ret)
-		return ret;
-	run->result.max_inline = job->conn.granted.max_inline_data;
+	sess = ibpost_session_create(job->dev, job->port, &caps,
+				     run->flags & IBPOST_RUN_CM ? &ss : NULL,
+				     st);
+	if (IS_ERR(sess)) {
+		if (st->reason == IBPOST_R_NONE)
+			ibpost_status_set(st, IBPOST_R_CONNECT, -PTR_ERR(sess),
+					  0);
+		return PTR_ERR(sess);
+	}
+	job->sess = sess;
+	job->conn = &sess->conn;
+	/* Device removal now waits for this job to leave the session. */
+	if (!ibpost_session_enter(sess)) {
+		ibpost_status_set(st, IBPOST_R_DEVICE_GONE, 0, 0);
+		return -ENODEV;
+	}
+	job->entered = true;
+	run->result.max_inline = job->conn->granted.max_inline_data;
 	/* Validate against what the QP was granted, not what was asked. */
 	if ((run->flags & IBPOST_RUN_INLINE) &&
-	    run->msg_size > job->conn.granted.max_inline_data) {
+	    run->msg_size > job->conn->granted.max_inline_data) {
 		ibpost_status_set(st, IBPOST_R_INLINE_SIZE, run->msg_size,
-				  job->conn.granted.max_inline_data);
+				  job->conn->granted.max_inline_data);
 		return -EINVAL;
 	}
-	if (run->num_sge > job->conn.granted.max_send_sge) {
+	if (run->num_sge > job->conn->granted.max_send_sge) {
 		ibpost_status_set(st, IBPOST_R_NUM_SGE, run->num_sge,
-				  job->conn.granted.max_send_sge);
+				  job->conn->granted.max_send_sge);
 		return -EINVAL;
 	}
 	return 0;
@@ -288,7 +300,7 @@ static int ibpost_job_buffers(struct ibpost_job *job, u32 local_slot,
 		return 0;
 	access = run->op == IBPOST_OP_READ ? IB_ACCESS_REMOTE_READ :
 		 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-	return ibpost_mrs_register(&job->mrs, &job->conn, &job->target, access,
+	return ibpost_mrs_register(&job->mrs, job->conn, &job->target, access,
 				   &run->status);
 }
 
@@ -329,20 +341,22 @@ static void ibpost_job_teardown(struct ibpost_job *job)
 {
 	if (ibpost_pingpong(job))
 		ibpost_pp_finish(job);
-	if (job->conn.qp_a) {
+	if (job->sess) {
 		if (!job->err) {
-			ibpost_mrs_invalidate(&job->pp.mrs, &job->conn);
-			ibpost_mrs_invalidate(&job->mrs, &job->conn);
+			ibpost_mrs_invalidate(&job->pp.mrs, job->conn);
+			ibpost_mrs_invalidate(&job->mrs, job->conn);
 		}
 		job->draining = true;
-		ibpost_conn_drain(&job->conn);
+		ibpost_conn_drain(job->conn);
 	}
 	ibpost_mrs_free(&job->pp.mrs);
 	ibpost_mrs_free(&job->mrs);
-	if (job->conn.qp_a)
-		ibpost_conn_destroy(&job->conn);
 	ibpost_buf_free(&job->target);
 	ibpost_buf_free(&job->local);
+	if (job->entered)
+		ibpost_session_leave(job->sess);
+	if (job->sess)
+		ibpost_session_close(job->sess);
 }
 
 static int ibpost_job_start(struct ibpost_job *job)

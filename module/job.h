@@ -13,6 +13,7 @@
 #include "device.h"
 #include "mr.h"
 #include "sgl.h"
+#include "session.h"
 #include "sq.h"
 
 /* No completion for this long while WRs are outstanding: give up. */
@@ -107,7 +108,8 @@ struct ibpost_pp {
  * @target_layout: contiguous message within a target slot (WRITE/READ).
  * @recv_num_sge: SGEs per receive WR.
  * @depth: send queue depth.
- * @conn: the QP pair.
+ * @sess: the session the job runs on (its QP pair and their lifetime).
+ * @conn: the session's QP pair.
  * @local: initiator slots.
  * @target: target slots.
  * @mrs: remote-access MRs over @target (WRITE/READ).
@@ -129,6 +131,7 @@ struct ibpost_pp {
  * @t_progress: jiffies of the last completion (stall detection).
  * @mm: first verification mismatch.
  * @pp: ping-pong state.
+ * @entered: the job is a poster of @sess (ibpost_session_enter()).
  * @draining: teardown started: flushed completions are not errors.
  * @err: first failure, 0 while all is well.
  */
@@ -143,7 +146,8 @@ struct ibpost_job {
 	struct ibpost_sge_desc target_layout;
 	u32 recv_num_sge;
 	u32 depth;
-	struct ibpost_conn conn;
+	struct ibpost_session *sess;
+	struct ibpost_conn *conn;
 	struct ibpost_buf local;
 	struct ibpost_buf target;
 	struct ibpost_mrs mrs;
@@ -165,6 +169,7 @@ struct ibpost_job {
 	unsigned long t_progress;
 	struct ibpost_mismatch mm;
 	struct ibpost_pp pp;
+	bool entered;
 	bool draining;
 	int err;
 };

@@ -88,9 +88,9 @@ static void ibpost_pp_poll(struct ibpost_job *job, bool tgt)
 	int got = 0;
 
 	if (!tgt)
-		got += ib_process_cq_direct(job->conn.cq_a, 16);
+		got += ib_process_cq_direct(job->conn->cq_a, 16);
 	if (tgt || !job->pp.thread)
-		got += ib_process_cq_direct(job->conn.cq_b, 16);
+		got += ib_process_cq_direct(job->conn->cq_b, 16);
 	if (!got)
 		ibpost_softirq_flush();
 }
@@ -223,7 +223,7 @@ static int ibpost_pp_target_step(struct ibpost_job *job, bool tgt)
 	ret = ibpost_pp_wait_room(job, tgt, &pp->pong_out, IBPOST_MR_CHAIN);
 	if (ret)
 		return ret;
-	ret = ibpost_pp_post(job->conn.qp_b, &pp->pong.wr, &pp->pong_out);
+	ret = ibpost_pp_post(job->conn->qp_b, &pp->pong.wr, &pp->pong_out);
 	if (ret) {
 		ibpost_pp_t_fail(job, ret, IBPOST_R_POST);
 		return ret;
@@ -275,7 +275,7 @@ static int ibpost_pp_iter(struct ibpost_job *job)
 	ret = ibpost_pp_wait_room(job, false, &pp->ping_out, job->depth);
 	if (ret)
 		return ret;
-	ret = ibpost_pp_post(job->conn.qp_a, &job->wrs[0].wr, &pp->ping_out);
+	ret = ibpost_pp_post(job->conn->qp_a, &job->wrs[0].wr, &pp->ping_out);
 	run->result.post_calls++;
 	if (ret) {
 		ibpost_job_fail(job, ret, IBPOST_R_POST, pp->seq);
@@ -307,7 +307,7 @@ int ibpost_pp_prepare(struct ibpost_job *job)
 	unsigned int cpu;
 	int ret;
 
-	ret = ibpost_mrs_register(&pp->mrs, &job->conn, &job->local,
+	ret = ibpost_mrs_register(&pp->mrs, job->conn, &job->local,
 				  IB_ACCESS_LOCAL_WRITE |
 				  IB_ACCESS_REMOTE_WRITE, &run->status);
 	if (ret)
@@ -317,7 +317,7 @@ int ibpost_pp_prepare(struct ibpost_job *job)
 	pp->pong_cqe.done = ibpost_pp_pong_done;
 	pp->pong_sge.addr = job->target.dma[0];
 	pp->pong_sge.length = run->msg_size;
-	pp->pong_sge.lkey = job->conn.pd->local_dma_lkey;
+	pp->pong_sge.lkey = job->conn->pd->local_dma_lkey;
 	wr->opcode = IB_WR_RDMA_WRITE;
 	wr->send_flags = IB_SEND_SIGNALED;
 	wr->sg_list = &pp->pong_sge;

@@ -131,7 +131,7 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static int ibpost_post_recv(struct ibpost_job *job, struct ibpost_recv_ctx *r)
 {
-	int ret = ib_post_recv(job->conn.qp_b, &r->wr, NULL);
+	int ret = ib_post_recv(job->conn->qp_b, &r->wr, NULL);
 
 	if (ret)
 		ibpost_job_fail(job, ret, IBPOST_R_POST, IBPOST_STATUS_NONE);
@@ -260,7 +260,7 @@ static void ibpost_post_batch(struct ibpost_job *job, u32 n)
 	 * and runs right here when they are turned back on.
 	 */
 	local_bh_disable();
-	ret = ib_post_send(job->conn.qp_a, first, &bad);
+	ret = ib_post_send(job->conn->qp_a, first, &bad);
 	local_bh_enable();
 	res->post_calls++;
 	if (likely(!ret)) {
@@ -352,9 +352,9 @@ int ibpost_job_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms)
 			if (ibpost_sq_room(sq) >= n && ibpost_recv_room(job) >= n)
 				ibpost_post_batch(job, n);
 		}
-		got = ib_process_cq_direct(job->conn.cq_a, IBPOST_POLL_BUDGET);
+		got = ib_process_cq_direct(job->conn->cq_a, IBPOST_POLL_BUDGET);
 		if (job->has_recv)
-			got += ib_process_cq_direct(job->conn.cq_b,
+			got += ib_process_cq_direct(job->conn->cq_b,
 						    IBPOST_POLL_BUDGET);
 		if (!got)
 			ibpost_softirq_flush();
@@ -374,7 +374,7 @@ static void ibpost_build_send_wr(struct ibpost_job *job, u32 slot)
 	for (i = 0; i < run->num_sge; i++) {
 		sge[i].addr = job->local.dma[slot] + job->send_layout[i].offset;
 		sge[i].length = job->send_layout[i].length;
-		sge[i].lkey = job->conn.pd->local_dma_lkey;
+		sge[i].lkey = job->conn->pd->local_dma_lkey;
 	}
 	if (job->ext->fault & IBPOST_FAULT_BAD_LKEY)
 		sge[0].lkey ^= 0x00dead00;
@@ -442,7 +442,7 @@ int ibpost_job_prepare(struct ibpost_job *job)
 				sge[i].addr = job->target.dma[slot] +
 					      job->recv_layout[i].offset;
 				sge[i].length = job->recv_layout[i].length;
-				sge[i].lkey = job->conn.pd->local_dma_lkey;
+				sge[i].lkey = job->conn->pd->local_dma_lkey;
 			}
 			r->wr.sg_list = sge;
 			r->wr.num_sge = job->recv_num_sge;

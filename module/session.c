@@ -31,31 +31,114 @@ static struct ibpost_dev *ibpost_session_dev(const struct ibpost_session_attr *a
 	return a->ibdev ? ibpost_dev_get_by_ibdev(a->ibdev) : NULL;
 }
 
-static int ibpost_session_connect(struct ibpost_session *s, u32 port)
+/**
+ * ibpost_session_create() - a session on a device with the given queues.
+ * @dev: the device; the session takes its own reference.
+ * @port: port number (valid).
+ * @caps: queue sizes and the initiator CQ's polling (softirq or direct).
+ * @addr: connect through rdma_cm to this address of the device, or NULL.
+ * @st: failure reason.
+ *
+ * The one constructor of sessions: ibpost_session_open() for consumers
+ * (softirq CQ, ibpost_submit()), and ibpost_run() for a job, which polls
+ * the initiator CQ itself and posts its own WR chains on the session's QP
+ * between ibpost_session_enter() and ibpost_session_leave().
+ *
+ * Context: process context, may sleep.
+ * Return: the session or ERR_PTR() (-ENODEV: the device is going away).
+ */
+struct ibpost_session *
+ibpost_session_create(struct ibpost_dev *dev, u32 port,
+		      const struct ibpost_conn_caps *caps,
+		      const struct sockaddr_storage *addr,
+		      struct ibpost_status *st)
 {
-	const struct ib_device_attr *da = &s->dev->info.attrs;
-	struct ibpost_conn_caps caps = {
-		.send_wr = s->attr.depth,
-		.send_sge = s->max_sge,
-		.target_send_wr = IBPOST_MR_CHAIN,
-		.softirq = true,
-	};
-	struct ibpost_status st = {};
 	struct ib_port_attr pattr;
+	struct ibpost_session *s;
 	int ret;
 
-	ret = ib_query_port(s->dev->ibdev, port, &pattr);
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	ret = ib_query_port(dev->ibdev, port, &pattr);
 	if (ret)
-		return ret;
+		goto err_free;
+	ibpost_dev_get(dev);
+	s->dev = dev;
+	s->attr.ibdev = dev->ibdev;
+	s->attr.port = port;
+	s->attr.depth = caps->send_wr;
 	s->max_msg = pattr.max_msg_sz;
-	ret = ibpost_conn_create(&s->conn, s->dev->ibdev, s->dev->pd, port,
-				 &caps, NULL, &st);
+	spin_lock_init(&s->lock);
+	init_waitqueue_head(&s->wq);
+	INIT_LIST_HEAD(&s->orphans);
+	INIT_LIST_HEAD(&s->regs);
+	mutex_init(&s->reg_lock);
+	ret = ibpost_conn_create(&s->conn, dev->ibdev, dev->pd, port, caps,
+				 addr, st);
 	if (ret)
-		return ret;
-	s->max_sge = min(s->max_sge, s->conn.granted.max_send_sge);
-	s->max_sge_rd = min_t(u32, s->max_sge, da->max_sge_rd);
-	s->sq_free = s->attr.depth;
-	return 0;
+		goto err_put;
+	s->max_sge = min(caps->send_sge, s->conn.granted.max_send_sge);
+	s->max_sge_rd = min_t(u32, s->max_sge, dev->info.attrs.max_sge_rd);
+	s->sq_free = caps->send_wr;
+	/* Device removal sets dying, then walks this list under the lock. */
+	mutex_lock(&ibpost_sessions_lock);
+	if (READ_ONCE(dev->dying)) {
+		mutex_unlock(&ibpost_sessions_lock);
+		ret = -ENODEV;
+		goto err_conn;
+	}
+	s->id = ibpost_session_next_id++;
+	list_add_tail(&s->node, &ibpost_sessions);
+	mutex_unlock(&ibpost_sessions_lock);
+	return s;
+
+err_conn:
+	ibpost_conn_drain(&s->conn);
+	ibpost_conn_destroy(&s->conn);
+err_put:
+	ibpost_dev_put(dev);
+	mutex_destroy(&s->reg_lock);
+err_free:
+	kfree(s);
+	return ERR_PTR(ret);
+}
+
+/**
+ * ibpost_session_enter() - become a poster the session's death waits for.
+ * @s: a live session.
+ *
+ * For a job that posts on the session's QP itself: while entered, device
+ * removal does not tear the QP down; it marks the device dying and waits
+ * for ibpost_session_leave().
+ *
+ * Return: false when the session is no longer live.
+ */
+bool ibpost_session_enter(struct ibpost_session *s)
+{
+	unsigned long flags;
+	bool live;
+
+	spin_lock_irqsave(&s->lock, flags);
+	live = s->state == IBPOST_S_LIVE;
+	if (live)
+		s->posting++;
+	spin_unlock_irqrestore(&s->lock, flags);
+	return live;
+}
+
+/**
+ * ibpost_session_leave() - undo ibpost_session_enter().
+ * @s: the session.
+ */
+void ibpost_session_leave(struct ibpost_session *s)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	s->posting--;
+	spin_unlock_irqrestore(&s->lock, flags);
+	wake_up_all(&s->wq);
 }
 
 /**
@@ -73,11 +156,15 @@ static int ibpost_session_connect(struct ibpost_session *s, u32 port)
 struct ibpost_session *
 ibpost_session_open(const struct ibpost_session_attr *attr)
 {
+	struct ibpost_conn_caps caps = {
+		.target_send_wr = IBPOST_MR_CHAIN,
+		.softirq = true,
+	};
+	struct ibpost_status st = {};
 	const struct ib_device_attr *da;
 	struct ibpost_session *s;
 	struct ibpost_dev *dev;
 	u32 port;
-	int ret;
 
 	if (!attr || attr->flags || !attr->depth)
 		return ERR_PTR(-EINVAL);
@@ -86,49 +173,24 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 		return ERR_PTR(-ENODEV);
 	da = &dev->info.attrs;
 	port = attr->port ? attr->port : dev->info.start_port;
-	ret = -EINVAL;
+	s = ERR_PTR(-EINVAL);
 	if (da->max_qp_wr < 2 || attr->depth > (u32)da->max_qp_wr - 1 ||
 	    !rdma_is_port_valid(dev->ibdev, port))
-		goto err_put;
-	ret = -ENOMEM;
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		goto err_put;
+		goto out;
+	caps.send_wr = attr->depth;
+	caps.send_sge = da->max_send_sge;
+	if (attr->max_sge)
+		caps.send_sge = min_t(u32, attr->max_sge, da->max_send_sge);
+	s = ibpost_session_create(dev, port, &caps, NULL, &st);
+	if (IS_ERR(s))
+		goto out;
 	s->attr = *attr;
 	s->attr.dev_name = NULL;
 	s->attr.ibdev = dev->ibdev;
-	s->dev = dev;
-	s->max_sge = da->max_send_sge;
-	if (attr->max_sge)
-		s->max_sge = min_t(u32, attr->max_sge, da->max_send_sge);
-	spin_lock_init(&s->lock);
-	init_waitqueue_head(&s->wq);
-	INIT_LIST_HEAD(&s->orphans);
-	INIT_LIST_HEAD(&s->regs);
-	mutex_init(&s->reg_lock);
-	ret = ibpost_session_connect(s, port);
-	if (ret)
-		goto err_free;
-	/* Device removal sets dying, then walks this list under the lock. */
-	mutex_lock(&ibpost_sessions_lock);
-	if (READ_ONCE(dev->dying)) {
-		mutex_unlock(&ibpost_sessions_lock);
-		ret = -ENODEV;
-		goto err_conn;
-	}
-	s->id = ibpost_session_next_id++;
-	list_add_tail(&s->node, &ibpost_sessions);
-	mutex_unlock(&ibpost_sessions_lock);
-	return s;
-
-err_conn:
-	ibpost_conn_drain(&s->conn);
-	ibpost_conn_destroy(&s->conn);
-err_free:
-	kfree(s);
-err_put:
+	s->attr.port = port;
+out:
 	ibpost_dev_put(dev);
-	return ERR_PTR(ret);
+	return s;
 }
 EXPORT_SYMBOL_GPL(ibpost_session_open);
 

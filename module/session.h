@@ -84,6 +84,13 @@ struct ibpost_mreg {
 	struct ibpost_mrs mrs;
 };
 
+struct ibpost_session *
+ibpost_session_create(struct ibpost_dev *dev, u32 port,
+		      const struct ibpost_conn_caps *caps,
+		      const struct sockaddr_storage *addr,
+		      struct ibpost_status *st);
+bool ibpost_session_enter(struct ibpost_session *s);
+void ibpost_session_leave(struct ibpost_session *s);
 void ibpost_sessions_lose(struct ibpost_dev *dev);
 void ibpost_sessions_debugfs(struct dentry *dir);
 void ibpost_session_error(struct ibpost_session *s);

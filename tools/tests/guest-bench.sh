@@ -35,7 +35,7 @@ mkdir -p "$raw"
 ib=tools/ibpost/ibpost
 dev=rxe_lo
 port=18700
-REPS=${BENCH_REPS:-3}
+REPS=${BENCH_REPS:-5}
 table=()
 notes=()
 t_start=$SECONDS
@@ -142,6 +142,19 @@ ibpost_med() {
 	median "${v[@]}"
 }
 
+# Inline: perftest on rxe says "Device not recognized to implement inline
+# feature. Disabling it" (even with -I) and posts 64 B messages from
+# memory; ibpost probes what rxe grants and posts them inline.  The small-
+# message rows (msgrate, write_lat) use it; their -noinline twins show
+# ibpost without it.
+max_inline=$("$ib" devices --json --dev "$dev" 2>/dev/null |
+	sed -n 's/.*"max_inline_data": \([0-9]*\).*/\1/p' | head -n 1)
+INL=()
+if [[ ${max_inline:-0} -ge 64 ]]; then
+	INL=(--inline)
+	note "64 B rows use --inline (the device grants $max_inline B); perftest: inline unavailable on rxe"
+fi
+
 # --- ibpost configuration sweeps ----------------------------------------
 # Message rate at 64 B: (depth, batch, signal-every) for 64 B WRITE.  Deep
 # queues overflow lo's backlog and trigger retransmits, so the deepest is
@@ -151,7 +164,7 @@ for d in 16 32 64; do
 	for b in 1 4 8; do
 		k=$((d - b + 1 < 16 ? d - b + 1 : 16))
 		m=$(ibpost_med "sweep-rate-d$d-b$b-k$k" 6 --op write --size 64 --iters 10000 \
-			--depth "$d" --batch "$b" --signal-every "$k")
+			--depth "$d" --batch "$b" --signal-every "$k" "${INL[@]}")
 		note "sweep msgrate 64 B write: depth $d batch $b signal-every $k: median $m Mpps"
 		if [[ $m != n/a ]] && awk -v a="$m" -v b="$best_rate" 'BEGIN { exit !(a > b) }'; then
 			best_rate=$m best_cfg="--depth $d --batch $b --signal-every $k"
@@ -196,22 +209,26 @@ done
 # Message rate at 64 B: perftest's default (CQ moderation 100, one WR per
 # post) and with a post list of 16, against ibpost's picked configuration.
 n=50000
-p=() p16=() i=()
+p=() p16=() i=() i0=()
 for ((r = 1; r <= REPS; r++)); do
 	p+=("$(field "$(perftest ib_write_bw "msgrate-64.r$r" -s 64 -n "$n")" 5)")
 	p16+=("$(field "$(perftest ib_write_bw "msgrate-64-l16.r$r" -s 64 -n "$n" -l 16)" 5)")
 	# shellcheck disable=SC2086 # best_cfg is a list of options
-	i+=("$(field "$(ibpost "msgrate-64.r$r" --op write --size 64 --iters "$n" $best_cfg)" 6)")
+	i+=("$(field "$(ibpost "msgrate-64.r$r" --op write --size 64 --iters "$n" $best_cfg "${INL[@]}")" 6)")
+	# shellcheck disable=SC2086 # best_cfg is a list of options
+	i0+=("$(field "$(ibpost "msgrate-64-noinline.r$r" --op write --size 64 --iters "$n" $best_cfg)" 6)")
 done
-echo "bench: msgrate perftest ${p[*]} / -l 16 ${p16[*]} / ibpost ${i[*]}"
+echo "bench: msgrate perftest ${p[*]} / -l 16 ${p16[*]} / ibpost ${i[*]} / no inline ${i0[*]}"
 rate_i=$(median "${i[@]}")
 add msgrate 64 Mpps "$(median "${p[@]}")" "$rate_i"
 add msgrate-list16 64 Mpps "$(median "${p16[@]}")" "$rate_i"
+add msgrate-noinline 64 Mpps "$(median "${p[@]}")" "$(median "${i0[@]}")"
 
 # Latency at 64 B, lower is better.  write_lat: both tools measure the same
 # thing, half a ping-pong round trip (perftest t_typical vs ibpost --pingpong
-# t_median: the far end WRITEs back when the last byte lands); neither uses
-# inline (perftest grants none on rxe).  send_lat: perftest's send ping-pong
+# t_median: the far end WRITEs back when the last byte lands); ibpost posts
+# inline where the device grants it (perftest cannot on rxe), the -noinline
+# row without.  send_lat: perftest's send ping-pong
 # vs ibpost's post-to-completion time of one SEND in flight (its receive is
 # posted ahead); write_p2c: ibpost's post-to-completion time of one WRITE (a
 # full round trip with the ACK), which perftest does not measure.
@@ -225,7 +242,8 @@ lat() {
 	echo "bench: $test perftest ${p[*]} / ibpost ${i[*]}"
 	add "$test" 64 us "$(median "${p[@]}")" "$(median "${i[@]}")"
 }
-lat write_lat ib_write_lat write lat-64 --pingpong
+lat write_lat ib_write_lat write lat-64 --pingpong "${INL[@]}"
+lat write_lat-noinline ib_write_lat write lat-64-noinline --pingpong
 lat send_lat ib_send_lat send send-lat-64 --depth 1 --batch 1 --signal-every 1
 p=()
 for ((r = 1; r <= REPS; r++)); do

@@ -2,7 +2,7 @@
 # make bench: install what is missing, build, boot ONE stock-kernel guest with
 # rxe on lo, run ibpost and perftest side by side (tools/tests/guest-bench.sh)
 # and print the comparison (also left in build/bench/bench.txt; raw outputs
-# in build/bench/bench-raw/).  Every figure is the median of 3 runs; about
+# in build/bench/bench-raw/).  Every figure is the median of 5 runs; about
 # 10-20 minutes in the guest.  Other QEMU guests on the host skew the
 # figures: they are reported (console and bench.txt), not waited for.
 # usage: tools/bench.sh [--timeout SEC (2400)]

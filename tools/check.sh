@@ -7,7 +7,7 @@
 #   4. boot the stock Debian kernel: integration tests
 # Ends with one line "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 repo=$PWD
 out=$repo/build/check
 rm -rf "$out"

@@ -4,6 +4,8 @@
 #   rig_rxe_lo                rxe device rxe_lo on lo, waits for ACTIVE
 #   rig_rxe_dummy NAME ADDR   dummy netdev d0 (MTU 9000, ADDR e.g. 192.0.2.9/24) + rxe NAME on it
 #   rig_arg NAME              value of rig.NAME= on the kernel command line (tools/rig/pair.sh)
+#   rig_ibpost_paths          KO (ibpost.ko), CONS (ibpost_consumer.ko) and IBPOST (the tool)
+#                             for $IBPOST_KERNEL (test: the modules built for the test kernel)
 #   rig_pair_net              two-guest wire (pair.sh): eth0 up, MTU 9000, this guest's
 #                             address (rig.addr), rxe0 on it, ACTIVE
 # Functions return non-zero on failure (messages on stderr).
@@ -75,4 +77,13 @@ rig_pair_net() {
 	ip link set eth0 up || return 1
 	rdma link show rxe0/1 >/dev/null 2>&1 || rdma link add rxe0 type rxe netdev eth0 || return 1
 	rig_wait_active rxe0
+}
+
+rig_ibpost_paths() {
+	local obj=.
+	[[ ${IBPOST_KERNEL:-} == test ]] && obj=build/testmod
+	KO=$obj/module/ibpost.ko
+	CONS=$obj/kunit/ibpost_consumer.ko
+	IBPOST=tools/ibpost/ibpost
+	export KO CONS IBPOST
 }

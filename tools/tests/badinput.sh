@@ -60,12 +60,7 @@ TAP_FILE=$IBPOST_OUT/badinput-$IBPOST_KERNEL.tap
 # shellcheck source=tools/tests/tap.sh
 . tools/tests/tap.sh
 
-if [[ $IBPOST_KERNEL == test ]]; then
-	KO=build/testmod/module/ibpost.ko
-else
-	KO=module/ibpost.ko
-fi
-IBPOST=tools/ibpost/ibpost
+rig_ibpost_paths
 DEV=rxe_lo
 
 rig_load_rxe || { t_fail "load rxe" "modules"; t_done; exit 1; }

@@ -4,7 +4,7 @@
 # integration tests, the bad-input table and the hardening tests; on the
 # stock kernel the same without KUnit.
 set -uo pipefail
-cd "$IBPOST_REPO"
+cd "$IBPOST_REPO" || exit 1
 rc=0
 # The debug kernel boots slowly under TCG (ACPI with kmemleak took 24 s in
 # one stretch), so the guest boots with watchdog_thresh=60; the tests run

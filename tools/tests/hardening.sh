@@ -5,7 +5,7 @@
 # leftovers (QPs, CQs, MRs, PDs, free pages) checked after each fault.
 # TAP on stdout and in $IBPOST_OUT/hardening-$IBPOST_KERNEL.tap.
 set -uo pipefail
-cd "$IBPOST_REPO"
+cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
 . tools/rig/guest-lib.sh
 TAP_FILE=$IBPOST_OUT/hardening-$IBPOST_KERNEL.tap
@@ -13,12 +13,7 @@ TAP_FILE=$IBPOST_OUT/hardening-$IBPOST_KERNEL.tap
 # shellcheck source=tools/tests/tap.sh
 . tools/tests/tap.sh
 
-if [[ $IBPOST_KERNEL == test ]]; then
-	KO=build/testmod/module/ibpost.ko
-else
-	KO=module/ibpost.ko
-fi
-IBPOST=tools/ibpost/ibpost
+rig_ibpost_paths
 FUZZ_ITERS=${FUZZ_ITERS:-3000}
 
 no_leftovers() { # no_leftovers WHEN: no QP/CQ/MR/PD of ibpost remains

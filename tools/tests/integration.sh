@@ -4,7 +4,7 @@
 # add/delete/rename, ABI misuse, permissions).  Run by tools/check.sh through
 # tools/rig/boot.sh on both kernels.  TAP on stdout and in $IBPOST_OUT.
 set -uo pipefail
-cd "$IBPOST_REPO"
+cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
 . tools/rig/guest-lib.sh
 TAP_FILE=$IBPOST_OUT/integration-$IBPOST_KERNEL.tap
@@ -12,13 +12,7 @@ TAP_FILE=$IBPOST_OUT/integration-$IBPOST_KERNEL.tap
 # shellcheck source=tools/tests/tap.sh
 . tools/tests/tap.sh
 
-if [[ $IBPOST_KERNEL == test ]]; then
-	obj=build/testmod
-else
-	obj=.
-fi
-KO=$obj/module/ibpost.ko
-IBPOST=tools/ibpost/ibpost
+rig_ibpost_paths
 
 # Python starts slowly under TCG: parse the JSON once into J[dev.field].
 declare -A J

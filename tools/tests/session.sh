@@ -19,14 +19,7 @@ TAP_FILE=$IBPOST_OUT/session-$IBPOST_KERNEL.tap
 # shellcheck source=tools/tests/tap.sh
 . tools/tests/tap.sh
 
-if [[ $IBPOST_KERNEL == test ]]; then
-	KO=build/testmod/module/ibpost.ko
-	CONS=build/testmod/kunit/ibpost_consumer.ko
-else
-	KO=module/ibpost.ko
-	CONS=kunit/ibpost_consumer.ko
-fi
-IBPOST=tools/ibpost/ibpost
+rig_ibpost_paths
 LIVE=/sys/kernel/debug/ibpost/live
 FIG=$IBPOST_OUT/session-$IBPOST_KERNEL.txt
 : >"$FIG"

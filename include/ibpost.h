@@ -60,10 +60,11 @@ enum ibpost_session_event {
  *	depth, 1 to the device's max_qp_wr - 1.
  * @max_sge: SGEs per WR, 0 for all the device allows (capped to it).
  * @flags: reserved, 0.
- * @event: called on IBPOST_EV_*, may be NULL.  Context: softirq for
- *	IBPOST_EV_ERROR, process context for IBPOST_EV_LOST (the device's
- *	removal waits for it): it must not call ibpost_session_close(); it may
- *	schedule work that does.
+ * @event: called on IBPOST_EV_*, may be NULL.  Context: IBPOST_EV_ERROR
+ *	from softirq (an error completion) or from the submitter (a post
+ *	that failed part-way); IBPOST_EV_LOST from process context (the
+ *	device's removal waits for it).  It must not sleep for long nor call
+ *	ibpost_session_close(); it may schedule work that does.
  * @priv: the caller's, untouched.
  */
 struct ibpost_session_attr {

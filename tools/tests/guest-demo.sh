@@ -1,8 +1,9 @@
 #!/bin/bash
 # In-guest part of 'make demo': rxe on lo, ibpost loaded, what it sees, then
-# a short verified transfer of every opcode with multi-SGE layouts.
+# a short verified transfer of every opcode with multi-SGE layouts, write
+# latency measured as ib_write_lat does, and the session API's consumer.
 set -euo pipefail
-cd "$IBPOST_REPO"
+cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
 . tools/rig/guest-lib.sh
 rig_load_rxe
@@ -22,7 +23,13 @@ done
 show run --dev rxe_lo --op send --sge-layout 256@0,512@1024,128@2048 \
 	--recv-sge 2 --iters 500 --verify
 show run --dev rxe_lo --op write --size 64K --sge 1,4,16,32 --iters 300 --verify
+show run --dev rxe_lo --op write --size 64 --pingpong --inline --iters 2000
 echo
 echo "\$ ibpost run --dev rxe_lo --op write --sge-layout 256@0,0@1024   # a mistake"
 "$ib" run --dev rxe_lo --op write --sge-layout 256@0,0@1024 || true
+echo
+echo "\$ insmod kunit/ibpost_consumer.ko dev=rxe_lo threads=4 reqs=16   # the session API's consumer"
+insmod kunit/ibpost_consumer.ko dev=rxe_lo threads=4 reqs=16
+dmesg | grep 'ibpost_consumer: rxe_lo' | tail -n 1 | sed 's/^\[[ 0-9.]*\] //'
+rmmod ibpost_consumer
 rmmod ibpost

@@ -14,6 +14,7 @@
 #include <ibpost.h>
 
 #include "device.h"
+#include "sgl.h"
 #include "ioctl.h"
 
 static_assert(sizeof(struct ibpost_dev_attr) == IBPOST_DEV_ATTR_SIZE_VER0);
@@ -238,7 +239,7 @@ static long ibpost_ioc_run(struct ibpost_run __user *uarg)
 				 &k->status, false);
 	if (ret)
 		goto refuse;
-	if (k->op <= IBPOST_OP_SEND_IMM) {
+	if (ibpost_op_is_send(k->op)) {
 		ret = ibpost_copy_layout(k->recv_sges,
 					 k->recv_num_sge ?: k->num_sge,
 					 k->recv_layout == IBPOST_LAYOUT_EXPLICIT,

@@ -23,11 +23,6 @@
 /* Most latency samples kept (8 MiB). */
 #define IBPOST_LAT_MAX		(1U << 20)
 
-static bool ibpost_op_rdma(u32 op)
-{
-	return op >= IBPOST_OP_WRITE;
-}
-
 static bool ibpost_pingpong(const struct ibpost_job *job)
 {
 	return job->run->flags & IBPOST_RUN_PINGPONG;
@@ -121,7 +116,7 @@ static int ibpost_job_layouts(struct ibpost_job *job)
 		return ret;
 	job->target_layout.offset = 0;
 	job->target_layout.length = run->msg_size;
-	if (run->op > IBPOST_OP_SEND_IMM)
+	if (!ibpost_op_is_send(run->op))
 		return 0;
 	job->recv_num_sge = run->recv_num_sge ? run->recv_num_sge :
 			    run->num_sge;
@@ -140,7 +135,7 @@ static int ibpost_job_sizes(struct ibpost_job *job, u32 *local_slot,
 
 	*local_slot = PAGE_ALIGN(ibpost_layout_span(job->send_layout,
 						    run->num_sge));
-	if (run->op <= IBPOST_OP_SEND_IMM)
+	if (ibpost_op_is_send(run->op))
 		*target_slot = PAGE_ALIGN(ibpost_layout_span(job->recv_layout,
 							     job->recv_num_sge));
 	else
@@ -155,7 +150,7 @@ static int ibpost_job_sizes(struct ibpost_job *job, u32 *local_slot,
 		*local_slot += PAGE_ALIGN(run->msg_size);
 		mapped = max(mapped, *local_slot);
 	}
-	if (ibpost_op_rdma(run->op) &&
+	if (ibpost_op_is_rdma(run->op) &&
 	    (mapped >> PAGE_SHIFT) > job->lim.max_frpl) {
 		ibpost_status_set(st, IBPOST_R_FRPL, mapped >> PAGE_SHIFT,
 				  job->lim.max_frpl);
@@ -296,7 +291,7 @@ static int ibpost_job_buffers(struct ibpost_job *job, u32 local_slot,
 				  0);
 		return ret;
 	}
-	if (!ibpost_op_rdma(run->op))
+	if (!ibpost_op_is_rdma(run->op))
 		return 0;
 	access = run->op == IBPOST_OP_READ ? IB_ACCESS_REMOTE_READ :
 		 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
@@ -378,7 +373,7 @@ static int ibpost_job_start(struct ibpost_job *job)
 		return ret;
 	job->depth = run->depth;
 	job->warmup = run->warmup;
-	job->has_recv = run->op != IBPOST_OP_WRITE && run->op != IBPOST_OP_READ;
+	job->has_recv = ibpost_op_has_recv(run->op);
 	ibpost_sq_init(&job->sq, job->depth, run->signal_every);
 	ret = ibpost_job_layouts(job);
 	if (ret)

@@ -143,8 +143,7 @@ static void ibpost_recv_check(struct ibpost_job *job,
 			      u64 msg)
 {
 	struct ibpost_run *run = job->run;
-	bool imm = run->op == IBPOST_OP_SEND_IMM ||
-		   run->op == IBPOST_OP_WRITE_IMM;
+	bool imm = ibpost_op_has_imm(run->op);
 	u32 bad = 0;
 
 	if (wc->byte_len != run->msg_size)

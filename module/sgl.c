@@ -225,11 +225,6 @@ u32 ibpost_wr_sge_limit(u32 op, const struct ibpost_limits *lim)
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpost_wr_sge_limit);
 
-static bool ibpost_op_has_imm(u32 op)
-{
-	return op == IBPOST_OP_SEND_IMM || op == IBPOST_OP_WRITE_IMM;
-}
-
 static int ibpost_run_check_queue(const struct ibpost_run *r,
 				  const struct ibpost_limits *lim,
 				  struct ibpost_status *st)
@@ -298,13 +293,13 @@ int ibpost_run_check(const struct ibpost_run *r, const struct ibpost_limits *lim
 	if (r->layout >= IBPOST_LAYOUT_MAX)
 		return ibpost_refuse(st, IBPOST_R_LAYOUT, IBPOST_STATUS_NONE,
 				     r->layout, IBPOST_LAYOUT_MAX - 1);
-	if (r->op <= IBPOST_OP_SEND_IMM && r->recv_layout >= IBPOST_LAYOUT_MAX)
+	if (ibpost_op_is_send(r->op) && r->recv_layout >= IBPOST_LAYOUT_MAX)
 		return ibpost_refuse(st, IBPOST_R_LAYOUT, IBPOST_STATUS_NONE,
 				     r->recv_layout, IBPOST_LAYOUT_MAX - 1);
 	if (!r->num_sge || r->num_sge > max_sge)
 		return ibpost_refuse(st, IBPOST_R_NUM_SGE, IBPOST_STATUS_NONE,
 				     r->num_sge, max_sge);
-	if (r->op <= IBPOST_OP_SEND_IMM && recv_sge > lim->max_recv_sge) {
+	if (ibpost_op_is_send(r->op) && recv_sge > lim->max_recv_sge) {
 		ibpost_refuse(st, IBPOST_R_NUM_SGE, IBPOST_STATUS_NONE,
 			      recv_sge, lim->max_recv_sge);
 		st->wr = IBPOST_STATUS_RECV_WR;

@@ -10,6 +10,32 @@
 
 #include "abi.h"
 
+/* Properties of the IBPOST_OP_* opcodes, in one place. */
+
+/* SEND, SEND_WITH_IMM: the payload lands in a receive WR's SGEs. */
+static inline bool ibpost_op_is_send(u32 op)
+{
+	return op <= IBPOST_OP_SEND_IMM;
+}
+
+/* WRITE, WRITE_WITH_IMM, READ: the far side is a remote MR. */
+static inline bool ibpost_op_is_rdma(u32 op)
+{
+	return op >= IBPOST_OP_WRITE;
+}
+
+/* Carries immediate data. */
+static inline bool ibpost_op_has_imm(u32 op)
+{
+	return op == IBPOST_OP_SEND_IMM || op == IBPOST_OP_WRITE_IMM;
+}
+
+/* Consumes a receive WR at the target: the sends and WRITE_WITH_IMM. */
+static inline bool ibpost_op_has_recv(u32 op)
+{
+	return ibpost_op_is_send(op) || op == IBPOST_OP_WRITE_IMM;
+}
+
 /**
  * struct ibpost_limits - what a job is validated against.
  * @max_send_sge: SGEs per send WR.

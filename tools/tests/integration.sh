@@ -215,23 +215,23 @@ if python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["results"][0]; sys.e
 else
 	t_fail "run --json is valid and complete" "$(head -c 300 <<<"$json")"
 fi
+# signal_run SIG OP OUT: a 60 s run of OP, SIG after 3 s; sets rc.
+signal_run() {
+	$IBPOST run --dev rxe_lo --op "$2" --size 4K --duration 60 >"$3" 2>&1 &
+	local pid=$!
+	sleep 3
+	kill "-$1" $pid
+	rc=0
+	wait $pid 2>/dev/null || rc=$?
+}
 # Ctrl-C mid-job: partial results, exit 130, nothing left behind.
-$IBPOST run --dev rxe_lo --op write --size 4K --duration 60 >"$IBPOST_OUT/sigint.txt" 2>&1 &
-pid=$!
-sleep 3
-kill -INT $pid
-rc=0
-wait $pid || rc=$?
+signal_run INT write "$IBPOST_OUT/sigint.txt"
 if [[ $rc == 130 ]] && grep -q '(interrupted)' "$IBPOST_OUT/sigint.txt"; then
 	t_ok "SIGINT mid-run: exit 130 with a partial row"
 else
 	t_fail "SIGINT mid-run: exit 130 with a partial row" "exit $rc: $(tail -n 2 "$IBPOST_OUT/sigint.txt" | tr '\n' ' ')"
 fi
-$IBPOST run --dev rxe_lo --op send --size 4K --duration 60 >/dev/null 2>&1 &
-pid=$!
-sleep 3
-kill -KILL $pid
-wait $pid 2>/dev/null
+signal_run KILL send /dev/null
 sleep 1
 if rdma resource show qp 2>/dev/null | grep -q 'comm \[ibpost\]'; then
 	t_fail "SIGKILL mid-run leaves no QP" "$(rdma resource show qp | grep ibpost | head -3)"

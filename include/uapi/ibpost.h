@@ -32,6 +32,47 @@
  * used by the module's messages and printed by the tool, completed by the
  * wr/sge/value/limit fields of struct ibpost_status where they apply.
  * Codes are only ever appended.
+ *
+ * @IBPOST_R_NONE: no error.
+ * @IBPOST_R_ARG_SIZE: argument size below the first ABI version.
+ * @IBPOST_R_ARG_TAIL: argument has non-zero bytes this kernel does not know.
+ * @IBPOST_R_RESERVED: reserved field is not zero.
+ * @IBPOST_R_FLAGS: unknown flag bits set.
+ * @IBPOST_R_REC_SIZE: record size out of range.
+ * @IBPOST_R_COUNT: record count above the limit.
+ * @IBPOST_R_OVERFLOW: count * size overflows.
+ * @IBPOST_R_FAULT: user buffer not accessible.
+ * @IBPOST_R_NO_DEVICE: no such RDMA device.
+ * @IBPOST_R_PORT: no such port on the device.
+ * @IBPOST_R_OPCODE: unknown opcode.
+ * @IBPOST_R_LAYOUT: unknown SGE layout.
+ * @IBPOST_R_NUM_SGE: num_sge is 0 or above the device limit.
+ * @IBPOST_R_SGE_ZERO: length 0.
+ * @IBPOST_R_SGE_RANGE: SGE outside its buffer.
+ * @IBPOST_R_SGE_COUNT: layout has fewer SGEs than num_sge.
+ * @IBPOST_R_MSG_SIZE: message size 0 or above the limit.
+ * @IBPOST_R_MSG_SUM: SGE lengths do not add up to the message size.
+ * @IBPOST_R_LAYOUT_FIT: message too small to split into num_sge SGEs.
+ * @IBPOST_R_INLINE_SIZE: inline payload above what the QP was granted.
+ * @IBPOST_R_INLINE_OP: inline is for SEND and WRITE only.
+ * @IBPOST_R_DEPTH: queue depth 0 or above the device limit.
+ * @IBPOST_R_BATCH: batch 0 or above the queue depth.
+ * @IBPOST_R_SIGNAL: signal interval 0 or above depth - batch + 1.
+ * @IBPOST_R_ITERS: give iterations or a duration.
+ * @IBPOST_R_BUF_SIZE: buffer too large.
+ * @IBPOST_R_NOMEM: out of memory for buffers.
+ * @IBPOST_R_FRPL: buffer needs more pages than one fast-reg MR maps.
+ * @IBPOST_R_CONNECT: could not connect the QP pair.
+ * @IBPOST_R_DEVICE_GONE: device removed during the run.
+ * @IBPOST_R_WC_ERROR: work completion error.
+ * @IBPOST_R_VERIFY: data verification failed.
+ * @IBPOST_R_POST: ib_post_send refused a work request.
+ * @IBPOST_R_TIMEOUT: no completion within the timeout.
+ * @IBPOST_R_IMM_OP: immediate data on an opcode without it.
+ * @IBPOST_R_CM_ADDR: rdma_cm address: family must be AF_INET or AF_INET6, and
+ *	set only with IBPOST_RUN_CM.
+ * @IBPOST_R_PINGPONG: ping-pong latency is RDMA WRITE with batch 1.
+ * @IBPOST_R_MAX: number of codes (not a code).
  */
 enum ibpost_reason {
 	IBPOST_R_NONE,
@@ -277,9 +318,9 @@ struct ibpost_dev_list {
 /** Connect the QP pair through rdma_cm to cm_addr instead of directly. */
 #define IBPOST_RUN_CM		(1U << 2)
 /**
- * Latency as perftest's ib_write_lat measures it: the initiator WRITEs a
- * message, the target notices its last byte arrive and WRITEs one back;
- * each latency sample is half of that round trip.
+ * IBPOST_RUN_PINGPONG - latency as perftest's ib_write_lat measures it: the
+ * initiator WRITEs a message, the target notices its last byte arrive and
+ * WRITEs one back; each latency sample is half of that round trip.
  */
 #define IBPOST_RUN_PINGPONG	(1U << 3)
 #define IBPOST_RUN_FLAGS	(IBPOST_RUN_INLINE | IBPOST_RUN_VERIFY | \
@@ -331,6 +372,7 @@ struct ibpost_sge_desc {
  * @verify_offset: byte offset within that SGE.
  * @verify_expected: byte expected there.
  * @verify_got: byte found.
+ * @pad: zero.
  * @sq_max_used: most send-queue slots in use at once.
  * @max_inline: inline bytes the QP was granted.
  * @interrupted: 1 when a signal ended the run early.

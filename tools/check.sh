@@ -82,6 +82,13 @@ if tools/checkpatch.sh "$tkdir/scripts/checkpatch.pl" >"$out/checkpatch.log" 2>&
 else
 	cat "$out/checkpatch.log"; record fail "checkpatch clean"
 fi
+# kernel-doc: every documented function, struct and enum complete.
+if "$tkdir/scripts/kernel-doc" -none include/*.h include/uapi/*.h module/*.[ch] \
+	kunit/consumer.[ch] >"$out/kernel-doc.log" 2>&1 && ! [[ -s $out/kernel-doc.log ]]; then
+	record ok "kernel-doc clean"
+else
+	cat "$out/kernel-doc.log"; record fail "kernel-doc clean" "see $out/kernel-doc.log"
+fi
 rm -rf build/testmod
 mkdir -p build/testmod
 cp -r Kbuild module kunit include build/testmod/

@@ -70,8 +70,14 @@
  * @IBPOST_R_TIMEOUT: no completion within the timeout.
  * @IBPOST_R_IMM_OP: immediate data on an opcode without it.
  * @IBPOST_R_CM_ADDR: rdma_cm address: family must be AF_INET or AF_INET6, and
- *	set only with IBPOST_RUN_CM.
+ *	set only with IBPOST_RUN_CM or IBPOST_RUN_PEER.
  * @IBPOST_R_PINGPONG: ping-pong latency is RDMA WRITE with batch 1.
+ * @IBPOST_R_RESOLVE: could not resolve the address or route of the peer.
+ * @IBPOST_R_PEER_VERSION: wire protocol version not supported.
+ * @IBPOST_R_PEER_PROTO: malformed message on the wire.
+ * @IBPOST_R_PEER_LOST: connection to the peer lost.
+ * @IBPOST_R_PEER_BUSY: the server is at its connection limit.
+ * @IBPOST_R_PEER_FLAG: option not available against a peer.
  * @IBPOST_R_MAX: number of codes (not a code).
  */
 enum ibpost_reason {
@@ -113,6 +119,12 @@ enum ibpost_reason {
 	IBPOST_R_IMM_OP,
 	IBPOST_R_CM_ADDR,
 	IBPOST_R_PINGPONG,
+	IBPOST_R_RESOLVE,
+	IBPOST_R_PEER_VERSION,
+	IBPOST_R_PEER_PROTO,
+	IBPOST_R_PEER_LOST,
+	IBPOST_R_PEER_BUSY,
+	IBPOST_R_PEER_FLAG,
 	IBPOST_R_MAX
 };
 
@@ -154,8 +166,14 @@ enum ibpost_reason {
 	[IBPOST_R_POST] = "ib_post_send refused a work request", \
 	[IBPOST_R_TIMEOUT] = "no completion within the timeout", \
 	[IBPOST_R_IMM_OP] = "immediate data on an opcode without it", \
-	[IBPOST_R_CM_ADDR] = "rdma_cm address: family must be AF_INET or AF_INET6, and set only with IBPOST_RUN_CM", \
+	[IBPOST_R_CM_ADDR] = "rdma_cm address: family must be AF_INET or AF_INET6, and set only with IBPOST_RUN_CM or IBPOST_RUN_PEER", \
 	[IBPOST_R_PINGPONG] = "ping-pong latency is RDMA WRITE with batch 1", \
+	[IBPOST_R_RESOLVE] = "could not resolve the address or route of the peer", \
+	[IBPOST_R_PEER_VERSION] = "wire protocol version not supported", \
+	[IBPOST_R_PEER_PROTO] = "malformed message on the wire", \
+	[IBPOST_R_PEER_LOST] = "connection to the peer lost", \
+	[IBPOST_R_PEER_BUSY] = "the server is at its connection limit", \
+	[IBPOST_R_PEER_FLAG] = "option not available against a peer", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
@@ -323,8 +341,22 @@ struct ibpost_dev_list {
  * WRITEs one back; each latency sample is half of that round trip.
  */
 #define IBPOST_RUN_PINGPONG	(1U << 3)
+/**
+ * IBPOST_RUN_PEER - run against ``ibpost serve`` (IBPOST_IOC_SERVE) on
+ * another host at cm_addr, port cm_port: the initiator QP is here, the
+ * target QP, its buffers and MRs are the server's.
+ */
+#define IBPOST_RUN_PEER		(1U << 4)
 #define IBPOST_RUN_FLAGS	(IBPOST_RUN_INLINE | IBPOST_RUN_VERIFY | \
-				 IBPOST_RUN_CM | IBPOST_RUN_PINGPONG)
+				 IBPOST_RUN_CM | IBPOST_RUN_PINGPONG | \
+				 IBPOST_RUN_PEER)
+
+/** rdma_cm port of ``ibpost serve`` when none is given. */
+#define IBPOST_PEER_PORT	18520
+/** Address, route and connection timeout when cm_timeout_ms is 0. */
+#define IBPOST_CM_TIMEOUT_MS	5000
+/** Largest cm_timeout_ms. */
+#define IBPOST_CM_TIMEOUT_MAX	600000
 
 /** Most SGEs in an explicit layout. */
 #define IBPOST_MAX_SGE		256
@@ -376,6 +408,10 @@ struct ibpost_sge_desc {
  * @sq_max_used: most send-queue slots in use at once.
  * @max_inline: inline bytes the QP was granted.
  * @interrupted: 1 when a signal ended the run early.
+ * @peer: 1 when @status (or the verification) was reported by the server
+ *	of an IBPOST_RUN_PEER run, not found locally.
+ * @peer_conn: the server's number for this connection (IBPOST_RUN_PEER).
+ * @peer_msgs: messages the server received and checked (IBPOST_RUN_PEER).
  * @reserved: zero.
  */
 struct ibpost_result {
@@ -408,7 +444,10 @@ struct ibpost_result {
 	__u32 sq_max_used;
 	__u32 max_inline;
 	__u32 interrupted;
-	__u64 reserved[4];
+	__u32 peer;
+	__u32 peer_conn;
+	__u64 peer_msgs;
+	__u64 reserved[2];
 };
 
 /**
@@ -435,12 +474,17 @@ struct ibpost_result {
  * @batch: in: WRs chained per ib_post_send() call (1..depth).
  * @signal_every: in: one signaled WR every this many (1..depth).
  * @imm_data: in: immediate data of the _IMM opcodes.
- * @cm_addr: in: with IBPOST_RUN_CM, an address of the device: IPv4 in the
- *	first 4 bytes or IPv6, network byte order.
- * @cm_family: in: AF_INET (2) or AF_INET6 (10) with IBPOST_RUN_CM, else 0.
+ * @cm_addr: in: with IBPOST_RUN_CM, an address of the device; with
+ *	IBPOST_RUN_PEER, the server's address: IPv4 in the first 4 bytes or
+ *	IPv6, network byte order.
+ * @cm_family: in: AF_INET (2) or AF_INET6 (10) with IBPOST_RUN_CM or
+ *	IBPOST_RUN_PEER, else 0.
  * @reserved0: in: zero.
- * @reserved1: in: zero.
- * @reserved2: in: zero.
+ * @cm_port: in: the server's port with IBPOST_RUN_PEER (0: IBPOST_PEER_PORT),
+ *	else 0.
+ * @cm_timeout_ms: in: bound on each of address resolution, route resolution
+ *	and connection set-up (0: IBPOST_CM_TIMEOUT_MS), at most
+ *	IBPOST_CM_TIMEOUT_MAX; 0 without rdma_cm.
  * @reserved: in: zero.
  * @status: out: refusal or failure reason.
  * @result: out: measurements (partial when a signal ended the run).
@@ -469,8 +513,8 @@ struct ibpost_run {
 	__u32 imm_data;
 	__u8 cm_addr[16];
 	__u16 cm_family;
-	__u16 reserved1;
-	__u32 reserved2;
+	__u16 cm_port;
+	__u32 cm_timeout_ms;
 	__u64 reserved[1];
 	struct ibpost_status status;
 	struct ibpost_result result;
@@ -479,5 +523,106 @@ struct ibpost_run {
 #define IBPOST_RUN_SIZE_VER0	856
 
 #define IBPOST_IOC_RUN		_IOWR(IBPOST_IOC_MAGIC, 0x02, struct ibpost_run)
+
+/* struct ibpost_serve_event.kind */
+/** The listener is up; @port is the port it listens on. */
+#define IBPOST_SRV_LISTEN	1
+/** A client connected; @peer names it. */
+#define IBPOST_SRV_CONNECT	2
+/** The client's job was accepted: @op, @msg_size, @depth, @nslots. */
+#define IBPOST_SRV_JOB		3
+/** The server refused a connection or a job: @reason, @value, @limit. */
+#define IBPOST_SRV_REFUSED	4
+/** A job ended normally: @msgs, @bytes, @verify_errors. */
+#define IBPOST_SRV_DONE		5
+/** A connection failed or was lost: @err, @reason, @wc_status. */
+#define IBPOST_SRV_LOST		6
+/** The listener's device went away: serving stopped (@err). */
+#define IBPOST_SRV_STOPPED	7
+
+/**
+ * struct ibpost_serve_event - one thing that happened on a server.
+ * @kind: IBPOST_SRV_*.
+ * @conn: the server's number for the connection (from 1), 0 for none.
+ * @err: negative errno of a refusal or a loss, else 0.
+ * @reason: enum ibpost_reason of a refusal or a loss.
+ * @value: the offending value (REFUSED).
+ * @limit: the limit it broke (REFUSED).
+ * @peer: the client's address (network byte order, IPv4 in 4 bytes).
+ * @peer_family: AF_INET or AF_INET6, 0 when unknown.
+ * @port: the client's port, or the listening port (LISTEN).
+ * @op: IBPOST_OP_* of the job (JOB, DONE).
+ * @msg_size: its message size.
+ * @depth: its queue depth.
+ * @nslots: buffer slots the server registered for it.
+ * @msgs: messages received and checked (receive opcodes), or slots
+ *	checked at the end (RDMA WRITE with verification).
+ * @bytes: payload bytes received (receive opcodes).
+ * @verify_errors: bytes that did not hold what the client sent.
+ * @wc_status: ib_wc_status of the error completion that ended it (LOST).
+ * @dropped: events dropped before this one because nobody read them.
+ * @reserved: zero.
+ */
+struct ibpost_serve_event {
+	__u32 kind;
+	__u32 conn;
+	__s32 err;
+	__u32 reason;
+	__u64 value;
+	__u64 limit;
+	__u8 peer[16];
+	__u16 peer_family;
+	__u16 port;
+	__u32 op;
+	__u32 msg_size;
+	__u32 depth;
+	__u32 nslots;
+	__u32 wc_status;
+	__u64 msgs;
+	__u64 bytes;
+	__u64 verify_errors;
+	__u32 dropped;
+	__u32 reserved[3];
+};
+
+/**
+ * struct ibpost_serve - argument of IBPOST_IOC_SERVE.
+ * @size: in: sizeof(struct ibpost_serve) as the caller knows it.
+ * @flags: in: zero.
+ * @addr: in: address to listen on (network byte order); all zero with
+ *	@family AF_INET6 (the default, 0) listens on every address, IPv4 too.
+ * @family: in: AF_INET, AF_INET6 or 0 (AF_INET6, any address).
+ * @port: in: port to listen on (0: IBPOST_PEER_PORT).
+ * @max_conns: in: connections served at once (0: 16), at most 256; more
+ *	are rejected with IBPOST_R_PEER_BUSY.
+ * @idle_ms: in: a connection whose client shows no sign of life for this
+ *	long is dropped (0: 10000), 1000..600000.
+ * @reserved: in: zero.
+ * @status: out: refusal reason of the call.
+ * @event: out: the next event.
+ *
+ * The first call on an open /dev/ibpost starts a server owned by that file
+ * and returns its IBPOST_SRV_LISTEN event; each later call (same arguments)
+ * blocks until the next event and returns it.  A signal interrupts the
+ * wait (-EINTR) but not the server; closing the file stops it: every
+ * connection is disconnected and everything is freed before release()
+ * returns.
+ */
+struct ibpost_serve {
+	__u32 size;
+	__u32 flags;
+	__u8 addr[16];
+	__u16 family;
+	__u16 port;
+	__u32 max_conns;
+	__u32 idle_ms;
+	__u32 reserved[3];
+	struct ibpost_status status;
+	struct ibpost_serve_event event;
+};
+
+#define IBPOST_SERVE_SIZE_VER0	(48 + 32 + 112)
+
+#define IBPOST_IOC_SERVE	_IOWR(IBPOST_IOC_MAGIC, 0x03, struct ibpost_serve)
 
 #endif /* _UAPI_IBPOST_H */

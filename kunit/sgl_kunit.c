@@ -363,8 +363,8 @@ enum ibpost_rf {
 	RF_FLAGS,
 	RF_RESERVED0,
 	RF_RESERVED,
-	RF_RESERVED1,
-	RF_RESERVED2,
+	RF_CM_PORT,
+	RF_CM_TIMEOUT,
 	RF_CM_FAMILY,
 	RF_CM_ADDR0,
 	RF_OP,
@@ -413,7 +413,8 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	  { { RF_LAYOUT, IBPOST_LAYOUT_EXPLICIT }, { RF_MSG, 0 } } },
 	{ "valid msg at IBPOST_MAX_MSG", { { RF_MSG, IBPOST_MAX_MSG } } },
 	{ "valid inline at max_inline", { { RF_FLAGS, IBPOST_RUN_FLAGS &
-					    ~IBPOST_RUN_PINGPONG },
+					    ~(IBPOST_RUN_PINGPONG |
+					      IBPOST_RUN_PEER) },
 					  { RF_CM_FAMILY, AF_INET },
 					  { RF_MSG, 256 } } },
 	{ "valid inline WRITE", { { RF_OP, IBPOST_OP_WRITE },
@@ -428,6 +429,9 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 				       { RF_WARMUP, 0 } } },
 	{ "IBPOST_RUN_CM with AF_INET6", { { RF_FLAGS, IBPOST_RUN_CM },
 					   { RF_CM_FAMILY, AF_INET6 } } },
+	{ "IBPOST_RUN_PEER with port and timeout",
+	  { { RF_FLAGS, IBPOST_RUN_PEER }, { RF_CM_FAMILY, AF_INET6 },
+	    { RF_CM_PORT, 9999 }, { RF_CM_TIMEOUT, IBPOST_CM_TIMEOUT_MAX } } },
 	{ "WRITE ignores recv_layout", { { RF_OP, IBPOST_OP_WRITE },
 					 { RF_RECV_LAYOUT, 99 } } },
 	{ "READ ignores recv_num_sge", { { RF_OP, IBPOST_OP_READ },
@@ -452,10 +456,42 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	  -EINVAL, IBPOST_R_RESERVED, 0, 0 },
 	{ "reserved[0] set", { { RF_RESERVED, 1 } },
 	  -EINVAL, IBPOST_R_RESERVED, 0, 0 },
-	{ "reserved1 set", { { RF_RESERVED1, 1 } },
-	  -EINVAL, IBPOST_R_RESERVED, 0, 0 },
-	{ "reserved2 set", { { RF_RESERVED2, 1 } },
-	  -EINVAL, IBPOST_R_RESERVED, 0, 0 },
+	{ "cm_port without IBPOST_RUN_PEER", { { RF_CM_PORT, 7 } },
+	  -EINVAL, IBPOST_R_CM_ADDR, 7, 0 },
+	{ "cm_port with IBPOST_RUN_CM", { { RF_FLAGS, IBPOST_RUN_CM },
+					  { RF_CM_FAMILY, AF_INET },
+					  { RF_CM_PORT, 7 } },
+	  -EINVAL, IBPOST_R_CM_ADDR, 7, 0 },
+	{ "cm_timeout_ms without rdma_cm", { { RF_CM_TIMEOUT, 1 } },
+	  -EINVAL, IBPOST_R_CM_ADDR, 0, 0 },
+	{ "cm_timeout_ms above the maximum",
+	  { { RF_FLAGS, IBPOST_RUN_PEER }, { RF_CM_FAMILY, AF_INET },
+	    { RF_CM_TIMEOUT, IBPOST_CM_TIMEOUT_MAX + 1 } },
+	  -EINVAL, IBPOST_R_CM_ADDR, IBPOST_CM_TIMEOUT_MAX + 1,
+	  IBPOST_CM_TIMEOUT_MAX },
+	{ "IBPOST_RUN_PEER with IBPOST_RUN_CM",
+	  { { RF_FLAGS, IBPOST_RUN_PEER | IBPOST_RUN_CM },
+	    { RF_CM_FAMILY, AF_INET } },
+	  -EINVAL, IBPOST_R_PEER_FLAG, IBPOST_RUN_CM, 0 },
+	{ "IBPOST_RUN_PEER without a family", { { RF_FLAGS, IBPOST_RUN_PEER } },
+	  -EINVAL, IBPOST_R_CM_ADDR, 0, 0 },
+	{ "ping-pong against a peer",
+	  { { RF_FLAGS, IBPOST_RUN_PEER | IBPOST_RUN_PINGPONG },
+	    { RF_CM_FAMILY, AF_INET }, { RF_OP, IBPOST_OP_WRITE },
+	    { RF_BATCH, 1 } },
+	  -EINVAL, IBPOST_R_PEER_FLAG, IBPOST_RUN_PINGPONG, 0 },
+	{ "33 SGEs against a peer",
+	  { { RF_FLAGS, IBPOST_RUN_PEER }, { RF_CM_FAMILY, AF_INET },
+	    { RF_NUM_SGE, 33 } },
+	  -EINVAL, IBPOST_R_NUM_SGE, 33, 32 },
+	{ "33 receive SGEs against a peer",
+	  { { RF_FLAGS, IBPOST_RUN_PEER }, { RF_CM_FAMILY, AF_INET },
+	    { RF_RECV_NUM_SGE, 33 } },
+	  -EINVAL, IBPOST_R_NUM_SGE, 33, 32, true },
+	{ "depth 4097 against a peer",
+	  { { RF_FLAGS, IBPOST_RUN_PEER }, { RF_CM_FAMILY, AF_INET6 },
+	    { RF_DEPTH, 4097 } },
+	  -EINVAL, IBPOST_R_DEPTH, 4097, 4096 },
 	{ "cm_family without IBPOST_RUN_CM", { { RF_CM_FAMILY, AF_INET } },
 	  -EINVAL, IBPOST_R_CM_ADDR, AF_INET, 0 },
 	{ "cm_addr without IBPOST_RUN_CM", { { RF_CM_ADDR0, 192 } },
@@ -553,11 +589,11 @@ static void ibpost_run_apply(struct ibpost_run *r, struct ibpost_limits *lim,
 	case RF_RESERVED:
 		r->reserved[0] = s->v;
 		break;
-	case RF_RESERVED1:
-		r->reserved1 = s->v;
+	case RF_CM_PORT:
+		r->cm_port = s->v;
 		break;
-	case RF_RESERVED2:
-		r->reserved2 = s->v;
+	case RF_CM_TIMEOUT:
+		r->cm_timeout_ms = s->v;
 		break;
 	case RF_CM_FAMILY:
 		r->cm_family = s->v;

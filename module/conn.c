@@ -225,7 +225,7 @@ err:
  * @port: port number.
  * @caps: queue sizes.
  * @addr: connect through rdma_cm to this address of the device, or NULL
- *	to connect the QPs directly.
+ *	to connect the QPs directly; with @caps->peer, the server's address.
  * @st: failure reason.
  *
  * Context: process context, may sleep.
@@ -242,11 +242,19 @@ int ibpost_conn_create(struct ibpost_conn *c, struct ib_device *ibdev,
 	c->ibdev = ibdev;
 	c->pd = pd;
 	c->port = port;
-	c->cq_a = ib_alloc_cq(ibdev, NULL, caps->send_wr + 2, 0,
+	/* With a peer the initiator QP also takes the control receives. */
+	c->cq_a = ib_alloc_cq(ibdev, NULL, caps->send_wr + 2 +
+			      (caps->peer ? caps->recv_wr + 1 : 0), 0,
 			      caps->softirq ? IB_POLL_SOFTIRQ : IB_POLL_DIRECT);
 	if (IS_ERR(c->cq_a)) {
 		ret = PTR_ERR(c->cq_a);
 		goto err;
+	}
+	if (caps->peer) {
+		ret = ibpost_cm_connect(c, caps, addr, st);
+		if (ret)
+			goto err_cq_a;
+		return 0;
 	}
 	c->cq_b = ib_alloc_cq(ibdev, NULL,
 			      caps->recv_wr + caps->target_send_wr + 2, 0,
@@ -283,7 +291,8 @@ err:
 void ibpost_conn_drain(struct ibpost_conn *c)
 {
 	ib_drain_qp(c->qp_a);
-	ib_drain_qp(c->qp_b);
+	if (c->qp_b)
+		ib_drain_qp(c->qp_b);
 }
 
 /**
@@ -298,7 +307,8 @@ void ibpost_conn_destroy(struct ibpost_conn *c)
 		ib_destroy_qp(c->qp_b);
 		ib_destroy_qp(c->qp_a);
 	}
-	ib_free_cq(c->cq_b);
+	if (c->cq_b)
+		ib_free_cq(c->cq_b);
 	ib_free_cq(c->cq_a);
 	memset(c, 0, sizeof(*c));
 }

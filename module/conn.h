@@ -11,6 +11,25 @@
 #include <uapi/ibpost.h>
 
 /**
+ * struct ibpost_conn_peer - connect to a server on another host (rdma_cm).
+ * @port: the server's rdma_cm port.
+ * @timeout_ms: bound on each of address resolution, route resolution and
+ *	connection set-up.
+ * @priv: private data of the connect request.
+ * @priv_len: its bytes.
+ * @rej: out: private data of a rejection (the server's reason).
+ * @rej_len: out: its bytes, 0 when the server did not say.
+ */
+struct ibpost_conn_peer {
+	u16 port;
+	u32 timeout_ms;
+	const void *priv;
+	u8 priv_len;
+	u8 rej[64];
+	u8 rej_len;
+};
+
+/**
  * struct ibpost_conn_caps - queue sizes a job asks for.
  * @send_wr: send WRs of the initiator QP.
  * @send_sge: SGEs per send WR of the initiator.
@@ -20,6 +39,8 @@
  * @target_send_wr: send WRs of the target (memory registration).
  * @softirq: the initiator's CQ calls its ib_cqe handlers from softirq
  *	(IB_POLL_SOFTIRQ, sessions); else the owner polls it (IB_POLL_DIRECT).
+ * @cm_timeout_ms: rdma_cm step timeout (0: IBPOST_CM_TIMEOUT_MS).
+ * @peer: connect @qp_a to a server at the given address; no target QP.
  */
 struct ibpost_conn_caps {
 	u32 send_wr;
@@ -29,6 +50,8 @@ struct ibpost_conn_caps {
 	u32 recv_sge;
 	u32 target_send_wr;
 	bool softirq;
+	u32 cm_timeout_ms;
+	struct ibpost_conn_peer *peer;
 };
 
 /**
@@ -37,9 +60,9 @@ struct ibpost_conn_caps {
  * @pd: its PD (owned by the device registry).
  * @port: port both QPs use.
  * @cq_a: completions of @qp_a (polled directly by the job).
- * @cq_b: completions of @qp_b.
+ * @cq_b: completions of @qp_b (NULL with a peer).
  * @qp_a: initiator: posts the job's work requests.
- * @qp_b: target: receives, owns the remote MRs.
+ * @qp_b: target: receives, owns the remote MRs (NULL with a peer).
  * @granted: caps of @qp_a as the provider granted them.
  * @listen: rdma_cm listener (rdma_cm pairs only).
  * @cm_a: rdma_cm id of @qp_a (NULL for a directly connected pair).
@@ -76,6 +99,11 @@ void ibpost_qp_granted(const struct ib_qp_init_attr *init,
 int ibpost_cm_pair(struct ibpost_conn *c, const struct ibpost_conn_caps *caps,
 		   const struct sockaddr_storage *addr,
 		   struct ibpost_status *st);
+int ibpost_cm_connect(struct ibpost_conn *c,
+		      const struct ibpost_conn_caps *caps,
+		      const struct sockaddr_storage *addr,
+		      struct ibpost_status *st);
+bool ibpost_cm_lost(const struct ibpost_conn *c);
 void ibpost_cm_destroy(struct ibpost_conn *c);
 void ibpost_conn_drain(struct ibpost_conn *c);
 void ibpost_conn_destroy(struct ibpost_conn *c);

@@ -144,6 +144,8 @@ static int ibpost_job_sizes(struct ibpost_job *job, u32 *local_slot,
 	 * A pong lands in the initiator's slot, through an MR, after the
 	 * send SGEs: its tag byte must never be a byte the ping sends.
 	 */
+	if (job->is_peer)
+		*target_slot = 0;	/* the server's, checked there */
 	mapped = *target_slot;
 	if (ibpost_pingpong(job)) {
 		job->pp.pong_off = *local_slot;
@@ -191,17 +193,22 @@ static int ibpost_job_connect(struct ibpost_job *job)
 		.recv_wr = job->has_recv ? job->depth : 0,
 		.recv_sge = job->recv_num_sge,
 		.target_send_wr = IBPOST_MR_CHAIN,
+		.cm_timeout_ms = run->cm_timeout_ms,
 	};
+	bool cm = run->flags & (IBPOST_RUN_CM | IBPOST_RUN_PEER);
 	struct ibpost_status *st = &run->status;
 	struct sockaddr_storage ss = {};
 	struct ibpost_session *sess;
 
-	if (run->flags & IBPOST_RUN_CM)
+	if (cm)
 		ibpost_job_sockaddr(run, &ss);
+	if (job->is_peer)
+		ibpost_peer_caps(job, &caps);
 	sess = ibpost_session_create(job->dev, job->port, &caps,
-				     run->flags & IBPOST_RUN_CM ? &ss : NULL,
-				     st);
+				     cm ? &ss : NULL, st);
 	if (IS_ERR(sess)) {
+		if (job->is_peer && PTR_ERR(sess) == -ECONNREFUSED)
+			ibpost_peer_rejected(job);
 		if (st->reason == IBPOST_R_NONE)
 			ibpost_status_set(st, IBPOST_R_CONNECT, -PTR_ERR(sess),
 					  0);
@@ -282,7 +289,7 @@ static int ibpost_job_buffers(struct ibpost_job *job, u32 local_slot,
 
 	ret = ibpost_buf_alloc(&job->local, job->dev->ibdev, job->depth,
 			       local_slot);
-	if (!ret)
+	if (!ret && target_slot)
 		ret = ibpost_buf_alloc(&job->target, job->dev->ibdev,
 				       job->depth, target_slot);
 	if (ret) {
@@ -291,7 +298,7 @@ static int ibpost_job_buffers(struct ibpost_job *job, u32 local_slot,
 				  0);
 		return ret;
 	}
-	if (!ibpost_op_is_rdma(run->op))
+	if (!ibpost_op_is_rdma(run->op) || job->is_peer)
 		return 0;
 	access = run->op == IBPOST_OP_READ ? IB_ACCESS_REMOTE_READ :
 		 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
@@ -319,6 +326,8 @@ static int ibpost_job_measure(struct ibpost_job *job)
 		ibpost_pp_finish(job);
 		ret = job->err;
 	}
+	if (!ret && job->is_peer)
+		ret = ibpost_peer_fin(job);
 	return ret;
 }
 
@@ -342,8 +351,10 @@ static void ibpost_job_teardown(struct ibpost_job *job)
 			ibpost_mrs_invalidate(&job->mrs, job->conn);
 		}
 		job->draining = true;
+		job->peer.ctl.draining = true;
 		ibpost_conn_drain(job->conn);
 	}
+	ibpost_peer_free(job);
 	ibpost_mrs_free(&job->pp.mrs);
 	ibpost_mrs_free(&job->mrs);
 	ibpost_buf_free(&job->target);
@@ -373,7 +384,9 @@ static int ibpost_job_start(struct ibpost_job *job)
 		return ret;
 	job->depth = run->depth;
 	job->warmup = run->warmup;
-	job->has_recv = ibpost_op_has_recv(run->op);
+	job->is_peer = run->flags & IBPOST_RUN_PEER;
+	/* Against a peer, receives are the server's. */
+	job->has_recv = ibpost_op_has_recv(run->op) && !job->is_peer;
 	ibpost_sq_init(&job->sq, job->depth, run->signal_every);
 	ret = ibpost_job_layouts(job);
 	if (ret)
@@ -385,6 +398,8 @@ static int ibpost_job_start(struct ibpost_job *job)
 	if (ret)
 		return ret;
 	ret = ibpost_job_connect(job);
+	if (!ret && job->is_peer)
+		ret = ibpost_peer_start(job);
 	if (ret)
 		return ret;
 	ret = ibpost_job_buffers(job, local_slot, target_slot);

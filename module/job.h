@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "conn.h"
+#include "ctl.h"
 #include "device.h"
 #include "mr.h"
 #include "sgl.h"
@@ -97,6 +98,28 @@ struct ibpost_pp {
 };
 
 /**
+ * struct ibpost_peer - the client side of a job against a server (peer.c).
+ * @cp: connect parameters and the rejection's words.
+ * @hello: private data of the connect request.
+ * @ctl: the control channel.
+ * @raddr: address of each remote slot.
+ * @rkey: rkey of each remote slot.
+ * @nslots: remote slots; WR i targets slot i % @nslots.
+ * @conn: the server's number for the connection.
+ * @fault: test faults this job injects.
+ */
+struct ibpost_peer {
+	struct ibpost_conn_peer cp;
+	struct ibpost_wire_hello hello;
+	struct ibpost_ctl ctl;
+	u64 *raddr;
+	u32 *rkey;
+	u32 nslots;
+	u32 conn;
+	u32 fault;
+};
+
+/**
  * struct ibpost_job - everything one run owns.
  * @run: the request; status and result are written into it.
  * @ext: kernel-side arguments.
@@ -131,6 +154,8 @@ struct ibpost_pp {
  * @t_progress: jiffies of the last completion (stall detection).
  * @mm: first verification mismatch.
  * @pp: ping-pong state.
+ * @is_peer: the target is a server on another host (@peer).
+ * @peer: client state of a peer job.
  * @entered: the job is a poster of @sess (ibpost_session_enter()).
  * @draining: teardown started: flushed completions are not errors.
  * @err: first failure, 0 while all is well.
@@ -169,6 +194,8 @@ struct ibpost_job {
 	unsigned long t_progress;
 	struct ibpost_mismatch mm;
 	struct ibpost_pp pp;
+	bool is_peer;
+	struct ibpost_peer peer;
 	bool entered;
 	bool draining;
 	int err;
@@ -199,5 +226,14 @@ void ibpost_note_mismatch(struct ibpost_job *job, u64 wr, u32 bad);
 int ibpost_pp_prepare(struct ibpost_job *job);
 int ibpost_pp_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms);
 void ibpost_pp_finish(struct ibpost_job *job);
+
+/* peer.c */
+void ibpost_peer_caps(struct ibpost_job *job, struct ibpost_conn_caps *caps);
+void ibpost_peer_rejected(struct ibpost_job *job);
+int ibpost_peer_start(struct ibpost_job *job);
+int ibpost_peer_fin(struct ibpost_job *job);
+bool ibpost_peer_lost(struct ibpost_job *job);
+u64 ibpost_peer_pattern_wr(const struct ibpost_job *job, u64 seq);
+void ibpost_peer_free(struct ibpost_job *job);
 
 #endif /* _IBPOST_JOB_H */

@@ -66,6 +66,7 @@ static void ibpost_verify_rdma(struct ibpost_job *job, u64 seq)
 	const struct ibpost_sge_desc *bl = ibpost_op_reads(job) ?
 		job->send_layout : &job->target_layout;
 	u8 *va = ibpost_buf_va(b, slot);
+	u64 pwr = job->is_peer ? ibpost_peer_pattern_wr(job, seq) : seq;
 
 	ibpost_buf_for_cpu(b, slot);
 	if ((job->ext->fault & IBPOST_FAULT_CORRUPT) && seq == job->warmup)
@@ -73,7 +74,7 @@ static void ibpost_verify_rdma(struct ibpost_job *job, u64 seq)
 	ibpost_note_mismatch(job, seq,
 			     ibpost_pattern_check(va, bl,
 						  ibpost_op_reads(job) ? n : 1,
-						  job->send_layout, n, seq,
+						  job->send_layout, n, pwr,
 						  &job->mm));
 }
 
@@ -83,6 +84,9 @@ static void ibpost_account(struct ibpost_job *job, u64 from, u64 to, u64 now)
 	bool verify = job->run->flags & IBPOST_RUN_VERIFY;
 	u64 s;
 
+	/* Against a peer only a READ lands here; the server checks the rest. */
+	if (job->is_peer && !ibpost_op_reads(job))
+		verify = false;
 	for (s = from; s <= to; s++) {
 		if (verify && !job->has_recv)
 			ibpost_verify_rdma(job, s);
@@ -198,6 +202,8 @@ void ibpost_stamp(struct ibpost_job *job, u64 seq, u32 slot)
 	u32 n = job->run->num_sge;
 
 	if (ibpost_op_reads(job)) {
+		if (job->is_peer)
+			return;		/* the server stamped its slots */
 		ibpost_pattern_fill(ibpost_buf_va(&job->target, slot),
 				    &job->target_layout, 1, job->send_layout,
 				    n, seq);
@@ -208,6 +214,16 @@ void ibpost_stamp(struct ibpost_job *job, u64 seq, u32 slot)
 				    seq);
 		ibpost_buf_for_device(&job->local, slot);
 	}
+}
+
+/* Point WR @seq at its remote slot (slots of a peer != local slots). */
+static void ibpost_peer_remote(struct ibpost_job *job, u64 seq,
+			       struct ib_rdma_wr *w)
+{
+	u32 r = do_div(seq, job->peer.nslots);
+
+	w->remote_addr = job->peer.raddr[r];
+	w->rkey = job->peer.rkey[r];
 }
 
 /* Link @n prebuilt WRs starting at the next sequence number. */
@@ -225,6 +241,8 @@ static struct ib_send_wr *ibpost_chain(struct ibpost_job *job, u32 n)
 		wr->send_flags &= ~IB_SEND_SIGNALED;
 		if (ibpost_sq_signaled(&job->sq, seq, last))
 			wr->send_flags |= IB_SEND_SIGNALED;
+		if (job->is_peer && job->peer.nslots != job->depth)
+			ibpost_peer_remote(job, seq, &job->wrs[slot]);
 		if ((job->ext->fault & IBPOST_FAULT_REMOTE_RANGE) &&
 		    seq == last && seq >= job->warmup)
 			job->wrs[slot].remote_addr += job->target.slot_size;
@@ -302,6 +320,11 @@ bool ibpost_job_should_stop(struct ibpost_job *job)
 		return true;
 	if (READ_ONCE(job->dev->dying)) {
 		ibpost_job_fail(job, -ENODEV, IBPOST_R_DEVICE_GONE,
+				job->sq.posted);
+		return true;
+	}
+	if (job->is_peer && ibpost_peer_lost(job)) {
+		ibpost_job_fail(job, -ECONNRESET, IBPOST_R_PEER_LOST,
 				job->sq.posted);
 		return true;
 	}
@@ -400,6 +423,10 @@ static void ibpost_build_send_wr(struct ibpost_job *job, u32 slot)
 	default:
 		w->wr.opcode = IB_WR_RDMA_READ;
 		break;
+	}
+	if (job->is_peer) {
+		ibpost_peer_remote(job, slot, w);
+		return;
 	}
 	w->remote_addr = job->mrs.mr[slot]->iova;
 	w->rkey = job->mrs.mr[slot]->rkey;

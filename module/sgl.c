@@ -15,6 +15,7 @@
 #include <kunit/visibility.h>
 
 #include "sgl.h"
+#include "wire.h"
 
 /* Deterministic generator for IBPOST_LAYOUT_RANDOM (same seed, same layout). */
 static u64 ibpost_rand_next(u64 *state)
@@ -258,6 +259,47 @@ static int ibpost_run_check_queue(const struct ibpost_run *r,
 	return 0;
 }
 
+/* The rdma_cm fields, and what a job against a peer cannot do. */
+static int ibpost_run_check_cm(const struct ibpost_run *r,
+			       struct ibpost_status *st)
+{
+	u32 cm = r->flags & (IBPOST_RUN_CM | IBPOST_RUN_PEER);
+	u32 recv_sge = r->recv_num_sge ? r->recv_num_sge : r->num_sge;
+
+	if (cm == (IBPOST_RUN_CM | IBPOST_RUN_PEER))
+		return ibpost_refuse(st, IBPOST_R_PEER_FLAG, IBPOST_STATUS_NONE,
+				     IBPOST_RUN_CM, 0);
+	if (cm ? (r->cm_family != AF_INET && r->cm_family != AF_INET6) :
+	    (r->cm_family || r->cm_timeout_ms ||
+	     !ibpost_mem_is_zero(r->cm_addr, sizeof(r->cm_addr))))
+		return ibpost_refuse(st, IBPOST_R_CM_ADDR, IBPOST_STATUS_NONE,
+				     r->cm_family, 0);
+	if (r->cm_port && !(cm & IBPOST_RUN_PEER))
+		return ibpost_refuse(st, IBPOST_R_CM_ADDR, IBPOST_STATUS_NONE,
+				     r->cm_port, 0);
+	if (r->cm_timeout_ms > IBPOST_CM_TIMEOUT_MAX)
+		return ibpost_refuse(st, IBPOST_R_CM_ADDR, IBPOST_STATUS_NONE,
+				     r->cm_timeout_ms, IBPOST_CM_TIMEOUT_MAX);
+	if (!(cm & IBPOST_RUN_PEER))
+		return 0;
+	if (r->flags & IBPOST_RUN_PINGPONG)
+		return ibpost_refuse(st, IBPOST_R_PEER_FLAG, IBPOST_STATUS_NONE,
+				     IBPOST_RUN_PINGPONG, 0);
+	if (r->num_sge > IBPOST_WIRE_MAX_SGE)
+		return ibpost_refuse(st, IBPOST_R_NUM_SGE, IBPOST_STATUS_NONE,
+				     r->num_sge, IBPOST_WIRE_MAX_SGE);
+	if (ibpost_op_is_send(r->op) && recv_sge > IBPOST_WIRE_MAX_SGE) {
+		ibpost_refuse(st, IBPOST_R_NUM_SGE, IBPOST_STATUS_NONE,
+			      recv_sge, IBPOST_WIRE_MAX_SGE);
+		st->wr = IBPOST_STATUS_RECV_WR;
+		return -EINVAL;
+	}
+	if (r->depth > IBPOST_WIRE_MAX_DEPTH)
+		return ibpost_refuse(st, IBPOST_R_DEPTH, IBPOST_STATUS_NONE,
+				     r->depth, IBPOST_WIRE_MAX_DEPTH);
+	return 0;
+}
+
 /**
  * ibpost_run_check() - validate the scalar fields of a run.
  * @r: the request, as copied from the caller.
@@ -274,19 +316,18 @@ int ibpost_run_check(const struct ibpost_run *r, const struct ibpost_limits *lim
 	u32 max_sge = ibpost_wr_sge_limit(r->op, lim);
 	u32 recv_sge = r->recv_num_sge ? r->recv_num_sge : r->num_sge;
 	u32 max_msg = min_t(u32, lim->max_msg_sz, IBPOST_MAX_MSG);
+	int ret;
 
 	if (r->flags & ~IBPOST_RUN_FLAGS)
 		return ibpost_refuse(st, IBPOST_R_FLAGS, IBPOST_STATUS_NONE,
 				     r->flags, IBPOST_RUN_FLAGS);
-	if (r->reserved0 || r->reserved1 || r->reserved2 ||
+	if (r->reserved0 ||
 	    !ibpost_mem_is_zero(r->reserved, sizeof(r->reserved)))
 		return ibpost_refuse(st, IBPOST_R_RESERVED, IBPOST_STATUS_NONE,
 				     0, 0);
-	if ((r->flags & IBPOST_RUN_CM) ?
-	    (r->cm_family != AF_INET && r->cm_family != AF_INET6) :
-	    (r->cm_family || !ibpost_mem_is_zero(r->cm_addr, sizeof(r->cm_addr))))
-		return ibpost_refuse(st, IBPOST_R_CM_ADDR, IBPOST_STATUS_NONE,
-				     r->cm_family, 0);
+	ret = ibpost_run_check_cm(r, st);
+	if (ret)
+		return ret;
 	if (r->op >= IBPOST_OP_MAX)
 		return ibpost_refuse(st, IBPOST_R_OPCODE, IBPOST_STATUS_NONE,
 				     r->op, IBPOST_OP_MAX - 1);

@@ -69,8 +69,9 @@
  * @IBPOST_R_POST: ib_post_send refused a work request.
  * @IBPOST_R_TIMEOUT: no completion within the timeout.
  * @IBPOST_R_IMM_OP: immediate data on an opcode without it.
- * @IBPOST_R_CM_ADDR: rdma_cm address: family must be AF_INET or AF_INET6, and
- *	set only with IBPOST_RUN_CM or IBPOST_RUN_PEER.
+ * @IBPOST_R_CM_ADDR: rdma_cm fields: family AF_INET or AF_INET6, port,
+ *	timeout at most IBPOST_CM_TIMEOUT_MAX, set only with IBPOST_RUN_CM or
+ *	IBPOST_RUN_PEER.
  * @IBPOST_R_PINGPONG: ping-pong latency is RDMA WRITE with batch 1.
  * @IBPOST_R_RESOLVE: could not resolve the address or route of the peer.
  * @IBPOST_R_PEER_VERSION: wire protocol version not supported.
@@ -166,7 +167,7 @@ enum ibpost_reason {
 	[IBPOST_R_POST] = "ib_post_send refused a work request", \
 	[IBPOST_R_TIMEOUT] = "no completion within the timeout", \
 	[IBPOST_R_IMM_OP] = "immediate data on an opcode without it", \
-	[IBPOST_R_CM_ADDR] = "rdma_cm address: family must be AF_INET or AF_INET6, and set only with IBPOST_RUN_CM or IBPOST_RUN_PEER", \
+	[IBPOST_R_CM_ADDR] = "rdma_cm fields: family AF_INET or AF_INET6, port, timeout at most IBPOST_CM_TIMEOUT_MAX, set only with IBPOST_RUN_CM or IBPOST_RUN_PEER", \
 	[IBPOST_R_PINGPONG] = "ping-pong latency is RDMA WRITE with batch 1", \
 	[IBPOST_R_RESOLVE] = "could not resolve the address or route of the peer", \
 	[IBPOST_R_PEER_VERSION] = "wire protocol version not supported", \

@@ -126,7 +126,8 @@ enum { NO_WANT = -1 };
 #define R_DEPTH		IBPOST_R_DEPTH, "queue depth 0 or above the device limit"
 #define R_ITERS		IBPOST_R_ITERS, "give iterations or a duration"
 #define R_CM_ADDR	IBPOST_R_CM_ADDR, \
-	"rdma_cm address: family must be AF_INET or AF_INET6, and set only with IBPOST_RUN_CM"
+	"rdma_cm fields: family AF_INET or AF_INET6, port, timeout at most IBPOST_CM_TIMEOUT_MAX, set only with IBPOST_RUN_CM or IBPOST_RUN_PEER"
+#define R_PEER_FLAG	IBPOST_R_PEER_FLAG, "option not available against a peer"
 
 static void run_base(struct ibpost_run *r)
 {
@@ -171,8 +172,18 @@ static void run_cases(int fd, void *unmapped)
 	r.reserved[0] = 1;
 	expect_run(fd, "RUN reserved field", &r, EINVAL, R_RESERVED);
 	run_base(&r);
-	r.reserved2 = 1;
-	expect_run(fd, "RUN reserved2", &r, EINVAL, R_RESERVED);
+	r.cm_timeout_ms = 1;
+	expect_run(fd, "RUN cm_timeout_ms without rdma_cm", &r, EINVAL,
+		   R_CM_ADDR);
+	run_base(&r);
+	r.cm_port = 1;
+	expect_run(fd, "RUN cm_port without the PEER flag", &r, EINVAL,
+		   R_CM_ADDR);
+	run_base(&r);
+	r.flags = IBPOST_RUN_PEER | IBPOST_RUN_CM;
+	r.cm_family = 2;
+	expect_run(fd, "RUN PEER and CM flags together", &r, EINVAL,
+		   R_PEER_FLAG);
 	run_base(&r);
 	r.cm_family = 2;
 	expect_run(fd, "RUN cm_family without the CM flag", &r, EINVAL,

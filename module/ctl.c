@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: the control channel of a peer connection.
+ *
+ * Both sides of `ibpost run --connect` / `ibpost serve` keep a few
+ * receives posted on their QP and send one message at a time from a send
+ * slot: jobs, answers and results (wire.h), and zero-byte SEND_WITH_IMM
+ * messages (fin, keep-alive).  Buffers are ordinary ibpost slots, so they
+ * are counted in debugfs like every other page ibpost holds.  Completions
+ * are reaped by the owner's thread polling its CQ; handlers only record.
+ */
+#include <linux/errno.h>
+
+#include "abi.h"
+#include "ctl.h"
+
+static void ibpost_ctl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_ctl_rx *rx = container_of(wc->wr_cqe,
+						struct ibpost_ctl_rx, cqe);
+	struct ibpost_ctl *ctl = rx->ctl;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (!(ctl->draining && wc->status == IB_WC_WR_FLUSH_ERR) &&
+		    ctl->wc_status == IB_WC_SUCCESS)
+			ctl->wc_status = wc->status;
+		return;
+	}
+	if (!wc->byte_len) {
+		/* fin or keep-alive: note it and receive the next one */
+		ctl->zimm = wc->wc_flags & IB_WC_WITH_IMM ?
+			    be32_to_cpu(wc->ex.imm_data) : 0;
+		ctl->zcount++;
+		if (!ctl->draining)
+			ibpost_ctl_post_rx(ctl, rx->idx);
+		return;
+	}
+	if (ctl->msg >= 0) {
+		/* one message at a time: the peer broke the protocol */
+		if (ctl->wc_status == IB_WC_SUCCESS)
+			ctl->wc_status = IB_WC_GENERAL_ERR;
+		return;
+	}
+	ctl->msg = rx->idx;
+	ctl->msg_len = wc->byte_len;
+}
+
+static void ibpost_ctl_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_ctl *ctl = container_of(wc->wr_cqe, struct ibpost_ctl,
+					      scqe);
+
+	ctl->sends_out--;
+	if (wc->status != IB_WC_SUCCESS &&
+	    !(ctl->draining && wc->status == IB_WC_WR_FLUSH_ERR) &&
+	    ctl->wc_status == IB_WC_SUCCESS)
+		ctl->wc_status = wc->status;
+}
+
+/**
+ * ibpost_ctl_size() - slot size for messages of a job of @nslots slots.
+ * @nslots: remote slots the job may be given.
+ *
+ * Return: bytes of each control slot, a multiple of PAGE_SIZE.
+ */
+size_t ibpost_ctl_size(u32 nslots)
+{
+	size_t n = max3(ibpost_wire_ready_size(nslots), IBPOST_WIRE_JOB_MAX,
+			sizeof(struct ibpost_wire_result));
+
+	return PAGE_ALIGN(n);
+}
+
+/**
+ * ibpost_ctl_init() - allocate the slots and post every receive.
+ * @ctl: zeroed channel.
+ * @qp: a QP with IBPOST_CTL_RX receive WRs free.
+ * @lkey: the PD's local DMA lkey.
+ * @size: bytes per slot (ibpost_ctl_size()).
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno; on failure ibpost_ctl_free() cleans up
+ * (after the QP was drained when a receive had been posted).
+ */
+int ibpost_ctl_init(struct ibpost_ctl *ctl, struct ib_qp *qp, u32 lkey,
+		    size_t size)
+{
+	u32 i;
+	int ret;
+
+	ctl->qp = qp;
+	ctl->lkey = lkey;
+	ctl->msg = -1;
+	ctl->scqe.done = ibpost_ctl_send_done;
+	ret = ibpost_buf_alloc(&ctl->buf, qp->device, IBPOST_CTL_RX + 1, size);
+	if (ret)
+		return ret;
+	for (i = 0; i < IBPOST_CTL_RX; i++) {
+		ctl->rx[i].ctl = ctl;
+		ctl->rx[i].idx = i;
+		ctl->rx[i].cqe.done = ibpost_ctl_rx_done;
+		ret = ibpost_ctl_post_rx(ctl, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * ibpost_ctl_free() - free the slots (the QP drained, nothing in flight).
+ * @ctl: the channel (may be unallocated).
+ */
+void ibpost_ctl_free(struct ibpost_ctl *ctl)
+{
+	ibpost_buf_free(&ctl->buf);
+}
+
+/**
+ * ibpost_ctl_post_rx() - post the receive of slot @idx.
+ * @ctl: the channel.
+ * @idx: slot below IBPOST_CTL_RX.
+ *
+ * Return: 0 or the errno of ib_post_recv().
+ */
+int ibpost_ctl_post_rx(struct ibpost_ctl *ctl, u32 idx)
+{
+	struct ib_sge sge = {
+		.addr = ctl->buf.dma[idx],
+		.length = ctl->buf.slot_size,
+		.lkey = ctl->lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &ctl->rx[idx].cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	ibpost_buf_for_device(&ctl->buf, idx);
+	return ib_post_recv(ctl->qp, &wr, NULL);
+}
+
+/**
+ * ibpost_ctl_sbuf() - the send slot, to build the next message in.
+ * @ctl: the channel, with no send in flight.
+ *
+ * Return: its kernel address.
+ */
+void *ibpost_ctl_sbuf(struct ibpost_ctl *ctl)
+{
+	return ibpost_buf_va(&ctl->buf, IBPOST_CTL_RX);
+}
+
+/**
+ * ibpost_ctl_send() - send the message in the send slot.
+ * @ctl: the channel.
+ * @len: its bytes, 0 for a zero-byte SEND_WITH_IMM.
+ * @zero_imm: send a zero-byte message with immediate data @imm instead.
+ * @imm: the immediate data.
+ *
+ * Return: 0 or the errno of ib_post_send(); the completion is reaped by the
+ * owner's polling (@ctl->sends_out drops back).
+ */
+int ibpost_ctl_send(struct ibpost_ctl *ctl, u32 len, bool zero_imm, u32 imm)
+{
+	struct ib_sge sge = {
+		.addr = ctl->buf.dma[IBPOST_CTL_RX],
+		.length = len,
+		.lkey = ctl->lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_cqe = &ctl->scqe,
+		.sg_list = &sge,
+		.num_sge = zero_imm ? 0 : 1,
+		.opcode = zero_imm ? IB_WR_SEND_WITH_IMM : IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	int ret;
+
+	if (zero_imm)
+		wr.ex.imm_data = cpu_to_be32(imm);
+	else
+		ibpost_buf_for_device(&ctl->buf, IBPOST_CTL_RX);
+	ret = ib_post_send(ctl->qp, &wr, NULL);
+	if (!ret)
+		ctl->sends_out++;
+	return ret;
+}
+
+/**
+ * ibpost_ctl_take() - the message received, if any.
+ * @ctl: the channel.
+ * @len: out: its bytes.
+ *
+ * Return: the message (give it back with ibpost_ctl_release()) or NULL.
+ */
+const void *ibpost_ctl_take(struct ibpost_ctl *ctl, u32 *len)
+{
+	if (ctl->msg < 0)
+		return NULL;
+	ibpost_buf_for_cpu(&ctl->buf, ctl->msg);
+	*len = ctl->msg_len;
+	return ibpost_buf_va(&ctl->buf, ctl->msg);
+}
+
+/**
+ * ibpost_ctl_release() - repost the receive of a message taken.
+ * @ctl: the channel.
+ * @msg: what ibpost_ctl_take() returned.
+ */
+void ibpost_ctl_release(struct ibpost_ctl *ctl, const void *msg)
+{
+	int idx = ctl->msg;
+
+	if (!msg || idx < 0)
+		return;
+	ctl->msg = -1;
+	if (!ctl->draining && ibpost_ctl_post_rx(ctl, idx) &&
+	    ctl->wc_status == IB_WC_SUCCESS)
+		ctl->wc_status = IB_WC_GENERAL_ERR;
+}
+
+/**
+ * ibpost_wire_hdr_init() - fill a message header.
+ * @h: the header.
+ * @type: IBPOST_WIRE_*.
+ * @len: bytes of the whole message.
+ * @conn: the server's connection number (0 from the client).
+ */
+void ibpost_wire_hdr_init(struct ibpost_wire_hdr *h, u16 type, u32 len,
+			  u32 conn)
+{
+	h->magic = cpu_to_be32(IBPOST_WIRE_MAGIC);
+	h->version = cpu_to_be16(IBPOST_WIRE_VERSION);
+	h->type = cpu_to_be16(type);
+	h->length = cpu_to_be32(len);
+	h->conn = cpu_to_be32(conn);
+}
+
+/**
+ * ibpost_wire_hdr_check() - check a received header.
+ * @h: the header.
+ * @len: bytes that arrived.
+ * @type: the message type expected.
+ * @st: refusal reason.
+ *
+ * Return: 0, or -EPROTO (IBPOST_R_PEER_VERSION with the version seen and
+ * ours, or IBPOST_R_PEER_PROTO with the bad field's value and limit).
+ */
+int ibpost_wire_hdr_check(const struct ibpost_wire_hdr *h, u32 len, u16 type,
+			  struct ibpost_status *st)
+{
+	if (len < sizeof(*h) || be32_to_cpu(h->magic) != IBPOST_WIRE_MAGIC) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO, len, sizeof(*h));
+		return -EPROTO;
+	}
+	if (be16_to_cpu(h->version) != IBPOST_WIRE_VERSION) {
+		ibpost_status_set(st, IBPOST_R_PEER_VERSION,
+				  be16_to_cpu(h->version), IBPOST_WIRE_VERSION);
+		return -EPROTO;
+	}
+	if (be16_to_cpu(h->type) != type) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO,
+				  be16_to_cpu(h->type), type);
+		return -EPROTO;
+	}
+	if (be32_to_cpu(h->length) > len) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO,
+				  be32_to_cpu(h->length), len);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/**
+ * ibpost_wire_st_put() - a status on the wire.
+ * @w: out.
+ * @err: negative errno, 0 for none.
+ * @st: the reason.
+ */
+void ibpost_wire_st_put(struct ibpost_wire_status *w, int err,
+			const struct ibpost_status *st)
+{
+	w->err = cpu_to_be32(-err);
+	w->reason = cpu_to_be32(st->reason);
+	w->wr = cpu_to_be32(st->wr);
+	w->sge = cpu_to_be32(st->sge);
+	w->value = cpu_to_be64(st->value);
+	w->limit = cpu_to_be64(st->limit);
+}
+
+/**
+ * ibpost_wire_st_get() - a status from the wire, bounded.
+ * @w: what the peer sent.
+ * @st: out.
+ *
+ * Return: the peer's negative errno (-EPROTO for one out of range, with
+ * IBPOST_R_PEER_PROTO), or 0 when it reported none.
+ */
+int ibpost_wire_st_get(const struct ibpost_wire_status *w,
+		       struct ibpost_status *st)
+{
+	u32 err = be32_to_cpu(w->err), reason = be32_to_cpu(w->reason);
+
+	if (!err)
+		return 0;
+	if (err >= MAX_ERRNO || reason >= IBPOST_R_MAX) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO, err, MAX_ERRNO);
+		return -EPROTO;
+	}
+	ibpost_status_set(st, reason, be64_to_cpu(w->value),
+			  be64_to_cpu(w->limit));
+	st->wr = be32_to_cpu(w->wr);
+	st->sge = be32_to_cpu(w->sge);
+	return -(int)err;
+}

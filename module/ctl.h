@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibpost: the control channel of a peer connection (both sides).
+ */
+#ifndef _IBPOST_CTL_H
+#define _IBPOST_CTL_H
+
+#include <rdma/ib_verbs.h>
+#include <uapi/ibpost.h>
+
+#include "buf.h"
+#include "wire.h"
+
+/* Control receives each side keeps posted. */
+#define IBPOST_CTL_RX		4
+
+struct ibpost_ctl;
+
+/**
+ * struct ibpost_ctl_rx - one control receive.
+ * @cqe: completion entry.
+ * @ctl: the channel.
+ * @idx: its buffer slot.
+ */
+struct ibpost_ctl_rx {
+	struct ib_cqe cqe;
+	struct ibpost_ctl *ctl;
+	u32 idx;
+};
+
+/**
+ * struct ibpost_ctl - messages over SEND on a connected QP.
+ * @qp: the QP.
+ * @lkey: local DMA lkey of its PD.
+ * @buf: slot i < IBPOST_CTL_RX receives, slot IBPOST_CTL_RX sends.
+ * @rx: the receives.
+ * @scqe: completion entry of the sends.
+ * @sends_out: sends posted and not completed.
+ * @msg: slot of a message received and not yet taken, -1 for none.
+ * @msg_len: its bytes.
+ * @zimm: immediate data of the last zero-byte message.
+ * @zcount: zero-byte messages received.
+ * @wc_status: first error completion (IB_WC_SUCCESS: none).
+ * @draining: the QP is being flushed: flush completions are not errors.
+ */
+struct ibpost_ctl {
+	struct ib_qp *qp;
+	u32 lkey;
+	struct ibpost_buf buf;
+	struct ibpost_ctl_rx rx[IBPOST_CTL_RX];
+	struct ib_cqe scqe;
+	u32 sends_out;
+	int msg;
+	u32 msg_len;
+	u32 zimm;
+	u32 zcount;
+	enum ib_wc_status wc_status;
+	bool draining;
+};
+
+int ibpost_ctl_init(struct ibpost_ctl *ctl, struct ib_qp *qp, u32 lkey,
+		    size_t size);
+void ibpost_ctl_free(struct ibpost_ctl *ctl);
+int ibpost_ctl_post_rx(struct ibpost_ctl *ctl, u32 idx);
+void *ibpost_ctl_sbuf(struct ibpost_ctl *ctl);
+int ibpost_ctl_send(struct ibpost_ctl *ctl, u32 len, bool zero_imm, u32 imm);
+const void *ibpost_ctl_take(struct ibpost_ctl *ctl, u32 *len);
+void ibpost_ctl_release(struct ibpost_ctl *ctl, const void *msg);
+size_t ibpost_ctl_size(u32 nslots);
+
+void ibpost_wire_hdr_init(struct ibpost_wire_hdr *h, u16 type, u32 len,
+			  u32 conn);
+int ibpost_wire_hdr_check(const struct ibpost_wire_hdr *h, u32 len, u16 type,
+			  struct ibpost_status *st);
+void ibpost_wire_st_put(struct ibpost_wire_status *w, int err,
+			const struct ibpost_status *st);
+int ibpost_wire_st_get(const struct ibpost_wire_status *w,
+		       struct ibpost_status *st);
+
+#endif /* _IBPOST_CTL_H */

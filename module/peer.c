@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: the client side of a job against `ibpost serve` on another host.
+ *
+ * The job keeps its initiator QP, local buffers and hot path (post.c); what
+ * changes is where the target is.  The connect request carries a hello
+ * (wire.h) that sizes the server's queues; after ESTABLISHED the job sends
+ * its description, and the server answers with the slots (address, rkey)
+ * it registered for this job alone.  At the end a zero-byte fin carries the
+ * number of WRs posted, and the server answers with what it found: bytes
+ * and messages received, verification of what landed there.
+ *
+ * Test hook: the module parameter peer_fault makes the next client
+ * misbehave on the wire, so that the server's checks can be seen to work.
+ */
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "job.h"
+
+/* Faults of the test hook (bits of peer_fault). */
+#define IBPOST_PEER_FAULT_VERSION	(1U << 0)	/* hello version 99 */
+#define IBPOST_PEER_FAULT_LENGTH	(1U << 1)	/* SGE past the slot */
+#define IBPOST_PEER_FAULT_STALE_RKEY	(1U << 2)	/* previous job's rkey */
+#define IBPOST_PEER_FAULT_MSG_VERSION	(1U << 3)	/* job message v2 */
+
+static unsigned int peer_fault;
+module_param(peer_fault, uint, 0600);
+MODULE_PARM_DESC(peer_fault,
+		 "test hook, taken by the next peer job: 1 bad hello version, 2 SGE past the slot, 4 stale rkey, 8 bad message version");
+
+/* The first slot of the last job's answer (the stale-rkey fault). */
+static u64 ibpost_peer_prev_addr;
+static u32 ibpost_peer_prev_rkey;
+
+/* How long the server may take to answer a job or a fin. */
+#define IBPOST_PEER_ANSWER_MS	10000
+
+static bool ibpost_peer_reads(const struct ibpost_job *job)
+{
+	return job->run->op == IBPOST_OP_READ;
+}
+
+/**
+ * ibpost_peer_caps() - what the QP of a peer job needs, and the hello.
+ * @job: the job (layouts resolved).
+ * @caps: queue sizes to complete.
+ */
+void ibpost_peer_caps(struct ibpost_job *job, struct ibpost_conn_caps *caps)
+{
+	struct ibpost_peer *p = &job->peer;
+	struct ibpost_run *run = job->run;
+
+	p->fault = xchg(&peer_fault, 0);
+	p->hello.magic = cpu_to_be32(IBPOST_WIRE_MAGIC);
+	p->hello.version = cpu_to_be16(p->fault & IBPOST_PEER_FAULT_VERSION ?
+				       99 : IBPOST_WIRE_VERSION);
+	p->hello.depth = cpu_to_be32(job->depth);
+	p->hello.recv_sge = cpu_to_be32(ibpost_op_is_send(run->op) ?
+					job->recv_num_sge : 0);
+	p->cp.port = run->cm_port ? run->cm_port : IBPOST_PEER_PORT;
+	p->cp.timeout_ms = run->cm_timeout_ms ? run->cm_timeout_ms :
+			   IBPOST_CM_TIMEOUT_MS;
+	p->cp.priv = &p->hello;
+	p->cp.priv_len = sizeof(p->hello);
+	caps->peer = &p->cp;
+	caps->recv_wr = IBPOST_CTL_RX;
+	caps->recv_sge = 1;
+	caps->target_send_wr = 0;
+	caps->cm_timeout_ms = p->cp.timeout_ms;
+}
+
+/**
+ * ibpost_peer_rejected() - turn the server's rejection into the status.
+ * @job: the job whose connect was refused.
+ */
+void ibpost_peer_rejected(struct ibpost_job *job)
+{
+	const struct ibpost_wire_reject *r = (const void *)job->peer.cp.rej;
+	struct ibpost_status *st = &job->run->status;
+	u32 reason;
+
+	if (job->peer.cp.rej_len < sizeof(*r) ||
+	    be32_to_cpu(r->magic) != IBPOST_WIRE_MAGIC)
+		return;		/* not an ibpost server's words */
+	reason = be32_to_cpu(r->reason);
+	if (reason >= IBPOST_R_MAX)
+		reason = IBPOST_R_PEER_PROTO;
+	ibpost_status_set(st, reason, be64_to_cpu(r->value),
+			  be64_to_cpu(r->limit));
+	job->run->result.peer = 1;
+}
+
+/*
+ * Poll until @done() or the server's answer times out.  Control and data
+ * completions share the CQ: keep-alives are reposted by the handler.
+ */
+static int ibpost_peer_wait(struct ibpost_job *job,
+			    bool (*done)(struct ibpost_job *job), u32 ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	struct ibpost_ctl *ctl = &job->peer.ctl;
+
+	for (;;) {
+		ib_process_cq_direct(job->conn->cq_a, 16);
+		if (ctl->wc_status != IB_WC_SUCCESS) {
+			struct ib_wc wc = { .status = ctl->wc_status };
+
+			ibpost_wc_error(job, &wc, IBPOST_STATUS_NONE);
+			return job->err;
+		}
+		if (done(job))
+			return 0;
+		if (ibpost_job_should_stop(job))
+			return job->err;
+		if (time_after(jiffies, end)) {
+			ibpost_job_fail(job, -ETIMEDOUT, IBPOST_R_TIMEOUT,
+					IBPOST_STATUS_NONE);
+			job->run->status.limit = ms;
+			return job->err;
+		}
+		ibpost_softirq_flush();
+		usleep_range(20, 100);
+	}
+}
+
+static bool ibpost_peer_have_msg(struct ibpost_job *job)
+{
+	return job->peer.ctl.msg >= 0 && !job->peer.ctl.sends_out;
+}
+
+static void ibpost_peer_put_layout(struct ibpost_wire_sge *w,
+				   const struct ibpost_sge_desc *d, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		w[i].offset = cpu_to_be32(d[i].offset);
+		w[i].length = cpu_to_be32(d[i].length);
+	}
+}
+
+static u32 ibpost_peer_build_job(struct ibpost_job *job)
+{
+	struct ibpost_wire_job *m = ibpost_ctl_sbuf(&job->peer.ctl);
+	struct ibpost_run *run = job->run;
+	u32 rn = ibpost_op_is_send(run->op) ? job->recv_num_sge : 0;
+	u32 len = struct_size(m, sge, run->num_sge + rn);
+
+	memset(m, 0, len);
+	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_JOB, len, 0);
+	if (job->peer.fault & IBPOST_PEER_FAULT_MSG_VERSION)
+		m->hdr.version = cpu_to_be16(IBPOST_WIRE_VERSION + 1);
+	m->op = cpu_to_be32(run->op);
+	m->flags = cpu_to_be32(run->flags & IBPOST_RUN_VERIFY ?
+			       IBPOST_WIRE_VERIFY : 0);
+	m->msg_size = cpu_to_be32(run->msg_size);
+	m->depth = cpu_to_be32(job->depth);
+	m->num_sge = cpu_to_be32(run->num_sge);
+	m->recv_num_sge = cpu_to_be32(rn);
+	m->imm_data = cpu_to_be32(run->imm_data);
+	ibpost_peer_put_layout(m->sge, job->send_layout, run->num_sge);
+	if (rn)
+		ibpost_peer_put_layout(m->sge + run->num_sge, job->recv_layout,
+				       rn);
+	if (job->peer.fault & IBPOST_PEER_FAULT_LENGTH)
+		m->sge[0].length = cpu_to_be32(job->send_layout[0].length +
+					       IBPOST_SLOT_MAX);
+	return len;
+}
+
+/* The server refused: its reason becomes the job's. */
+static int ibpost_peer_refused(struct ibpost_job *job,
+			       const struct ibpost_wire_status *w)
+{
+	struct ibpost_status *st = &job->run->status;
+	int ret = ibpost_wire_st_get(w, st);
+
+	job->run->result.peer = 1;
+	if (!ret) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO, 0, 0);
+		ret = -EPROTO;
+	}
+	job->err = ret;
+	return ret;
+}
+
+static int ibpost_peer_slots(struct ibpost_job *job,
+			     const struct ibpost_wire_ready *m, u32 len)
+{
+	struct ibpost_peer *p = &job->peer;
+	struct ibpost_status *st = &job->run->status;
+	u32 n = be32_to_cpu(m->nslots), i;
+
+	if (!n || n > 2 * job->depth || ibpost_wire_ready_size(n) > len) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO, n, 2 * job->depth);
+		job->err = -EPROTO;
+		return -EPROTO;
+	}
+	p->raddr = kvcalloc(n, sizeof(*p->raddr), GFP_KERNEL);
+	p->rkey = kvcalloc(n, sizeof(*p->rkey), GFP_KERNEL);
+	if (!p->raddr || !p->rkey) {
+		ibpost_status_set(st, IBPOST_R_NOMEM, n, 0);
+		job->err = -ENOMEM;
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		if (be32_to_cpu(m->slot[i].length) < job->run->msg_size) {
+			ibpost_status_set(st, IBPOST_R_PEER_PROTO,
+					  be32_to_cpu(m->slot[i].length),
+					  job->run->msg_size);
+			job->err = -EPROTO;
+			return -EPROTO;
+		}
+		p->raddr[i] = be64_to_cpu(m->slot[i].addr);
+		p->rkey[i] = be32_to_cpu(m->slot[i].rkey);
+	}
+	p->nslots = n;
+	if (p->fault & IBPOST_PEER_FAULT_STALE_RKEY) {
+		for (i = 0; i < n; i++) {
+			p->raddr[i] = READ_ONCE(ibpost_peer_prev_addr);
+			p->rkey[i] = READ_ONCE(ibpost_peer_prev_rkey);
+		}
+	} else {
+		WRITE_ONCE(ibpost_peer_prev_addr, p->raddr[0]);
+		WRITE_ONCE(ibpost_peer_prev_rkey, p->rkey[0]);
+	}
+	return 0;
+}
+
+/**
+ * ibpost_peer_start() - send the job, take the server's slots.
+ * @job: a connected peer job.
+ *
+ * Context: process context; polls the initiator CQ.
+ * Return: 0, or the job's error (a refusal names the server's reason, with
+ * result.peer set).
+ */
+int ibpost_peer_start(struct ibpost_job *job)
+{
+	struct ibpost_peer *p = &job->peer;
+	const struct ibpost_wire_ready *m;
+	u32 len;
+	int ret;
+
+	ret = ibpost_ctl_init(&p->ctl, job->conn->qp_a,
+			      job->conn->pd->local_dma_lkey,
+			      ibpost_ctl_size(2 * job->depth));
+	if (ret) {
+		ibpost_job_fail(job, ret, IBPOST_R_NOMEM, IBPOST_STATUS_NONE);
+		return ret;
+	}
+	ret = ibpost_ctl_send(&p->ctl, ibpost_peer_build_job(job), false, 0);
+	if (ret) {
+		ibpost_job_fail(job, ret, IBPOST_R_POST, IBPOST_STATUS_NONE);
+		return ret;
+	}
+	ret = ibpost_peer_wait(job, ibpost_peer_have_msg,
+			       IBPOST_PEER_ANSWER_MS);
+	if (ret)
+		return ret;
+	m = ibpost_ctl_take(&p->ctl, &len);
+	ret = ibpost_wire_hdr_check(&m->hdr, len, IBPOST_WIRE_READY,
+				    &job->run->status);
+	if (!ret && len < sizeof(*m)) {
+		ibpost_status_set(&job->run->status, IBPOST_R_PEER_PROTO, len,
+				  sizeof(*m));
+		ret = -EPROTO;
+	}
+	if (ret) {
+		job->err = ret;
+	} else {
+		p->conn = be32_to_cpu(m->hdr.conn);
+		job->run->result.peer_conn = p->conn;
+		if (m->st.err)
+			ret = ibpost_peer_refused(job, &m->st);
+		else
+			ret = ibpost_peer_slots(job, m, len);
+	}
+	ibpost_ctl_release(&p->ctl, m);
+	return ret;
+}
+
+static void ibpost_peer_merge(struct ibpost_job *job,
+			      const struct ibpost_wire_result *m)
+{
+	struct ibpost_result *res = &job->run->result;
+	u32 bad = be32_to_cpu(m->verify_errors);
+
+	res->peer_msgs = be64_to_cpu(m->msgs);
+	if (m->st.err) {
+		ibpost_peer_refused(job, &m->st);
+		return;
+	}
+	if (!bad)
+		return;
+	res->peer = 1;
+	res->verify_errors = bad;
+	res->verify_wr = be32_to_cpu(m->verify_wr);
+	res->verify_sge = be32_to_cpu(m->verify_sge);
+	res->verify_offset = be32_to_cpu(m->verify_offset);
+	res->verify_expected = m->verify_expected;
+	res->verify_got = m->verify_got;
+	ibpost_job_fail(job, -EIO, IBPOST_R_VERIFY, res->verify_wr);
+}
+
+/**
+ * ibpost_peer_fin() - tell the server the job is over, take its account.
+ * @job: a peer job whose WRs all completed.
+ *
+ * The fin's immediate data is the number of WRs posted (warm-up included),
+ * modulo 2^32: the server finds from it which WR wrote each slot last.
+ *
+ * Return: 0 or the job's error (a verification failure on the server is
+ * -EIO with IBPOST_R_VERIFY and result.peer set).
+ */
+int ibpost_peer_fin(struct ibpost_job *job)
+{
+	struct ibpost_peer *p = &job->peer;
+	const struct ibpost_wire_result *m;
+	u32 len;
+	int ret;
+
+	ret = ibpost_ctl_send(&p->ctl, 0, true, (u32)job->sq.posted);
+	if (ret) {
+		ibpost_job_fail(job, ret, IBPOST_R_POST, IBPOST_STATUS_NONE);
+		return ret;
+	}
+	ret = ibpost_peer_wait(job, ibpost_peer_have_msg,
+			       IBPOST_PEER_ANSWER_MS);
+	if (ret)
+		return ret;
+	m = ibpost_ctl_take(&p->ctl, &len);
+	ret = ibpost_wire_hdr_check(&m->hdr, len, IBPOST_WIRE_RESULT,
+				    &job->run->status);
+	if (!ret && len < sizeof(*m)) {
+		ibpost_status_set(&job->run->status, IBPOST_R_PEER_PROTO, len,
+				  sizeof(*m));
+		ret = -EPROTO;
+	}
+	if (ret)
+		job->err = ret;
+	else
+		ibpost_peer_merge(job, m);
+	ibpost_ctl_release(&p->ctl, m);
+	return job->err;
+}
+
+/**
+ * ibpost_peer_lost() - did the server go away?
+ * @job: a peer job.
+ *
+ * Return: true once the connection was disconnected or lost its device.
+ */
+bool ibpost_peer_lost(struct ibpost_job *job)
+{
+	return ibpost_cm_lost(job->conn);
+}
+
+/**
+ * ibpost_peer_pattern_wr() - the WR whose pattern a READ must find.
+ * @job: a peer job.
+ * @seq: the READ's sequence number.
+ *
+ * Return: the server stamps slot i with the pattern of WR i once, so WR
+ * @seq (reading slot @seq modulo the slots) finds that one.
+ */
+u64 ibpost_peer_pattern_wr(const struct ibpost_job *job, u64 seq)
+{
+	if (!ibpost_peer_reads(job))
+		return seq;
+	return do_div(seq, job->peer.nslots);
+}
+
+/**
+ * ibpost_peer_free() - free the control channel and the slot table.
+ * @job: the job, its QP drained.
+ */
+void ibpost_peer_free(struct ibpost_job *job)
+{
+	ibpost_ctl_free(&job->peer.ctl);
+	kvfree(job->peer.rkey);
+	kvfree(job->peer.raddr);
+}

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibpost: the wire format between `ibpost run --connect` and `ibpost serve`
+ * (Documentation/wire.rst).  Every field is big-endian.
+ *
+ *   client                                   server
+ *   CONNECT REQUEST, private data: hello  ->
+ *                                         <-  accept (or reject: a refusal)
+ *   SEND: job                             ->
+ *                                         <-  SEND: ready (refusal or slots)
+ *   RDMA WRITE / READ / SEND ... (data)   ->
+ *                                         <-  zero-byte SEND_WITH_IMM:
+ *                                             keep-alive (while idle)
+ *   zero-byte SEND_WITH_IMM: fin (WRs)    ->
+ *                                         <-  SEND: result
+ *   DISCONNECT
+ */
+#ifndef _IBPOST_WIRE_H
+#define _IBPOST_WIRE_H
+
+#include <linux/types.h>
+
+#define IBPOST_WIRE_MAGIC	0x49425057	/* "IBPW" */
+#define IBPOST_WIRE_VERSION	1
+
+/* Message types (struct ibpost_wire_hdr.type). */
+#define IBPOST_WIRE_JOB		1
+#define IBPOST_WIRE_READY	2
+#define IBPOST_WIRE_RESULT	3
+
+/*
+ * Zero-byte SEND_WITH_IMM control messages: the client's fin carries the
+ * number of WRs it posted (modulo 2^32); the server's keep-alive this.
+ */
+#define IBPOST_WIRE_IMM_ALIVE	0x414c5600	/* "ALV\0" */
+
+/* Most SGEs a job's layout may have on the wire. */
+#define IBPOST_WIRE_MAX_SGE	32
+/* Deepest queue of a job against a peer (the server holds 2x slots). */
+#define IBPOST_WIRE_MAX_DEPTH	4096
+
+/**
+ * struct ibpost_wire_hello - private data of the connect request.
+ * @magic: IBPOST_WIRE_MAGIC.
+ * @version: IBPOST_WIRE_VERSION of the client.
+ * @flags: zero.
+ * @depth: send WRs the client will have outstanding (sizes the server's
+ *	receive queue).
+ * @recv_sge: SGEs per receive WR the job needs (0 for RDMA opcodes).
+ */
+struct ibpost_wire_hello {
+	__be32 magic;
+	__be16 version;
+	__be16 flags;
+	__be32 depth;
+	__be32 recv_sge;
+};
+
+/**
+ * struct ibpost_wire_reject - private data of a rejection.
+ * @magic: IBPOST_WIRE_MAGIC.
+ * @version: the server's IBPOST_WIRE_VERSION.
+ * @pad: zero.
+ * @reason: enum ibpost_reason.
+ * @err: positive errno.
+ * @value: the offending value.
+ * @limit: the limit it broke.
+ */
+struct ibpost_wire_reject {
+	__be32 magic;
+	__be16 version;
+	__be16 pad;
+	__be32 reason;
+	__be32 err;
+	__be64 value;
+	__be64 limit;
+};
+
+/**
+ * struct ibpost_wire_hdr - first bytes of every message.
+ * @magic: IBPOST_WIRE_MAGIC.
+ * @version: IBPOST_WIRE_VERSION.
+ * @type: IBPOST_WIRE_JOB, _READY or _RESULT.
+ * @length: bytes of the whole message, header included.
+ * @conn: the server's number of the connection (0 from the client).
+ */
+struct ibpost_wire_hdr {
+	__be32 magic;
+	__be16 version;
+	__be16 type;
+	__be32 length;
+	__be32 conn;
+};
+
+/**
+ * struct ibpost_wire_sge - one SGE of a layout.
+ * @offset: byte offset in the slot.
+ * @length: bytes.
+ */
+struct ibpost_wire_sge {
+	__be32 offset;
+	__be32 length;
+};
+
+/* struct ibpost_wire_job.flags */
+#define IBPOST_WIRE_VERIFY	(1U << 0)
+
+/**
+ * struct ibpost_wire_job - what the client will do (client -> server).
+ * @hdr: type IBPOST_WIRE_JOB.
+ * @op: IBPOST_OP_*.
+ * @flags: IBPOST_WIRE_VERIFY.
+ * @msg_size: bytes per message.
+ * @depth: as in the hello (must match).
+ * @num_sge: SGEs of the sender's layout (patterns are built from it).
+ * @recv_num_sge: SGEs of the receive layout (SEND opcodes), else 0.
+ * @imm_data: immediate data of the _IMM opcodes.
+ * @reserved: zero.
+ * @sge: @num_sge send SGEs, then @recv_num_sge receive SGEs.
+ */
+struct ibpost_wire_job {
+	struct ibpost_wire_hdr hdr;
+	__be32 op;
+	__be32 flags;
+	__be32 msg_size;
+	__be32 depth;
+	__be32 num_sge;
+	__be32 recv_num_sge;
+	__be32 imm_data;
+	__be32 reserved;
+	struct ibpost_wire_sge sge[];
+};
+
+/**
+ * struct ibpost_wire_slot - one remote buffer slot.
+ * @addr: iova of its MR.
+ * @rkey: its rkey, valid for this job only.
+ * @length: bytes the client may access.
+ */
+struct ibpost_wire_slot {
+	__be64 addr;
+	__be32 rkey;
+	__be32 length;
+};
+
+/**
+ * struct ibpost_wire_status - a refusal or a failure.
+ * @err: positive errno, 0 for none.
+ * @reason: enum ibpost_reason.
+ * @wr: WR index, or IBPOST_STATUS_NONE / IBPOST_STATUS_RECV_WR.
+ * @sge: SGE index, or IBPOST_STATUS_NONE.
+ * @value: the offending value.
+ * @limit: the limit it broke.
+ */
+struct ibpost_wire_status {
+	__be32 err;
+	__be32 reason;
+	__be32 wr;
+	__be32 sge;
+	__be64 value;
+	__be64 limit;
+};
+
+/**
+ * struct ibpost_wire_ready - the server's answer to a job.
+ * @hdr: type IBPOST_WIRE_READY.
+ * @st: refusal (err != 0: @nslots is 0).
+ * @nslots: remote slots; WR i uses slot i % @nslots.
+ * @reserved: zero.
+ * @slot: the slots.
+ */
+struct ibpost_wire_ready {
+	struct ibpost_wire_hdr hdr;
+	struct ibpost_wire_status st;
+	__be32 nslots;
+	__be32 reserved;
+	struct ibpost_wire_slot slot[];
+};
+
+/**
+ * struct ibpost_wire_result - the server's account of a job (after fin).
+ * @hdr: type IBPOST_WIRE_RESULT.
+ * @st: failure found by the server (err 0: none).
+ * @msgs: messages received and checked, or slots checked (WRITE).
+ * @bytes: payload bytes received.
+ * @verify_errors: bytes that did not hold what was sent.
+ * @verify_wr: WR of the first mismatch.
+ * @verify_sge: sending SGE of the first mismatch.
+ * @verify_offset: byte offset within that SGE.
+ * @verify_expected: byte expected there.
+ * @verify_got: byte found.
+ * @pad: zero.
+ */
+struct ibpost_wire_result {
+	struct ibpost_wire_hdr hdr;
+	struct ibpost_wire_status st;
+	__be64 msgs;
+	__be64 bytes;
+	__be32 verify_errors;
+	__be32 verify_wr;
+	__be32 verify_sge;
+	__be32 verify_offset;
+	u8 verify_expected;
+	u8 verify_got;
+	__be16 pad;
+};
+
+/* Room for the largest job message. */
+#define IBPOST_WIRE_JOB_MAX	(sizeof(struct ibpost_wire_job) + \
+				 2 * IBPOST_WIRE_MAX_SGE * \
+				 sizeof(struct ibpost_wire_sge))
+
+static inline size_t ibpost_wire_ready_size(u32 nslots)
+{
+	return sizeof(struct ibpost_wire_ready) +
+	       (size_t)nslots * sizeof(struct ibpost_wire_slot);
+}
+
+#endif /* _IBPOST_WIRE_H */

@@ -74,16 +74,17 @@ size_t ibpost_ctl_size(u32 nslots)
 /**
  * ibpost_ctl_init() - allocate the slots and post every receive.
  * @ctl: zeroed channel.
- * @qp: a QP with IBPOST_CTL_RX receive WRs free.
+ * @qp: a QP with @nrx receive WRs free.
  * @lkey: the PD's local DMA lkey.
  * @size: bytes per slot (ibpost_ctl_size()).
+ * @nrx: receives to post, 1..IBPOST_CTL_RX.
  *
  * Context: process context, may sleep.
  * Return: 0 or a negative errno; on failure ibpost_ctl_free() cleans up
  * (after the QP was drained when a receive had been posted).
  */
 int ibpost_ctl_init(struct ibpost_ctl *ctl, struct ib_qp *qp, u32 lkey,
-		    size_t size)
+		    size_t size, u32 nrx)
 {
 	u32 i;
 	int ret;
@@ -91,11 +92,12 @@ int ibpost_ctl_init(struct ibpost_ctl *ctl, struct ib_qp *qp, u32 lkey,
 	ctl->qp = qp;
 	ctl->lkey = lkey;
 	ctl->msg = -1;
+	ctl->nrx = min_t(u32, nrx, IBPOST_CTL_RX);
 	ctl->scqe.done = ibpost_ctl_send_done;
 	ret = ibpost_buf_alloc(&ctl->buf, qp->device, IBPOST_CTL_RX + 1, size);
 	if (ret)
 		return ret;
-	for (i = 0; i < IBPOST_CTL_RX; i++) {
+	for (i = 0; i < ctl->nrx; i++) {
 		ctl->rx[i].ctl = ctl;
 		ctl->rx[i].idx = i;
 		ctl->rx[i].cqe.done = ibpost_ctl_rx_done;
@@ -203,18 +205,19 @@ const void *ibpost_ctl_take(struct ibpost_ctl *ctl, u32 *len)
 }
 
 /**
- * ibpost_ctl_release() - repost the receive of a message taken.
+ * ibpost_ctl_release() - done with a message taken.
  * @ctl: the channel.
  * @msg: what ibpost_ctl_take() returned.
+ * @repost: post its receive again (else the channel has one less).
  */
-void ibpost_ctl_release(struct ibpost_ctl *ctl, const void *msg)
+void ibpost_ctl_release(struct ibpost_ctl *ctl, const void *msg, bool repost)
 {
 	int idx = ctl->msg;
 
 	if (!msg || idx < 0)
 		return;
 	ctl->msg = -1;
-	if (!ctl->draining && ibpost_ctl_post_rx(ctl, idx) &&
+	if (repost && !ctl->draining && ibpost_ctl_post_rx(ctl, idx) &&
 	    ctl->wc_status == IB_WC_SUCCESS)
 		ctl->wc_status = IB_WC_GENERAL_ERR;
 }

@@ -33,6 +33,7 @@ struct ibpost_ctl_rx {
  * @qp: the QP.
  * @lkey: local DMA lkey of its PD.
  * @buf: slot i < IBPOST_CTL_RX receives, slot IBPOST_CTL_RX sends.
+ * @nrx: receives posted by ibpost_ctl_init() (at most IBPOST_CTL_RX).
  * @rx: the receives.
  * @scqe: completion entry of the sends.
  * @sends_out: sends posted and not completed.
@@ -47,6 +48,7 @@ struct ibpost_ctl {
 	struct ib_qp *qp;
 	u32 lkey;
 	struct ibpost_buf buf;
+	u32 nrx;
 	struct ibpost_ctl_rx rx[IBPOST_CTL_RX];
 	struct ib_cqe scqe;
 	u32 sends_out;
@@ -59,13 +61,13 @@ struct ibpost_ctl {
 };
 
 int ibpost_ctl_init(struct ibpost_ctl *ctl, struct ib_qp *qp, u32 lkey,
-		    size_t size);
+		    size_t size, u32 nrx);
 void ibpost_ctl_free(struct ibpost_ctl *ctl);
 int ibpost_ctl_post_rx(struct ibpost_ctl *ctl, u32 idx);
 void *ibpost_ctl_sbuf(struct ibpost_ctl *ctl);
 int ibpost_ctl_send(struct ibpost_ctl *ctl, u32 len, bool zero_imm, u32 imm);
 const void *ibpost_ctl_take(struct ibpost_ctl *ctl, u32 *len);
-void ibpost_ctl_release(struct ibpost_ctl *ctl, const void *msg);
+void ibpost_ctl_release(struct ibpost_ctl *ctl, const void *msg, bool repost);
 size_t ibpost_ctl_size(u32 nslots);
 
 void ibpost_wire_hdr_init(struct ibpost_wire_hdr *h, u16 type, u32 len,

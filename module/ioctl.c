@@ -16,6 +16,7 @@
 #include "device.h"
 #include "sgl.h"
 #include "ioctl.h"
+#include "serve.h"
 
 static_assert(sizeof(struct ibpost_dev_attr) == IBPOST_DEV_ATTR_SIZE_VER0);
 static_assert(sizeof(struct ibpost_dev_list) == IBPOST_DEV_LIST_SIZE_VER0);
@@ -282,6 +283,8 @@ long ibpost_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ibpost_ioc_dev_list(uarg);
 	case IBPOST_IOC_RUN:
 		return ibpost_ioc_run(uarg);
+	case IBPOST_IOC_SERVE:
+		return ibpost_ioc_serve(file, uarg);
 	default:
 		return -ENOTTY;
 	}

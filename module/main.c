@@ -10,18 +10,28 @@
 #include "device.h"
 #include "ioctl.h"
 #include "live.h"
+#include "serve.h"
 
 static int ibpost_open(struct inode *inode, struct file *file)
 {
 	/* The node is 0600 root; also refuse a root-owned fd without caps. */
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
+	/* misc_open() left the miscdevice here; ours holds a server. */
+	file->private_data = NULL;
+	return 0;
+}
+
+static int ibpost_release(struct inode *inode, struct file *file)
+{
+	ibpost_serve_release(file);
 	return 0;
 }
 
 static const struct file_operations ibpost_fops = {
 	.owner		= THIS_MODULE,
 	.open		= ibpost_open,
+	.release	= ibpost_release,
 	.unlocked_ioctl	= ibpost_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,

@@ -33,6 +33,18 @@ static u32 ibpost_mr_alloc_pages(struct ib_pd *pd, u32 pages)
 	return pages < max ? pages + 1 : pages;
 }
 
+/*
+ * The key byte of the next registration.  One counter for every MR of the
+ * module: a slot registered again (or an MR index the provider hands out
+ * again) never gets the rkey a previous job or peer was given.
+ */
+static u8 ibpost_mr_key(void)
+{
+	static atomic_t key = ATOMIC_INIT(0);
+
+	return (u8)atomic_inc_return(&key);
+}
+
 struct ibpost_mr_wait {
 	struct ib_cqe cqe;
 	u32 done;
@@ -85,6 +97,8 @@ static int ibpost_mr_post(struct ibpost_mrs *m, struct ibpost_conn *c,
 
 	for (i = from; i < to; i++) {
 		if (reg) {
+			/* A new key each time: an rkey handed out before is dead. */
+			ib_update_fast_reg_key(m->mr[i], ibpost_mr_key());
 			memset(&rwr[i - from], 0, sizeof(rwr[0]));
 			rwr[i - from].mr = m->mr[i];
 			rwr[i - from].key = m->mr[i]->rkey;

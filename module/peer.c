@@ -248,7 +248,7 @@ int ibpost_peer_start(struct ibpost_job *job)
 
 	ret = ibpost_ctl_init(&p->ctl, job->conn->qp_a,
 			      job->conn->pd->local_dma_lkey,
-			      ibpost_ctl_size(2 * job->depth));
+			      ibpost_ctl_size(2 * job->depth), IBPOST_CTL_RX);
 	if (ret) {
 		ibpost_job_fail(job, ret, IBPOST_R_NOMEM, IBPOST_STATUS_NONE);
 		return ret;
@@ -280,7 +280,7 @@ int ibpost_peer_start(struct ibpost_job *job)
 		else
 			ret = ibpost_peer_slots(job, m, len);
 	}
-	ibpost_ctl_release(&p->ctl, m);
+	ibpost_ctl_release(&p->ctl, m, true);
 	return ret;
 }
 
@@ -345,7 +345,7 @@ int ibpost_peer_fin(struct ibpost_job *job)
 		job->err = ret;
 	else
 		ibpost_peer_merge(job, m);
-	ibpost_ctl_release(&p->ctl, m);
+	ibpost_ctl_release(&p->ctl, m, true);
 	return job->err;
 }
 

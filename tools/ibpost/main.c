@@ -14,6 +14,8 @@ static const struct ibpost_cmd cmds[] = {
 	  help_devices },
 	{ "run", "run a transfer job and report bandwidth and latency",
 	  cmd_run, help_run },
+	{ "serve", "serve 'run --connect' clients on other hosts",
+	  cmd_serve, help_serve },
 };
 
 #define NCMDS ARRAY_SIZE(cmds)
@@ -32,7 +34,11 @@ static void print_usage(FILE *f)
 	for (i = 0; i < NCMDS; i++)
 		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f, "  %-10s %s\n", "help", "help of one command");
-	fprintf(f, "\n'%s COMMAND --help' describes a command.\n", prog);
+	fprintf(f,
+		"\n"
+		"Two hosts: '%s serve' on one, '%s run --dev DEV --connect HOST' on\n"
+		"the other (-q N for N QPs at once).\n"
+		"\n'%s COMMAND --help' describes a command.\n", prog, prog, prog);
 }
 
 static const struct ibpost_cmd *find(const char *name)

@@ -48,6 +48,35 @@ const char *out_link_layer(unsigned int ll)
 	}
 }
 
+static const char *const op_names[IBPOST_OP_MAX] = {
+	[IBPOST_OP_SEND] = "send",
+	[IBPOST_OP_SEND_IMM] = "send_imm",
+	[IBPOST_OP_WRITE] = "write",
+	[IBPOST_OP_WRITE_IMM] = "write_imm",
+	[IBPOST_OP_READ] = "read",
+};
+
+/* The --op name of an IBPOST_OP_*, NULL for an unknown one. */
+const char *out_op_name(unsigned int op)
+{
+	return op < IBPOST_OP_MAX ? op_names[op] : NULL;
+}
+
+/* enum ib_wc_status, as numbered by the kernel. */
+static const char *const wc_names[] = {
+	"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR",
+	"LOC_PROT_ERR", "WR_FLUSH_ERR", "MW_BIND_ERR", "BAD_RESP_ERR",
+	"LOC_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_ACCESS_ERR", "REM_OP_ERR",
+	"RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR",
+	"REM_INV_RD_REQ_ERR", "REM_ABORT_ERR", "INV_EECN_ERR",
+	"INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR", "GENERAL_ERR",
+};
+
+const char *out_wc_status(unsigned int st)
+{
+	return st < ARRAY_SIZE(wc_names) ? wc_names[st] : "UNKNOWN";
+}
+
 /* The GUID as ibv_devinfo prints it: four groups of four hex digits. */
 void out_guid(char *buf, size_t len, unsigned long long guid)
 {

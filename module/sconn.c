@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: one served connection, from the client's job to its result.
+ *
+ * Each connection has its own thread, which polls the connection's CQ.
+ * The job the client describes is checked against the server's own limits
+ * before anything is allocated for it: every count, length and offset
+ * comes from another host.  The slots the client may touch are registered
+ * for this job alone, with only the access its opcode needs, and
+ * invalidated before the connection is torn down.  While a job runs the
+ * server checks what arrives (SEND, the _IMM opcodes), answers the fin
+ * with its account (an RDMA WRITE job's slots are checked then), and sends
+ * a keep-alive when the client has been quiet, so that a client that died
+ * is noticed within the idle time.
+ */
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/slab.h>
+
+#include "abi.h"
+#include "job.h"
+#include "serve.h"
+
+/* How long to wait for the client to disconnect after the last answer. */
+#define IBPOST_SCONN_LINGER_MS	5000
+/* Most memory one served job may pin. */
+#define IBPOST_SCONN_MEM_MAX	(256ULL << 20)
+
+static bool ibpost_sconn_verify(const struct ibpost_sconn *sc)
+{
+	return sc->flags & IBPOST_WIRE_VERIFY;
+}
+
+static int ibpost_sconn_fail(struct ibpost_status *st, int err, u32 reason,
+			     u64 value, u64 limit)
+{
+	ibpost_status_set(st, reason, value, limit);
+	return err;
+}
+
+/* Poll until @done, a failure, @ms (0: none) or the idle time runs out. */
+static int ibpost_sconn_wait(struct ibpost_sconn *sc,
+			     bool (*done)(struct ibpost_sconn *sc), u32 ms,
+			     bool alive, struct ibpost_status *st)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	unsigned long idle = msecs_to_jiffies(sc->srv->args.idle_ms);
+	int got;
+
+	for (;;) {
+		got = ib_process_cq_direct(sc->c.cq_b, 64);
+		if (got)
+			sc->t_active = jiffies;
+		if (sc->wc_status != IB_WC_SUCCESS ||
+		    sc->ctl.wc_status != IB_WC_SUCCESS)
+			return ibpost_sconn_fail(st, -EIO, IBPOST_R_WC_ERROR,
+						 0, 0);
+		if (done(sc))
+			return 0;
+		if (kthread_should_stop())
+			return ibpost_sconn_fail(st, -ESHUTDOWN,
+						 IBPOST_R_PEER_LOST, 0, 0);
+		if (READ_ONCE(sc->dev->dying))
+			return ibpost_sconn_fail(st, -ENODEV,
+						 IBPOST_R_DEVICE_GONE, 0, 0);
+		if (READ_ONCE(sc->lost))
+			return ibpost_sconn_fail(st, -ECONNRESET,
+						 IBPOST_R_PEER_LOST, 0, 0);
+		if (ms && time_after(jiffies, end))
+			return ibpost_sconn_fail(st, -ETIMEDOUT,
+						 IBPOST_R_TIMEOUT, ms, ms);
+		if (time_after(jiffies, sc->t_active + idle))
+			return ibpost_sconn_fail(st, -ETIMEDOUT,
+						 IBPOST_R_TIMEOUT,
+						 sc->srv->args.idle_ms,
+						 sc->srv->args.idle_ms);
+		if (alive && !sc->ctl.sends_out &&
+		    time_after(jiffies, sc->t_active + idle / 4) &&
+		    ibpost_ctl_send(&sc->ctl, 0, true, IBPOST_WIRE_IMM_ALIVE))
+			return ibpost_sconn_fail(st, -EIO, IBPOST_R_POST, 0, 0);
+		if (!got) {
+			ibpost_softirq_flush();
+			usleep_range(50, 200);
+		}
+		cond_resched();
+	}
+}
+
+static bool ibpost_sconn_have_msg(struct ibpost_sconn *sc)
+{
+	return sc->ctl.msg >= 0;
+}
+
+static bool ibpost_sconn_sent(struct ibpost_sconn *sc)
+{
+	return !sc->ctl.sends_out;
+}
+
+static bool ibpost_sconn_have_fin(struct ibpost_sconn *sc)
+{
+	return sc->fin || sc->ctl.zcount;
+}
+
+static bool ibpost_sconn_never(struct ibpost_sconn *sc)
+{
+	return false;
+}
+
+static void ibpost_sconn_get_layout(struct ibpost_sge_desc *d,
+				    const struct ibpost_wire_sge *w, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		d[i].offset = be32_to_cpu(w[i].offset);
+		d[i].length = be32_to_cpu(w[i].length);
+	}
+}
+
+/* The counts of a job message, each against the server's limits. */
+static int ibpost_sconn_counts(struct ibpost_sconn *sc,
+			       const struct ibpost_wire_job *m, u32 len,
+			       struct ibpost_status *st)
+{
+	u32 rsge = max_t(u32, be32_to_cpu(sc->hello.recv_sge), 1);
+	u32 max_msg = IBPOST_MAX_MSG;
+	struct ib_port_attr pattr;
+	size_t want;
+
+	if (!ib_query_port(sc->c.ibdev, sc->c.port, &pattr))
+		max_msg = min_t(u32, max_msg, pattr.max_msg_sz);
+	sc->op = be32_to_cpu(m->op);
+	sc->flags = be32_to_cpu(m->flags);
+	sc->msg_size = be32_to_cpu(m->msg_size);
+	sc->depth = be32_to_cpu(m->depth);
+	sc->num_sge = be32_to_cpu(m->num_sge);
+	sc->recv_num_sge = be32_to_cpu(m->recv_num_sge);
+	sc->imm_data = be32_to_cpu(m->imm_data);
+	if (sc->op >= IBPOST_OP_MAX)
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_OPCODE, sc->op,
+					 IBPOST_OP_MAX - 1);
+	if (sc->flags & ~IBPOST_WIRE_VERIFY || m->reserved)
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_FLAGS,
+					 sc->flags, IBPOST_WIRE_VERIFY);
+	if (sc->depth != be32_to_cpu(sc->hello.depth))
+		return ibpost_sconn_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
+					 sc->depth,
+					 be32_to_cpu(sc->hello.depth));
+	if (!sc->num_sge || sc->num_sge > IBPOST_WIRE_MAX_SGE)
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_NUM_SGE,
+					 sc->num_sge, IBPOST_WIRE_MAX_SGE);
+	if (ibpost_op_is_send(sc->op) ?
+	    !sc->recv_num_sge || sc->recv_num_sge > rsge : sc->recv_num_sge) {
+		ibpost_sconn_fail(st, -EINVAL, IBPOST_R_NUM_SGE,
+				  sc->recv_num_sge,
+				  ibpost_op_is_send(sc->op) ? rsge : 0);
+		st->wr = IBPOST_STATUS_RECV_WR;
+		return -EINVAL;
+	}
+	want = struct_size(m, sge, sc->num_sge + sc->recv_num_sge);
+	if (be32_to_cpu(m->hdr.length) != want || want > len)
+		return ibpost_sconn_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
+					 be32_to_cpu(m->hdr.length), want);
+	if (!sc->msg_size || sc->msg_size > max_msg)
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_MSG_SIZE,
+					 sc->msg_size, max_msg);
+	if (sc->imm_data && !ibpost_op_has_imm(sc->op))
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_IMM_OP, sc->op,
+					 0);
+	return 0;
+}
+
+/* Slots and their size; the memory and the MR they need, bounded. */
+static int ibpost_sconn_sizes(struct ibpost_sconn *sc, u32 *nslots,
+			      u32 *slot_size, struct ibpost_status *st)
+{
+	u32 max_frpl = sc->c.ibdev->attrs.max_fast_reg_page_list_len;
+	u64 mem;
+
+	*nslots = sc->op == IBPOST_OP_WRITE_IMM ? 2 * sc->depth : sc->depth;
+	*slot_size = PAGE_ALIGN(ibpost_op_is_send(sc->op) ?
+				ibpost_layout_span(sc->recv_layout,
+						   sc->recv_num_sge) :
+				sc->msg_size);
+	if (ibpost_op_is_rdma(sc->op) && (*slot_size >> PAGE_SHIFT) > max_frpl)
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_FRPL,
+					 *slot_size >> PAGE_SHIFT, max_frpl);
+	mem = (u64)*nslots * *slot_size;
+	if (mem > IBPOST_SCONN_MEM_MAX)
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_BUF_SIZE, mem,
+					 IBPOST_SCONN_MEM_MAX);
+	return 0;
+}
+
+/* Take the job message and check every field of it. */
+static int ibpost_sconn_job(struct ibpost_sconn *sc, struct ibpost_status *st)
+{
+	const struct ibpost_wire_job *m;
+	u32 len;
+	int ret;
+
+	m = ibpost_ctl_take(&sc->ctl, &len);
+	ret = ibpost_wire_hdr_check(&m->hdr, len, IBPOST_WIRE_JOB, st);
+	if (!ret && len < sizeof(*m))
+		ret = ibpost_sconn_fail(st, -EPROTO, IBPOST_R_PEER_PROTO, len,
+					sizeof(*m));
+	if (!ret)
+		ret = ibpost_sconn_counts(sc, m, len, st);
+	if (ret)
+		goto out;
+	ibpost_sconn_get_layout(sc->send_layout, m->sge, sc->num_sge);
+	ibpost_sconn_get_layout(sc->recv_layout, m->sge + sc->num_sge,
+				sc->recv_num_sge);
+	ret = ibpost_layout_check(sc->send_layout, sc->num_sge, sc->msg_size,
+				  IBPOST_SLOT_MAX, st);
+	if (ret) {
+		if (st->sge != IBPOST_STATUS_NONE)
+			st->wr = 0;
+		goto out;
+	}
+	if (sc->recv_num_sge) {
+		ret = ibpost_layout_check(sc->recv_layout, sc->recv_num_sge,
+					  sc->msg_size, IBPOST_SLOT_MAX, st);
+		if (ret)
+			st->wr = IBPOST_STATUS_RECV_WR;
+	}
+out:
+	/* With a WRITE or READ the fin comes on this receive again. */
+	ibpost_ctl_release(&sc->ctl, m, !ret && !ibpost_op_has_recv(sc->op));
+	return ret;
+}
+
+static void ibpost_srecv_check(struct ibpost_sconn *sc,
+			       const struct ibpost_srecv *r,
+			       const struct ib_wc *wc, u64 msg)
+{
+	const struct ibpost_sge_desc whole = { 0, sc->msg_size };
+	bool imm = ibpost_op_has_imm(sc->op);
+	u32 slot = r->slot, bad = 0;
+
+	if (wc->byte_len != sc->msg_size ||
+	    (imm && (!(wc->wc_flags & IB_WC_WITH_IMM) ||
+		     be32_to_cpu(wc->ex.imm_data) != sc->imm_data))) {
+		bad = 1;
+		sc->mm.count++;
+	} else if (sc->op == IBPOST_OP_WRITE_IMM) {
+		u64 q = msg;
+
+		/* WR msg wrote slot msg % nslots: 2 * depth keep it unused */
+		slot = do_div(q, sc->target.nslots);
+		ibpost_buf_for_cpu(&sc->target, slot);
+		bad = ibpost_pattern_check(ibpost_buf_va(&sc->target, slot),
+					   &whole, 1, sc->send_layout,
+					   sc->num_sge, msg, &sc->mm);
+	} else {
+		ibpost_buf_for_cpu(&sc->target, slot);
+		bad = ibpost_pattern_check(ibpost_buf_va(&sc->target, slot),
+					   sc->recv_layout, sc->recv_num_sge,
+					   sc->send_layout, sc->num_sge, msg,
+					   &sc->mm);
+	}
+	if (bad && sc->mm.count == bad)
+		sc->verify_wr = msg;
+}
+
+static int ibpost_srecv_post(struct ibpost_sconn *sc, struct ibpost_srecv *r)
+{
+	return ib_post_recv(sc->c.qp_b, &r->wr, NULL);
+}
+
+static void ibpost_srecv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_srecv *r = container_of(wc->wr_cqe, struct ibpost_srecv,
+					      cqe);
+	struct ibpost_sconn *sc = r->sc;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (!(sc->draining && wc->status == IB_WC_WR_FLUSH_ERR) &&
+		    sc->wc_status == IB_WC_SUCCESS)
+			sc->wc_status = wc->status;
+		return;
+	}
+	if (!wc->byte_len && wc->opcode == IB_WC_RECV &&
+	    (wc->wc_flags & IB_WC_WITH_IMM)) {
+		sc->fin = true;
+		sc->fin_wrs = be32_to_cpu(wc->ex.imm_data);
+		return;
+	}
+	sc->msgs++;
+	sc->bytes += wc->byte_len;
+	if (ibpost_sconn_verify(sc))
+		ibpost_srecv_check(sc, r, wc, sc->msgs - 1);
+	if (!sc->draining && ibpost_srecv_post(sc, r) &&
+	    sc->wc_status == IB_WC_SUCCESS)
+		sc->wc_status = IB_WC_GENERAL_ERR;
+}
+
+/* Post one data receive per queue slot of the client (receive opcodes). */
+static int ibpost_sconn_recvs(struct ibpost_sconn *sc)
+{
+	u32 n = sc->depth, i, k, ns = sc->recv_num_sge;
+	bool sges = sc->op != IBPOST_OP_WRITE_IMM;
+	int ret;
+
+	sc->recvs = kvcalloc(n, sizeof(*sc->recvs), GFP_KERNEL);
+	sc->rsges = kvcalloc((size_t)n * ns, sizeof(*sc->rsges), GFP_KERNEL);
+	if (!sc->recvs || !sc->rsges)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct ibpost_srecv *r = &sc->recvs[i];
+		struct ib_sge *sge = &sc->rsges[(size_t)i * ns];
+
+		r->sc = sc;
+		r->slot = i;
+		r->cqe.done = ibpost_srecv_done;
+		r->wr.wr_cqe = &r->cqe;
+		for (k = 0; sges && k < ns; k++) {
+			sge[k].addr = sc->target.dma[i] + sc->recv_layout[k].offset;
+			sge[k].length = sc->recv_layout[k].length;
+			sge[k].lkey = sc->c.pd->local_dma_lkey;
+		}
+		r->wr.sg_list = sges ? sge : NULL;
+		r->wr.num_sge = sges ? ns : 0;
+		ret = ibpost_srecv_post(sc, r);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Buffers, MRs, stamps and receives of an accepted job. */
+static int ibpost_sconn_setup(struct ibpost_sconn *sc,
+			      struct ibpost_status *st)
+{
+	const struct ibpost_sge_desc whole = { 0, sc->msg_size };
+	u32 nslots, slot_size, s;
+	int access, ret;
+
+	ret = ibpost_sconn_sizes(sc, &nslots, &slot_size, st);
+	if (ret)
+		return ret;
+	ret = ibpost_buf_alloc(&sc->target, sc->c.ibdev, nslots, slot_size);
+	if (ret)
+		return ibpost_sconn_fail(st, ret, IBPOST_R_NOMEM,
+					 (u64)nslots * slot_size, 0);
+	if (sc->op == IBPOST_OP_READ && ibpost_sconn_verify(sc)) {
+		/* Slot s holds what WR s of the client will read. */
+		for (s = 0; s < nslots; s++) {
+			ibpost_pattern_fill(ibpost_buf_va(&sc->target, s),
+					    &whole, 1, sc->send_layout,
+					    sc->num_sge, s);
+			ibpost_buf_for_device(&sc->target, s);
+		}
+	}
+	if (ibpost_op_is_rdma(sc->op)) {
+		access = sc->op == IBPOST_OP_READ ? IB_ACCESS_REMOTE_READ :
+			 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+		ret = ibpost_mrs_register(&sc->mrs, &sc->c, &sc->target,
+					  access, st);
+		if (ret)
+			return ret;
+	}
+	if (ibpost_op_has_recv(sc->op)) {
+		ret = ibpost_sconn_recvs(sc);
+		if (ret)
+			return ibpost_sconn_fail(st, ret, IBPOST_R_POST, 0, 0);
+	}
+	return 0;
+}
+
+/* Send the answer to the job: a refusal (@err) or the slots. */
+static int ibpost_sconn_ready(struct ibpost_sconn *sc, int err,
+			      struct ibpost_status *st)
+{
+	struct ibpost_wire_ready *m = ibpost_ctl_sbuf(&sc->ctl);
+	u32 n = err ? 0 : sc->target.nslots, i;
+	u32 len = ibpost_wire_ready_size(n);
+	int ret;
+
+	memset(m, 0, len);
+	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_READY, len, sc->num);
+	ibpost_wire_st_put(&m->st, err, st);
+	m->nslots = cpu_to_be32(n);
+	for (i = 0; i < n; i++) {
+		if (sc->mrs.n) {
+			m->slot[i].addr = cpu_to_be64(sc->mrs.mr[i]->iova);
+			m->slot[i].rkey = cpu_to_be32(sc->mrs.mr[i]->rkey);
+		}
+		m->slot[i].length = cpu_to_be32(sc->target.slot_size);
+	}
+	ret = ibpost_ctl_send(&sc->ctl, len, false, 0);
+	if (ret)
+		return ibpost_sconn_fail(st, ret, IBPOST_R_POST, 0, 0);
+	return ibpost_sconn_wait(sc, ibpost_sconn_sent, IBPOST_SCONN_LINGER_MS,
+				 false, st);
+}
+
+/* At the fin: check the slots an RDMA WRITE job wrote last. */
+static void ibpost_sconn_check_writes(struct ibpost_sconn *sc)
+{
+	const struct ibpost_sge_desc whole = { 0, sc->msg_size };
+	u32 total = sc->fin ? sc->fin_wrs : sc->ctl.zimm;
+	u32 nslots = sc->target.nslots, s, bad;
+	u64 wr;
+
+	for (s = 0; s < nslots && s < total; s++) {
+		wr = s + (u64)nslots * ((total - 1 - s) / nslots);
+		ibpost_buf_for_cpu(&sc->target, s);
+		bad = ibpost_pattern_check(ibpost_buf_va(&sc->target, s),
+					   &whole, 1, sc->send_layout,
+					   sc->num_sge, wr, &sc->mm);
+		if (bad && sc->mm.count == bad)
+			sc->verify_wr = wr;
+		sc->msgs++;
+	}
+}
+
+static int ibpost_sconn_result(struct ibpost_sconn *sc,
+			       struct ibpost_status *st)
+{
+	struct ibpost_wire_result *m = ibpost_ctl_sbuf(&sc->ctl);
+	struct ibpost_status none = {};
+	int ret;
+
+	if (sc->op == IBPOST_OP_WRITE && ibpost_sconn_verify(sc))
+		ibpost_sconn_check_writes(sc);
+	memset(m, 0, sizeof(*m));
+	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_RESULT, sizeof(*m), sc->num);
+	ibpost_wire_st_put(&m->st, 0, &none);
+	m->msgs = cpu_to_be64(sc->msgs);
+	m->bytes = cpu_to_be64(sc->bytes);
+	m->verify_errors = cpu_to_be32(sc->mm.count);
+	m->verify_wr = cpu_to_be32((u32)min_t(u64, sc->verify_wr, U32_MAX));
+	m->verify_sge = cpu_to_be32(sc->mm.sge);
+	m->verify_offset = cpu_to_be32(sc->mm.off);
+	m->verify_expected = sc->mm.expected;
+	m->verify_got = sc->mm.got;
+	ret = ibpost_ctl_send(&sc->ctl, sizeof(*m), false, 0);
+	if (ret)
+		return ibpost_sconn_fail(st, ret, IBPOST_R_POST, 0, 0);
+	return ibpost_sconn_wait(sc, ibpost_sconn_sent, IBPOST_SCONN_LINGER_MS,
+				 false, st);
+}
+
+/* Free everything of the connection; the thread then only waits. */
+static void ibpost_sconn_teardown(struct ibpost_sconn *sc, bool qp_ok)
+{
+	if (qp_ok)
+		ibpost_mrs_invalidate(&sc->mrs, &sc->c);
+	rdma_disconnect(sc->id);
+	sc->draining = true;
+	sc->ctl.draining = true;
+	ib_drain_qp(sc->c.qp_b);
+	ibpost_mrs_free(&sc->mrs);
+	ibpost_buf_free(&sc->target);
+	ibpost_ctl_free(&sc->ctl);
+	kvfree(sc->rsges);
+	kvfree(sc->recvs);
+	rdma_destroy_qp(sc->id);
+	ib_free_cq(sc->c.cq_b);
+	rdma_destroy_id(sc->id);
+	sc->id = NULL;
+	ibpost_dev_put(sc->dev);
+}
+
+/* The client's job, from its description to the answer to its fin. */
+static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
+			    bool *refused)
+{
+	int ret;
+
+	ret = ibpost_sconn_wait(sc, ibpost_sconn_have_msg,
+				sc->srv->args.idle_ms, false, st);
+	if (ret)
+		return ret;
+	ret = ibpost_sconn_job(sc, st);
+	if (!ret)
+		ret = ibpost_sconn_setup(sc, st);
+	if (ret) {
+		/* The client learns why; the server goes on. */
+		*refused = true;
+		ibpost_srv_conn_event(sc, IBPOST_SRV_REFUSED, ret, st);
+		ibpost_sconn_ready(sc, ret, st);
+		return ret;
+	}
+	ret = ibpost_sconn_ready(sc, 0, st);
+	if (ret)
+		return ret;
+	ibpost_srv_conn_event(sc, IBPOST_SRV_JOB, 0, NULL);
+	ret = ibpost_sconn_wait(sc, ibpost_sconn_have_fin, 0, true, st);
+	if (ret)
+		return ret;
+	/* Every WR of the client completed: its rkeys die now. */
+	ret = ibpost_mrs_invalidate(&sc->mrs, &sc->c);
+	if (ret)
+		return ibpost_sconn_fail(st, ret, IBPOST_R_WC_ERROR, 0, 0);
+	return ibpost_sconn_result(sc, st);
+}
+
+/**
+ * ibpost_sconn_thread() - serve one connection.
+ * @arg: the struct ibpost_sconn.
+ *
+ * Does the job, reports how it ended, frees everything, then waits to be
+ * reaped with kthread_stop().
+ *
+ * Context: the connection's kthread.
+ * Return: 0.
+ */
+int ibpost_sconn_thread(void *arg)
+{
+	struct ibpost_sconn *sc = arg;
+	struct ibpost_status st = {};
+	bool refused = false;
+	int ret;
+
+	ret = ibpost_sconn_run(sc, &st, &refused);
+	if (!ret)
+		ibpost_srv_conn_event(sc, IBPOST_SRV_DONE, 0, NULL);
+	else if (!refused)
+		ibpost_srv_conn_event(sc, IBPOST_SRV_LOST, ret, &st);
+	/* Let the client disconnect first: it has read the answer by then. */
+	if (!ret || refused)
+		ibpost_sconn_wait(sc, ibpost_sconn_never,
+				  IBPOST_SCONN_LINGER_MS, false, &st);
+	ibpost_sconn_teardown(sc, sc->wc_status == IB_WC_SUCCESS &&
+			      sc->ctl.wc_status == IB_WC_SUCCESS &&
+			      !READ_ONCE(sc->dev->dying));
+	ibpost_srv_finished(sc);
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}

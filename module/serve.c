@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: `ibpost serve`: listen through rdma_cm and serve jobs of clients
+ * on other hosts (IBPOST_IOC_SERVE).
+ *
+ * A server belongs to the open file that started it.  The connect request
+ * handler checks the client's hello, creates the QP sized by it, accepts,
+ * and hands the connection to a thread of its own (sconn.c), which does
+ * the job and frees everything; the handler refuses (rdma_reject() with
+ * the reason in the private data) what it cannot serve.  What happens is
+ * queued as events the file's owner reads one per ioctl.  Closing the file
+ * stops every connection and waits for their threads.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/kthread.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
+
+#include "abi.h"
+#include "live.h"
+#include "serve.h"
+
+#define IBPOST_SRV_CONNS	16
+#define IBPOST_SRV_CONNS_MAX	256
+#define IBPOST_SRV_IDLE_MS	10000
+#define IBPOST_SRV_IDLE_MIN	1000
+#define IBPOST_SRV_IDLE_MAX	600000
+#define IBPOST_SRV_EVENTS_MAX	1024
+
+struct ibpost_srv_ev {
+	struct list_head node;
+	struct ibpost_serve_event ev;
+};
+
+static_assert(sizeof(struct ibpost_serve) == IBPOST_SERVE_SIZE_VER0);
+
+/**
+ * ibpost_srv_event() - queue an event for the file's owner.
+ * @srv: the server.
+ * @ev: the event (copied).
+ *
+ * Context: process context.
+ */
+void ibpost_srv_event(struct ibpost_server *srv,
+		      const struct ibpost_serve_event *ev)
+{
+	struct ibpost_srv_ev *e = kmalloc(sizeof(*e), GFP_KERNEL);
+
+	spin_lock(&srv->ev_lock);
+	if (!e || srv->nevents >= IBPOST_SRV_EVENTS_MAX) {
+		srv->dropped++;
+		spin_unlock(&srv->ev_lock);
+		kfree(e);
+		return;
+	}
+	e->ev = *ev;
+	list_add_tail(&e->node, &srv->events);
+	srv->nevents++;
+	spin_unlock(&srv->ev_lock);
+	wake_up_interruptible(&srv->ev_wq);
+}
+
+static void ibpost_srv_peer(struct ibpost_serve_event *ev,
+			    const struct sockaddr *sa)
+{
+	const struct sockaddr_in *in4 = (const void *)sa;
+	const struct sockaddr_in6 *in6 = (const void *)sa;
+
+	if (sa->sa_family == AF_INET) {
+		memcpy(ev->peer, &in4->sin_addr, sizeof(in4->sin_addr));
+		ev->port = ntohs(in4->sin_port);
+	} else if (sa->sa_family == AF_INET6) {
+		memcpy(ev->peer, &in6->sin6_addr, sizeof(in6->sin6_addr));
+		ev->port = ntohs(in6->sin6_port);
+	} else {
+		return;
+	}
+	ev->peer_family = sa->sa_family;
+}
+
+/**
+ * ibpost_srv_conn_event() - queue an event about a connection.
+ * @sc: the connection.
+ * @kind: IBPOST_SRV_*.
+ * @err: negative errno or 0.
+ * @st: reason, value and limit (may be NULL).
+ */
+void ibpost_srv_conn_event(struct ibpost_sconn *sc, u32 kind, int err,
+			   const struct ibpost_status *st)
+{
+	struct ibpost_serve_event ev = {
+		.kind = kind,
+		.conn = sc->num,
+		.err = err,
+		.op = sc->op,
+		.msg_size = sc->msg_size,
+		.depth = sc->depth,
+		.nslots = sc->target.nslots,
+		.msgs = sc->msgs,
+		.bytes = sc->bytes,
+		.verify_errors = sc->mm.count,
+		.wc_status = sc->wc_status != IB_WC_SUCCESS ? sc->wc_status :
+			     sc->ctl.wc_status,
+	};
+
+	if (st) {
+		ev.reason = st->reason;
+		ev.value = st->value;
+		ev.limit = st->limit;
+	}
+	if (sc->id)
+		ibpost_srv_peer(&ev, (struct sockaddr *)
+				&sc->id->route.addr.dst_addr);
+	ibpost_srv_event(sc->srv, &ev);
+}
+
+/**
+ * ibpost_srv_finished() - a connection's thread is done with it.
+ * @sc: the connection (its resources freed).
+ */
+void ibpost_srv_finished(struct ibpost_sconn *sc)
+{
+	struct ibpost_server *srv = sc->srv;
+
+	mutex_lock(&srv->lock);
+	sc->finished = true;
+	srv->active--;
+	mutex_unlock(&srv->lock);
+	wake_up_interruptible(&srv->ev_wq);
+}
+
+/* Refuse a connect request; rdma_cm destroys the id when we return 1. */
+static int ibpost_srv_reject(struct rdma_cm_id *id, int err, u32 reason,
+			     u64 value, u64 limit)
+{
+	struct ibpost_wire_reject rej = {
+		.magic = cpu_to_be32(IBPOST_WIRE_MAGIC),
+		.version = cpu_to_be16(IBPOST_WIRE_VERSION),
+		.reason = cpu_to_be32(reason),
+		.err = cpu_to_be32(-err),
+		.value = cpu_to_be64(value),
+		.limit = cpu_to_be64(limit),
+	};
+	struct ibpost_server *srv = id->context;
+	struct ibpost_serve_event ev = {
+		.kind = IBPOST_SRV_REFUSED,
+		.err = err,
+		.reason = reason,
+		.value = value,
+		.limit = limit,
+	};
+
+	ibpost_srv_peer(&ev, (struct sockaddr *)&id->route.addr.dst_addr);
+	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	ibpost_srv_event(srv, &ev);
+	return 1;
+}
+
+/* Check the hello; 0 or the reason to refuse in @st. */
+static int ibpost_srv_hello(const struct rdma_cm_event *ev,
+			    const struct ib_device *ibdev,
+			    struct ibpost_wire_hello *h, struct ibpost_status *st)
+{
+	u32 max_rsge = min_t(u32, ibdev->attrs.max_recv_sge,
+			     IBPOST_WIRE_MAX_SGE);
+
+	if (ev->param.conn.private_data_len < sizeof(*h) ||
+	    !ev->param.conn.private_data) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO,
+				  ev->param.conn.private_data_len, sizeof(*h));
+		return -EPROTO;
+	}
+	memcpy(h, ev->param.conn.private_data, sizeof(*h));
+	if (be32_to_cpu(h->magic) != IBPOST_WIRE_MAGIC) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO,
+				  be32_to_cpu(h->magic), IBPOST_WIRE_MAGIC);
+		return -EPROTO;
+	}
+	if (be16_to_cpu(h->version) != IBPOST_WIRE_VERSION) {
+		ibpost_status_set(st, IBPOST_R_PEER_VERSION,
+				  be16_to_cpu(h->version), IBPOST_WIRE_VERSION);
+		return -EPROTO;
+	}
+	if (!h->depth || be32_to_cpu(h->depth) > IBPOST_WIRE_MAX_DEPTH) {
+		ibpost_status_set(st, IBPOST_R_DEPTH, be32_to_cpu(h->depth),
+				  IBPOST_WIRE_MAX_DEPTH);
+		return -EINVAL;
+	}
+	if (be32_to_cpu(h->recv_sge) > max_rsge) {
+		ibpost_status_set(st, IBPOST_R_NUM_SGE,
+				  be32_to_cpu(h->recv_sge), max_rsge);
+		st->wr = IBPOST_STATUS_RECV_WR;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The connection's CQ and QP, sized by the hello, and its receives. */
+static int ibpost_srv_qp(struct ibpost_sconn *sc)
+{
+	u32 depth = be32_to_cpu(sc->hello.depth);
+	u32 rsge = max_t(u32, be32_to_cpu(sc->hello.recv_sge), 1);
+	u32 send_wr = IBPOST_MR_CHAIN + 2;
+	struct ib_qp_init_attr init;
+	int ret;
+
+	sc->c.ibdev = sc->id->device;
+	sc->c.pd = sc->dev->pd;
+	sc->c.port = sc->id->port_num;
+	sc->c.cq_b = ib_alloc_cq(sc->c.ibdev, NULL,
+				 send_wr + depth + IBPOST_CTL_RX + 4, 0,
+				 IB_POLL_DIRECT);
+	if (IS_ERR(sc->c.cq_b)) {
+		ret = PTR_ERR(sc->c.cq_b);
+		sc->c.cq_b = NULL;
+		return ret;
+	}
+	ibpost_qp_init(&init, sc->c.cq_b, send_wr, 1, 0,
+		       depth + IBPOST_CTL_RX, rsge, true);
+	ret = rdma_create_qp(sc->id, sc->c.pd, &init);
+	if (ret)
+		return ret;
+	sc->c.qp_b = sc->id->qp;
+	/*
+	 * One control receive, for the job: data messages take receives in
+	 * order, so with a SEND opcode every receive after it is a data one.
+	 */
+	return ibpost_ctl_init(&sc->ctl, sc->c.qp_b, sc->c.pd->local_dma_lkey,
+			       ibpost_ctl_size(2 * depth), 1);
+}
+
+/* Undo ibpost_srv_qp() (the connection was never accepted). */
+static void ibpost_srv_qp_free(struct ibpost_sconn *sc)
+{
+	if (sc->c.qp_b) {
+		sc->ctl.draining = true;
+		ib_drain_qp(sc->c.qp_b);
+		rdma_destroy_qp(sc->id);
+	}
+	ibpost_ctl_free(&sc->ctl);
+	if (sc->c.cq_b)
+		ib_free_cq(sc->c.cq_b);
+}
+
+static int ibpost_srv_accept(struct ibpost_sconn *sc,
+			     const struct rdma_cm_event *ev)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = min_t(u8, 16,
+					     ev->param.conn.initiator_depth),
+		.initiator_depth = min_t(u8, 16,
+					 ev->param.conn.responder_resources),
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+	int ret;
+
+	/* RNR NAKs wait 40 us, not the 655 ms a zero timer would mean. */
+	ret = rdma_set_min_rnr_timer(sc->id, IB_RNR_TIMER_000_04);
+	if (!ret)
+		ret = rdma_accept(sc->id, &param);
+	return ret;
+}
+
+static struct ibpost_sconn *ibpost_srv_conn_alloc(struct ibpost_server *srv,
+						  struct rdma_cm_id *id,
+						  struct ibpost_dev *dev,
+						  const struct ibpost_wire_hello *h)
+{
+	struct ibpost_sconn *sc = kzalloc(sizeof(*sc), GFP_KERNEL);
+
+	if (!sc)
+		return NULL;
+	sc->kind = IBPOST_SRV_KIND_CONN;
+	sc->srv = srv;
+	sc->id = id;
+	sc->dev = dev;
+	sc->hello = *h;
+	sc->t_active = jiffies;
+	init_waitqueue_head(&sc->wake);
+	return sc;
+}
+
+/* A connect request: check it, create the QP, accept, start the thread. */
+static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
+			      const struct rdma_cm_event *ev)
+{
+	struct ibpost_status st = {};
+	struct ibpost_wire_hello h;
+	struct ibpost_sconn *sc;
+	struct ibpost_dev *dev;
+	int ret;
+
+	ret = ibpost_srv_hello(ev, id->device, &h, &st);
+	if (ret)
+		return ibpost_srv_reject(id, ret, st.reason, st.value,
+					 st.limit);
+	mutex_lock(&srv->lock);
+	if (srv->stopping || srv->active >= srv->args.max_conns) {
+		u32 active = srv->active;
+
+		mutex_unlock(&srv->lock);
+		return ibpost_srv_reject(id, -EBUSY, IBPOST_R_PEER_BUSY, active,
+					 srv->args.max_conns);
+	}
+	srv->active++;
+	mutex_unlock(&srv->lock);
+	dev = ibpost_dev_get_by_ibdev(id->device);
+	if (!dev) {
+		ret = ibpost_srv_reject(id, -ENODEV, IBPOST_R_NO_DEVICE, 0, 0);
+		goto err_active;
+	}
+	sc = ibpost_srv_conn_alloc(srv, id, dev, &h);
+	if (!sc) {
+		ret = ibpost_srv_reject(id, -ENOMEM, IBPOST_R_NOMEM, 0, 0);
+		goto err_dev;
+	}
+	ret = ibpost_srv_qp(sc);
+	if (!ret)
+		ret = ibpost_srv_accept(sc, ev);
+	if (ret) {
+		ibpost_srv_qp_free(sc);
+		ret = ibpost_srv_reject(id, ret, IBPOST_R_CONNECT, -ret, 0);
+		goto err_free;
+	}
+	mutex_lock(&srv->lock);
+	sc->num = ++srv->next_conn;
+	id->context = sc;
+	sc->thread = kthread_create(ibpost_sconn_thread, sc, "ibpost-s%u",
+				    sc->num);
+	if (IS_ERR(sc->thread)) {
+		/* accepted already: the thread-less end is a disconnect */
+		mutex_unlock(&srv->lock);
+		id->context = srv;
+		rdma_disconnect(id);
+		ibpost_srv_qp_free(sc);
+		ret = 1;
+		goto err_free;
+	}
+	get_task_struct(sc->thread);
+	list_add_tail(&sc->node, &srv->conns);
+	atomic_long_inc(&ibpost_live.jobs);
+	mutex_unlock(&srv->lock);
+	ibpost_srv_conn_event(sc, IBPOST_SRV_CONNECT, 0, NULL);
+	wake_up_process(sc->thread);
+	return 0;
+
+err_free:
+	kfree(sc);
+err_dev:
+	ibpost_dev_put(dev);
+err_active:
+	mutex_lock(&srv->lock);
+	srv->active--;
+	mutex_unlock(&srv->lock);
+	return ret;
+}
+
+/* The listener's device went away: stop serving, let rdma_cm free it. */
+static int ibpost_srv_listener_lost(struct ibpost_server *srv)
+{
+	struct ibpost_serve_event ev = {
+		.kind = IBPOST_SRV_STOPPED,
+		.err = -ENODEV,
+		.reason = IBPOST_R_DEVICE_GONE,
+	};
+	int ret = 0;
+
+	mutex_lock(&srv->lock);
+	if (!srv->stopping) {
+		srv->listen = NULL;
+		ret = 1;
+	}
+	mutex_unlock(&srv->lock);
+	if (ret)
+		ibpost_srv_event(srv, &ev);
+	return ret;
+}
+
+static int ibpost_srv_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	enum ibpost_srv_kind *kind = id->context;
+	struct ibpost_sconn *sc;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return ibpost_srv_request(id->context, id, ev);
+	if (*kind == IBPOST_SRV_KIND_LISTEN)
+		return ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL ?
+		       ibpost_srv_listener_lost(id->context) : 0;
+	sc = id->context;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		WRITE_ONCE(sc->lost, true);
+		wake_up(&sc->wake);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void ibpost_srv_sockaddr(const struct ibpost_serve *a,
+				struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == AF_INET) {
+		in4->sin_family = AF_INET;
+		memcpy(&in4->sin_addr, a->addr, sizeof(in4->sin_addr));
+		in4->sin_port = htons(a->port);
+	} else {
+		in6->sin6_family = AF_INET6;
+		memcpy(&in6->sin6_addr, a->addr, sizeof(in6->sin6_addr));
+		in6->sin6_port = htons(a->port);
+	}
+}
+
+static int ibpost_srv_listen(struct ibpost_server *srv,
+			     struct ibpost_status *st)
+{
+	struct ibpost_serve_event ev = {
+		.kind = IBPOST_SRV_LISTEN,
+		.port = srv->args.port,
+	};
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, ibpost_srv_handler, srv, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ibpost_srv_sockaddr(&srv->args, &ss);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
+	if (!ret)
+		ret = rdma_listen(id, 64);
+	if (ret) {
+		rdma_destroy_id(id);
+		ibpost_status_set(st, IBPOST_R_CM_ADDR, srv->args.family,
+				  srv->args.port);
+		return ret;
+	}
+	srv->listen = id;
+	memcpy(ev.peer, srv->args.addr, sizeof(ev.peer));
+	ev.peer_family = srv->args.family;
+	ibpost_srv_event(srv, &ev);
+	return 0;
+}
+
+/* Check the arguments and fill in defaults. */
+static int ibpost_serve_check(struct ibpost_serve *a, struct ibpost_status *st)
+{
+	if (a->flags) {
+		ibpost_status_set(st, IBPOST_R_FLAGS, a->flags, 0);
+		return -EINVAL;
+	}
+	if (!ibpost_mem_is_zero(a->reserved, sizeof(a->reserved))) {
+		ibpost_status_set(st, IBPOST_R_RESERVED, 0, 0);
+		return -EINVAL;
+	}
+	if (a->family != 0 && a->family != AF_INET && a->family != AF_INET6) {
+		ibpost_status_set(st, IBPOST_R_CM_ADDR, a->family, 0);
+		return -EINVAL;
+	}
+	if (!a->family && !ibpost_mem_is_zero(a->addr, sizeof(a->addr))) {
+		ibpost_status_set(st, IBPOST_R_CM_ADDR, 0, 0);
+		return -EINVAL;
+	}
+	if (a->max_conns > IBPOST_SRV_CONNS_MAX) {
+		ibpost_status_set(st, IBPOST_R_COUNT, a->max_conns,
+				  IBPOST_SRV_CONNS_MAX);
+		return -EINVAL;
+	}
+	if (a->idle_ms && (a->idle_ms < IBPOST_SRV_IDLE_MIN ||
+			   a->idle_ms > IBPOST_SRV_IDLE_MAX)) {
+		ibpost_status_set(st, IBPOST_R_TIMEOUT, a->idle_ms,
+				  IBPOST_SRV_IDLE_MAX);
+		return -EINVAL;
+	}
+	if (!a->family)
+		a->family = AF_INET6;
+	if (!a->port)
+		a->port = IBPOST_PEER_PORT;
+	if (!a->max_conns)
+		a->max_conns = IBPOST_SRV_CONNS;
+	if (!a->idle_ms)
+		a->idle_ms = IBPOST_SRV_IDLE_MS;
+	return 0;
+}
+
+static struct ibpost_server *ibpost_server_new(const struct ibpost_serve *a)
+{
+	struct ibpost_server *srv = kzalloc(sizeof(*srv), GFP_KERNEL);
+
+	if (!srv)
+		return NULL;
+	srv->kind = IBPOST_SRV_KIND_LISTEN;
+	srv->args = *a;
+	mutex_init(&srv->lock);
+	INIT_LIST_HEAD(&srv->conns);
+	spin_lock_init(&srv->ev_lock);
+	INIT_LIST_HEAD(&srv->events);
+	init_waitqueue_head(&srv->ev_wq);
+	return srv;
+}
+
+/* Stop threads of finished connections and free them (all with @all). */
+static void ibpost_srv_reap(struct ibpost_server *srv, bool all)
+{
+	struct ibpost_sconn *sc, *tmp;
+	LIST_HEAD(done);
+
+	mutex_lock(&srv->lock);
+	list_for_each_entry_safe(sc, tmp, &srv->conns, node) {
+		if (all || sc->finished)
+			list_move_tail(&sc->node, &done);
+	}
+	mutex_unlock(&srv->lock);
+	list_for_each_entry_safe(sc, tmp, &done, node) {
+		/* a thread still serving sees kthread_should_stop() */
+		kthread_stop(sc->thread);
+		put_task_struct(sc->thread);
+		list_del(&sc->node);
+		atomic_long_dec(&ibpost_live.jobs);
+		kfree(sc);
+	}
+}
+
+static void ibpost_server_free(struct ibpost_server *srv)
+{
+	struct ibpost_srv_ev *e, *tmp;
+
+	list_for_each_entry_safe(e, tmp, &srv->events, node)
+		kfree(e);
+	mutex_destroy(&srv->lock);
+	kfree(srv);
+}
+
+/**
+ * ibpost_serve_release() - stop the server of a file being closed.
+ * @file: the file.
+ *
+ * Context: process context; waits for every connection's thread, each of
+ * which disconnects its client and frees what it holds.
+ */
+void ibpost_serve_release(struct file *file)
+{
+	struct ibpost_server *srv = file->private_data;
+	struct rdma_cm_id *listen;
+
+	if (!srv)
+		return;
+	mutex_lock(&srv->lock);
+	srv->stopping = true;
+	listen = srv->listen;
+	srv->listen = NULL;
+	mutex_unlock(&srv->lock);
+	/* After this no connect request reaches the server. */
+	if (listen)
+		rdma_destroy_id(listen);
+	ibpost_srv_reap(srv, true);
+	ibpost_server_free(srv);
+}
+
+/* Serializes starting a server on a file. */
+static DEFINE_MUTEX(ibpost_serve_start);
+
+/* The server of @file, started with @a if there is none yet. */
+static struct ibpost_server *ibpost_serve_get(struct file *file,
+					      struct ibpost_serve *a,
+					      struct ibpost_status *st,
+					      int *err)
+{
+	struct ibpost_server *srv;
+
+	mutex_lock(&ibpost_serve_start);
+	srv = file->private_data;
+	if (srv)
+		goto out;
+	*err = ibpost_serve_check(a, st);
+	if (*err)
+		goto out;
+	srv = ibpost_server_new(a);
+	if (!srv) {
+		*err = -ENOMEM;
+		goto out;
+	}
+	*err = ibpost_srv_listen(srv, st);
+	if (*err) {
+		ibpost_server_free(srv);
+		srv = NULL;
+		goto out;
+	}
+	file->private_data = srv;
+out:
+	mutex_unlock(&ibpost_serve_start);
+	return srv;
+}
+
+static int ibpost_serve_next(struct ibpost_server *srv,
+			     struct ibpost_serve_event *ev)
+{
+	struct ibpost_srv_ev *e;
+	int ret;
+
+	ret = wait_event_interruptible(srv->ev_wq, READ_ONCE(srv->nevents));
+	ibpost_srv_reap(srv, false);
+	if (ret)
+		return -EINTR;	/* not restarted: the tool stops on it */
+	spin_lock(&srv->ev_lock);
+	e = list_first_entry_or_null(&srv->events, struct ibpost_srv_ev, node);
+	if (e) {
+		list_del(&e->node);
+		srv->nevents--;
+		*ev = e->ev;
+		ev->dropped = srv->dropped;
+		srv->dropped = 0;
+	}
+	spin_unlock(&srv->ev_lock);
+	kfree(e);
+	return e ? 0 : -EAGAIN;
+}
+
+/**
+ * ibpost_ioc_serve() - IBPOST_IOC_SERVE: start a server, return its events.
+ * @file: the open /dev/ibpost that owns the server.
+ * @uarg: struct ibpost_serve in user memory.
+ *
+ * Context: process context; blocks until an event (interruptible).
+ * Return: 0 with the event, -EINTR on a signal, or a refusal with the
+ * reason in @uarg->status.
+ */
+long ibpost_ioc_serve(struct file *file, struct ibpost_serve __user *uarg)
+{
+	struct ibpost_serve k = {};
+	struct ibpost_server *srv;
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, &uarg->size))
+		return -EFAULT;
+	if (usize < IBPOST_SERVE_SIZE_VER0) {
+		ibpost_status_set(&k.status, IBPOST_R_ARG_SIZE, usize,
+				  IBPOST_SERVE_SIZE_VER0);
+		return -EINVAL;
+	}
+	ret = copy_struct_from_user(&k, sizeof(k), uarg, usize);
+	if (ret) {
+		ibpost_status_set(&k.status, ret == -E2BIG ? IBPOST_R_ARG_TAIL :
+				  IBPOST_R_FAULT, usize, sizeof(k));
+		goto out;
+	}
+	memset(&k.status, 0, sizeof(k.status));
+	memset(&k.event, 0, sizeof(k.event));
+	srv = ibpost_serve_get(file, &k, &k.status, &ret);
+	if (!srv)
+		goto out;
+	do {
+		ret = ibpost_serve_next(srv, &k.event);
+	} while (ret == -EAGAIN);
+out:
+	if (copy_to_user(&uarg->status, &k.status, sizeof(k.status)) ||
+	    copy_to_user(&uarg->event, &k.event, sizeof(k.event)))
+		return -EFAULT;
+	return ret;
+}

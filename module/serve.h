@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibpost: `ibpost serve`, the target side of jobs from other hosts.
+ */
+#ifndef _IBPOST_SERVE_H
+#define _IBPOST_SERVE_H
+
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <rdma/rdma_cm.h>
+#include <uapi/ibpost.h>
+
+#include "buf.h"
+#include "conn.h"
+#include "ctl.h"
+#include "device.h"
+#include "mr.h"
+#include "sgl.h"
+
+/* What an rdma_cm id's context points to. */
+enum ibpost_srv_kind {
+	IBPOST_SRV_KIND_LISTEN,
+	IBPOST_SRV_KIND_CONN,
+};
+
+/**
+ * struct ibpost_server - one `ibpost serve`, owned by an open file.
+ * @kind: IBPOST_SRV_KIND_LISTEN (the listener's context).
+ * @args: what it was started with (defaults filled in).
+ * @listen: the listening id; NULL once its device went away.
+ * @lock: @listen, @conns, @active, @next_conn, @stopping.
+ * @conns: every connection whose thread has not been reaped.
+ * @active: connections not finished.
+ * @next_conn: number of the next connection.
+ * @stopping: the file is being released: refuse new connections.
+ * @ev_lock: @events, @nevents, @dropped.
+ * @events: events not yet read.
+ * @nevents: their number.
+ * @dropped: events dropped since the last one read.
+ * @ev_wq: readers waiting for an event.
+ */
+struct ibpost_server {
+	enum ibpost_srv_kind kind;
+	struct ibpost_serve args;
+	struct rdma_cm_id *listen;
+	struct mutex lock;
+	struct list_head conns;
+	u32 active;
+	u32 next_conn;
+	bool stopping;
+	spinlock_t ev_lock;
+	struct list_head events;
+	u32 nevents;
+	u32 dropped;
+	wait_queue_head_t ev_wq;
+};
+
+/**
+ * struct ibpost_srecv - one data receive of a served job.
+ * @cqe: completion entry.
+ * @sc: the connection.
+ * @slot: the slot it scatters into.
+ * @wr: the receive WR.
+ */
+struct ibpost_srecv {
+	struct ib_cqe cqe;
+	struct ibpost_sconn *sc;
+	u32 slot;
+	struct ib_recv_wr wr;
+};
+
+/**
+ * struct ibpost_sconn - one client's connection and job.
+ * @kind: IBPOST_SRV_KIND_CONN (the id's context).
+ * @node: entry in the server's @conns.
+ * @srv: the server.
+ * @id: the rdma_cm id of the connection.
+ * @dev: its device, referenced.
+ * @c: QP (as target QP @c.qp_b), CQ and PD, for mr.c.
+ * @thread: the connection's thread.
+ * @num: the server's number of the connection.
+ * @hello: what the connect request said.
+ * @ctl: control channel.
+ * @op: the job's opcode.
+ * @flags: IBPOST_WIRE_*.
+ * @msg_size: bytes per message.
+ * @depth: the client's queue depth.
+ * @imm_data: immediate data expected.
+ * @send_layout: the client's SGEs (patterns are built from them).
+ * @num_sge: their number.
+ * @recv_layout: SGEs of each receive (SEND opcodes).
+ * @recv_num_sge: their number.
+ * @target: the slots.
+ * @mrs: one MR per slot (RDMA opcodes).
+ * @recvs: data receives.
+ * @rsges: their SGEs.
+ * @msgs: data messages received.
+ * @bytes: their payload bytes.
+ * @mm: first mismatch found.
+ * @verify_wr: WR of the first mismatch.
+ * @fin: the client's fin arrived.
+ * @fin_wrs: WRs the client posted (from the fin).
+ * @wc_status: first error completion of a data receive.
+ * @draining: the QP is being flushed.
+ * @lost: the rdma_cm connection ended (set by the id's handler).
+ * @wake: the thread's wait queue.
+ * @finished: the thread is done with the connection (server's @lock).
+ * @t_active: jiffies of the last completion.
+ */
+struct ibpost_sconn {
+	enum ibpost_srv_kind kind;
+	struct list_head node;
+	struct ibpost_server *srv;
+	struct rdma_cm_id *id;
+	struct ibpost_dev *dev;
+	struct ibpost_conn c;
+	struct task_struct *thread;
+	u32 num;
+	struct ibpost_wire_hello hello;
+	struct ibpost_ctl ctl;
+	u32 op;
+	u32 flags;
+	u32 msg_size;
+	u32 depth;
+	u32 imm_data;
+	struct ibpost_sge_desc send_layout[IBPOST_WIRE_MAX_SGE];
+	u32 num_sge;
+	struct ibpost_sge_desc recv_layout[IBPOST_WIRE_MAX_SGE];
+	u32 recv_num_sge;
+	struct ibpost_buf target;
+	struct ibpost_mrs mrs;
+	struct ibpost_srecv *recvs;
+	struct ib_sge *rsges;
+	u64 msgs;
+	u64 bytes;
+	struct ibpost_mismatch mm;
+	u64 verify_wr;
+	bool fin;
+	u32 fin_wrs;
+	enum ib_wc_status wc_status;
+	bool draining;
+	bool lost;
+	wait_queue_head_t wake;
+	bool finished;
+	unsigned long t_active;
+};
+
+long ibpost_ioc_serve(struct file *file, struct ibpost_serve __user *uarg);
+void ibpost_serve_release(struct file *file);
+void ibpost_srv_event(struct ibpost_server *srv,
+		      const struct ibpost_serve_event *ev);
+void ibpost_srv_conn_event(struct ibpost_sconn *sc, u32 kind, int err,
+			   const struct ibpost_status *st);
+void ibpost_srv_finished(struct ibpost_sconn *sc);
+
+/* sconn.c */
+int ibpost_sconn_thread(void *arg);
+
+#endif /* _IBPOST_SERVE_H */

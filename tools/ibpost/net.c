@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost tool: numeric IPv4/IPv6 addresses, with or without a port, as
+ * 'run --connect' and 'serve --addr' take them and the events name them.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "ibpost.h"
+
+/* An IPv4 or IPv6 address alone; false when it is neither. */
+bool net_parse_addr(const char *s, struct net_addr *a)
+{
+	memset(a->addr, 0, sizeof(a->addr));
+	if (inet_pton(AF_INET, s, a->addr) == 1) {
+		a->family = AF_INET;
+		return true;
+	}
+	if (inet_pton(AF_INET6, s, a->addr) == 1) {
+		a->family = AF_INET6;
+		return true;
+	}
+	memset(a->addr, 0, sizeof(a->addr));
+	return false;
+}
+
+/* "1..65535" into @a->port; the reason when it is not. */
+static const char *parse_port(const char *s, struct net_addr *a)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return "the port is not a number";
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end)
+		return "the port is not a number";
+	if (!v || v > 65535)
+		return "the port must be 1 to 65535";
+	a->port = v;
+	return NULL;
+}
+
+/* "[V6]" or "[V6]:PORT". */
+static const char *parse_bracketed(const char *s, struct net_addr *a)
+{
+	const char *close = strchr(s, ']');
+	char host[INET6_ADDRSTRLEN + 1];
+	size_t len;
+
+	if (!close)
+		return "no ']' after the IPv6 address";
+	len = close - (s + 1);
+	if (!len || len >= sizeof(host))
+		return "not an IPv6 address between [ and ]";
+	memcpy(host, s + 1, len);
+	host[len] = '\0';
+	if (inet_pton(AF_INET6, host, a->addr) != 1)
+		return "not an IPv6 address between [ and ]";
+	a->family = AF_INET6;
+	if (!close[1])
+		return NULL;
+	if (close[1] != ':')
+		return "only ':PORT' may follow ']'";
+	return parse_port(close + 2, a);
+}
+
+/* "A.B.C.D" or "A.B.C.D:PORT". */
+static const char *parse_v4(const char *s, const char *colon,
+			    struct net_addr *a)
+{
+	char host[INET_ADDRSTRLEN + 1];
+	size_t len = colon ? (size_t)(colon - s) : strlen(s);
+
+	if (!len || len >= sizeof(host))
+		return "not an IPv4 address";
+	memcpy(host, s, len);
+	host[len] = '\0';
+	if (inet_pton(AF_INET, host, a->addr) != 1)
+		return "not an IPv4 address (host names are not resolved)";
+	a->family = AF_INET;
+	return colon ? parse_port(colon + 1, a) : NULL;
+}
+
+/*
+ * HOST[:PORT]: "A.B.C.D", "A.B.C.D:PORT", "[V6]", "[V6]:PORT" or a bare
+ * IPv6 address (no port).  NULL when it parsed, else why not; @a->port is
+ * 0 when no port was given.
+ */
+const char *net_parse_hostport(const char *s, struct net_addr *a)
+{
+	const char *colon = strchr(s, ':');
+
+	memset(a, 0, sizeof(*a));
+	if (!*s)
+		return "empty";
+	if (*s == '[')
+		return parse_bracketed(s, a);
+	if (!colon || !strchr(colon + 1, ':'))
+		return parse_v4(s, colon, a);
+	if (inet_pton(AF_INET6, s, a->addr) != 1) {
+		memset(a->addr, 0, sizeof(a->addr));
+		return "not an IPv6 address (with a port, write [ADDR]:PORT)";
+	}
+	a->family = AF_INET6;
+	return NULL;
+}
+
+/* @addr of @family as text; "?" for an unknown family. */
+const char *net_addr_str(char *buf, size_t len, unsigned int family,
+			 const unsigned char *addr)
+{
+	int af = family == AF_INET ? AF_INET : AF_INET6;
+
+	if ((family != AF_INET && family != AF_INET6) ||
+	    !inet_ntop(af, addr, buf, len))
+		snprintf(buf, len, "?");
+	return buf;
+}

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost serve: the far end of 'ibpost run --connect' on another host.  The
+ * server lives in the kernel (IBPOST_IOC_SERVE) for as long as /dev/ibpost
+ * stays open; this prints its events, one line each, until SIGINT/SIGTERM.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ibpost.h"
+
+struct serve_opts {
+	struct net_addr addr;		/* family 0: every address */
+	unsigned int port;		/* 0: IBPOST_PEER_PORT */
+	unsigned int max_conns;
+	unsigned int idle_ms;
+	bool json;
+};
+
+static sig_atomic_t got_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	__atomic_store_n(&got_stop, 1, __ATOMIC_RELAXED);
+	/* Should the signal land just before the ioctl, SIGALRM ends it. */
+	alarm(1);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static bool stopping(void)
+{
+	return __atomic_load_n(&got_stop, __ATOMIC_RELAXED);
+}
+
+void help_serve(FILE *f)
+{
+	fprintf(f,
+		"usage: %s serve [--addr ADDR] [--port P] [--max-conns N] [--idle MS]\n"
+		"         [--json]\n"
+		"\n"
+		"Serve '%s run --connect' clients on other hosts from the kernel: listen\n"
+		"with rdma_cm and give each client the target QP, the receive buffers and\n"
+		"the MRs its RDMA WRITEs and READs land in; check what arrives and report\n"
+		"it back to the client.  Runs until SIGINT or SIGTERM; every connection\n"
+		"is closed when it stops.\n"
+		"\n"
+		"      --addr ADDR      IPv4 or IPv6 address to listen on (default: every\n"
+		"                       address, IPv4 and IPv6)\n"
+		"      --port P         port to listen on (default %u)\n"
+		"      --max-conns N    connections served at once (default 16, at most\n"
+		"                       256); more are rejected:\n"
+		"                       \"%s\"\n"
+		"      --idle MS        drop a connection whose client shows no sign of life\n"
+		"                       for MS milliseconds (default 10000; 1000..600000)\n"
+		"  -j, --json           one JSON object per event and line, every field of\n"
+		"                       the event (kind as a word, addresses as strings)\n"
+		"  -h, --help           this text\n"
+		"\n"
+		"One line per event on stdout:\n"
+		"  serve: listening on ADDR port P         (ADDR * for every address)\n"
+		"  conn N: connected from ADDR port P\n"
+		"  conn N: job OP size S depth D slots K\n"
+		"  conn N: refused: ERROR: REASON (value V, limit L)\n"
+		"  conn N: done: M msgs, B bytes, E verify errors\n"
+		"  conn N: lost: ERROR: REASON[, wc status STATUS]\n"
+		"  serve: D events dropped                 (before an event, when this\n"
+		"                                          command fell behind)\n"
+		"  serve: stopped: ERROR                   (the device went away)\n"
+		"  serve: stopping                         (SIGINT or SIGTERM; on stderr\n"
+		"                                          with --json)\n"
+		"\n"
+		"Exit status: 0 stopped by SIGINT or SIGTERM, 1 the kernel refused or\n"
+		"serving stopped, 2 bad options.\n",
+		prog, prog, IBPOST_PEER_PORT, ctl_reason_str(IBPOST_R_PEER_BUSY));
+}
+
+static int serve_err(const char *opt, const char *arg, const char *why)
+{
+	fprintf(stderr, "%s: serve: bad %s '%s': %s\n", prog, opt, arg, why);
+	return -1;
+}
+
+static int serve_num(const char *opt, const char *s, unsigned long max,
+		     unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return serve_err(opt, s, "not a number");
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno == ERANGE || v > max)
+		return serve_err(opt, s, "too large");
+	if (errno || *end)
+		return serve_err(opt, s, "not a number");
+	*out = v;
+	return 0;
+}
+
+/* One option; 1 when --help was asked, -1 on a bad one. */
+static int parse_opt(int c, const char *arg, struct serve_opts *o)
+{
+	switch (c) {
+	case 'A':
+		if (net_parse_addr(arg, &o->addr))
+			return 0;
+		return serve_err("--addr", arg, "not an IPv4 or IPv6 address");
+	case 'p':
+		return serve_num("--port", arg, 65535, &o->port);
+	case 'm':
+		return serve_num("--max-conns", arg, UINT32_MAX, &o->max_conns);
+	case 'i':
+		return serve_num("--idle", arg, UINT32_MAX, &o->idle_ms);
+	case 'j':
+		o->json = true;
+		return 0;
+	case 'h':
+		return 1;
+	default:
+		return -1;
+	}
+}
+
+static void fill_serve(const struct serve_opts *o, struct ibpost_serve *sv)
+{
+	memset(sv, 0, sizeof(*sv));
+	sv->size = sizeof(*sv);
+	sv->family = o->addr.family;
+	memcpy(sv->addr, o->addr.addr, sizeof(sv->addr));
+	sv->port = o->port;
+	sv->max_conns = o->max_conns;
+	sv->idle_ms = o->idle_ms;
+}
+
+static bool all_zero(const unsigned char *p, size_t len)
+{
+	while (len--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* Where the server listens: "*" for every address (IPv4 and IPv6). */
+static const char *listen_str(char *buf, size_t len, const struct serve_opts *o,
+			      const struct ibpost_serve_event *e)
+{
+	if (e->peer_family)
+		return net_addr_str(buf, len, e->peer_family, e->peer);
+	if (!o->addr.family ||
+	    (o->addr.family == AF_INET6 && all_zero(o->addr.addr, 16)))
+		return "*";
+	return net_addr_str(buf, len, o->addr.family, o->addr.addr);
+}
+
+static const char *peer_str(char *buf, size_t len,
+			    const struct ibpost_serve_event *e)
+{
+	return net_addr_str(buf, len, e->peer_family, e->peer);
+}
+
+static const char *op_str(char *buf, size_t len, unsigned int op)
+{
+	const char *name = out_op_name(op);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "op%u", op);
+	return buf;
+}
+
+static const char *kind_str(unsigned int kind)
+{
+	static const char *const kinds[] = {
+		[IBPOST_SRV_LISTEN] = "listen",
+		[IBPOST_SRV_CONNECT] = "connect",
+		[IBPOST_SRV_JOB] = "job",
+		[IBPOST_SRV_REFUSED] = "refused",
+		[IBPOST_SRV_DONE] = "done",
+		[IBPOST_SRV_LOST] = "lost",
+		[IBPOST_SRV_STOPPED] = "stopped",
+	};
+
+	if (kind < ARRAY_SIZE(kinds) && kinds[kind])
+		return kinds[kind];
+	return "unknown";
+}
+
+/* "REASON (value V, limit L)", the value and limit when there are some. */
+static void print_reason(FILE *f, unsigned int reason, unsigned long long value,
+			 unsigned long long limit)
+{
+	fputs(ctl_reason_str(reason), f);
+	if (value || limit)
+		fprintf(f, " (value %llu, limit %llu)", value, limit);
+}
+
+static void text_event(const struct serve_opts *o,
+		       const struct ibpost_serve_event *e)
+{
+	char addr[INET6_ADDRSTRLEN], op[16];
+
+	switch (e->kind) {
+	case IBPOST_SRV_LISTEN:
+		printf("serve: listening on %s port %u\n",
+		       listen_str(addr, sizeof(addr), o, e), e->port);
+		break;
+	case IBPOST_SRV_CONNECT:
+		printf("conn %u: connected from %s port %u\n", e->conn,
+		       peer_str(addr, sizeof(addr), e), e->port);
+		break;
+	case IBPOST_SRV_JOB:
+		printf("conn %u: job %s size %u depth %u slots %u\n", e->conn,
+		       op_str(op, sizeof(op), e->op), e->msg_size, e->depth,
+		       e->nslots);
+		break;
+	case IBPOST_SRV_REFUSED:
+		printf("conn %u: refused: %s: ", e->conn, strerror(abs(e->err)));
+		print_reason(stdout, e->reason, e->value, e->limit);
+		putchar('\n');
+		break;
+	case IBPOST_SRV_DONE:
+		printf("conn %u: done: %llu msgs, %llu bytes, %llu verify errors\n",
+		       e->conn, (unsigned long long)e->msgs,
+		       (unsigned long long)e->bytes,
+		       (unsigned long long)e->verify_errors);
+		break;
+	case IBPOST_SRV_LOST:
+		printf("conn %u: lost: %s: %s", e->conn, strerror(abs(e->err)),
+		       ctl_reason_str(e->reason));
+		if (e->wc_status)
+			printf(", wc status %s", out_wc_status(e->wc_status));
+		putchar('\n');
+		break;
+	case IBPOST_SRV_STOPPED:
+		printf("serve: stopped: %s\n", strerror(abs(e->err)));
+		break;
+	default:
+		printf("serve: event of kind %u (unknown to this tool)\n",
+		       e->kind);
+		break;
+	}
+}
+
+static void json_event(const struct serve_opts *o,
+		       const struct ibpost_serve_event *e)
+{
+	char addr[INET6_ADDRSTRLEN], op[16];
+
+	printf("{\"kind\": \"%s\", \"conn\": %u, \"err\": %d", kind_str(e->kind),
+	       e->conn, e->err);
+	if (e->err) {
+		printf(", \"error\": ");
+		out_json_str(stdout, strerror(abs(e->err)));
+	}
+	printf(", \"reason\": %u, \"reason_text\": ", e->reason);
+	out_json_str(stdout, ctl_reason_str(e->reason));
+	printf(", \"value\": %llu, \"limit\": %llu",
+	       (unsigned long long)e->value, (unsigned long long)e->limit);
+	if (e->kind == IBPOST_SRV_LISTEN) {
+		printf(", \"addr\": ");
+		out_json_str(stdout, listen_str(addr, sizeof(addr), o, e));
+	}
+	printf(", \"peer\": ");
+	out_json_str(stdout, e->peer_family ? peer_str(addr, sizeof(addr), e) : "");
+	printf(", \"peer_family\": %u, \"port\": %u, \"op\": \"%s\", \"msg_size\": %u, \"depth\": %u, \"nslots\": %u",
+	       e->peer_family, e->port, op_str(op, sizeof(op), e->op),
+	       e->msg_size, e->depth, e->nslots);
+	printf(", \"msgs\": %llu, \"bytes\": %llu, \"verify_errors\": %llu, \"wc_status\": %u, \"wc_status_name\": \"%s\", \"dropped\": %u}\n",
+	       (unsigned long long)e->msgs, (unsigned long long)e->bytes,
+	       (unsigned long long)e->verify_errors, e->wc_status,
+	       out_wc_status(e->wc_status), e->dropped);
+}
+
+/* One event on stdout; false when it ends serving (STOPPED). */
+static bool print_event(const struct serve_opts *o,
+			const struct ibpost_serve_event *e)
+{
+	if (o->json) {
+		json_event(o, e);
+	} else {
+		if (e->dropped)
+			printf("serve: %u events dropped\n", e->dropped);
+		text_event(o, e);
+	}
+	fflush(stdout);
+	return e->kind != IBPOST_SRV_STOPPED;
+}
+
+static void print_refusal(int err, const struct ibpost_status *st)
+{
+	fprintf(stderr, "%s: serve refused: %s", prog, strerror(err));
+	if (st->reason != IBPOST_R_NONE) {
+		fputs(": ", stderr);
+		print_reason(stderr, st->reason, st->value, st->limit);
+	}
+	fputc('\n', stderr);
+	if (err == ENOTTY)
+		fprintf(stderr, "  (this ibpost module has no IBPOST_IOC_SERVE)\n");
+}
+
+/* Events until a signal (0), a refusal or the end of serving (1). */
+static int serve_loop(int fd, const struct serve_opts *o)
+{
+	struct ibpost_serve sv;
+	int err;
+
+	for (;;) {
+		if (stopping())
+			break;
+		fill_serve(o, &sv);
+		if (!ioctl(fd, IBPOST_IOC_SERVE, &sv)) {
+			if (!print_event(o, &sv.event))
+				return 1;
+			continue;
+		}
+		err = errno;
+		if (err == EINTR)
+			continue;
+		print_refusal(err, &sv.status);
+		return 1;
+	}
+	fprintf(o->json ? stderr : stdout, "serve: stopping\n");
+	fflush(stdout);
+	return 0;
+}
+
+static void on_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;	/* no SA_RESTART: the ioctl returns EINTR */
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "addr", required_argument, NULL, 'A' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "max-conns", required_argument, NULL, 'm' },
+		{ "idle", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct serve_opts o = { .json = false };
+	int c, fd, rc;
+
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		rc = parse_opt(c, optarg, &o);
+		if (rc > 0) {
+			help_serve(stdout);
+			return 0;
+		}
+		if (rc < 0) {
+			fprintf(stderr, "try '%s serve --help'\n", prog);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: serve: unexpected argument '%s'\n", prog,
+			argv[optind]);
+		return 2;
+	}
+	on_signals();
+	fd = ctl_open();
+	if (fd < 0)
+		return 1;
+	rc = serve_loop(fd, &o);
+	alarm(0);
+	close(fd);		/* stops the server and its connections */
+	return rc;
+}

@@ -26,11 +26,12 @@
 #define IBPOST_PEER_FAULT_LENGTH	(1U << 1)	/* SGE past the slot */
 #define IBPOST_PEER_FAULT_STALE_RKEY	(1U << 2)	/* previous job's rkey */
 #define IBPOST_PEER_FAULT_MSG_VERSION	(1U << 3)	/* job message v2 */
+#define IBPOST_PEER_FAULT_CORRUPT	(1U << 4)	/* describe other data */
 
 static unsigned int peer_fault;
 module_param(peer_fault, uint, 0600);
 MODULE_PARM_DESC(peer_fault,
-		 "test hook, taken by the next peer job: 1 bad hello version, 2 SGE past the slot, 4 stale rkey, 8 bad message version");
+		 "test hook, taken by the next peer job: 1 bad hello version, 2 SGE past the slot, 4 stale rkey, 8 bad message version, 16 job describes other data than sent");
 
 /* The first slot of the last job's answer (the stale-rkey fault). */
 static u64 ibpost_peer_prev_addr;
@@ -166,6 +167,11 @@ static u32 ibpost_peer_build_job(struct ibpost_job *job)
 	if (rn)
 		ibpost_peer_put_layout(m->sge + run->num_sge, job->recv_layout,
 				       rn);
+	/* The server then expects other bytes than arrive: it must notice. */
+	if ((job->peer.fault & IBPOST_PEER_FAULT_CORRUPT) && run->num_sge > 1) {
+		m->sge[0].length = cpu_to_be32(job->send_layout[1].length);
+		m->sge[1].length = cpu_to_be32(job->send_layout[0].length);
+	}
 	if (job->peer.fault & IBPOST_PEER_FAULT_LENGTH)
 		m->sge[0].length = cpu_to_be32(job->send_layout[0].length +
 					       IBPOST_SLOT_MAX);

@@ -438,8 +438,11 @@ static int ibpost_sconn_result(struct ibpost_sconn *sc,
 	ret = ibpost_ctl_send(&sc->ctl, sizeof(*m), false, 0);
 	if (ret)
 		return ibpost_sconn_fail(st, ret, IBPOST_R_POST, 0, 0);
-	return ibpost_sconn_wait(sc, ibpost_sconn_sent, IBPOST_SCONN_LINGER_MS,
-				 false, st);
+	/*
+	 * The job is done: a client that read the result may disconnect
+	 * before the send's completion is reaped here (the linger reaps it).
+	 */
+	return 0;
 }
 
 /* Free everything of the connection; the thread then only waits. */

@@ -155,4 +155,23 @@ for kind in test stock; do
 		record fail "$kind kmemleak clean" "$(head -5 "$gout/kmemleak-$kind.txt")"
 	fi
 done
+
+# Two hosts: two stock guests on a QEMU socket wire (tools/tests/peer.sh).
+step "two guests: peer suite (stock)"
+pout=$out/peer
+rm -rf "$pout"
+mkdir -p "$pout"
+tools/tests/peer.sh --kernel stock --out "$pout" >"$out/peer.log" 2>&1
+rc=$?
+((rc == 0)) && record ok "two guests: both scripts passed, consoles clean" ||
+	record fail "two guests: both scripts passed, consoles clean" \
+		"exit $rc: $(grep 'pair.sh:' "$out/peer.log" | tail -n 1)"
+for t in client/peer-client server/peer-server; do
+	if [[ -s $pout/$t.tap ]]; then
+		count_tap "peer" "$pout/$t.tap"
+	else
+		record fail "peer $t results present"
+	fi
+done
+[[ -s $pout/client/peer-bench.txt ]] && cat "$pout/client/peer-bench.txt"
 finish

@@ -158,7 +158,7 @@ static bool all_zero(const unsigned char *p, size_t len)
 static const char *listen_str(char *buf, size_t len, const struct serve_opts *o,
 			      const struct ibpost_serve_event *e)
 {
-	if (e->peer_family)
+	if (e->peer_family && !all_zero(e->peer, 16))
 		return net_addr_str(buf, len, e->peer_family, e->peer);
 	if (!o->addr.family ||
 	    (o->addr.family == AF_INET6 && all_zero(o->addr.addr, 16)))
@@ -228,7 +228,12 @@ static void text_event(const struct serve_opts *o,
 		       e->nslots);
 		break;
 	case IBPOST_SRV_REFUSED:
-		printf("conn %u: refused: %s: ", e->conn, strerror(abs(e->err)));
+		if (e->conn)
+			printf("conn %u: ", e->conn);
+		else	/* refused at its connect request: no number yet */
+			printf("client %s port %u: ",
+			       peer_str(addr, sizeof(addr), e), e->port);
+		printf("refused: %s: ", strerror(abs(e->err)));
 		print_reason(stdout, e->reason, e->value, e->limit);
 		putchar('\n');
 		break;

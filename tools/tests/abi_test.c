@@ -267,6 +267,76 @@ static void base(struct ibpost_dev_list *l, void *recs, unsigned int count)
 	l->status.reason = 0xdead;
 }
 
+#define R_CM_FIELDS	R_CM_ADDR
+#define R_TIMEOUT	IBPOST_R_TIMEOUT, "no completion within the timeout"
+
+static void serve_base(struct ibpost_serve *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->port = 18597;
+}
+
+static void expect_serve(int fd, const char *name, struct ibpost_serve *a,
+			 int want_errno, int want_reason, const char *want_text)
+{
+	int ret, e;
+
+	ret = ioctl(fd, IBPOST_IOC_SERVE, a);
+	e = ret ? errno : 0;
+	if (e != want_errno) {
+		report(name, 0, "errno %d, want %d", e, want_errno);
+		return;
+	}
+	if (want_reason < 0) {
+		report(name, 1, "", 0, 0);
+		return;
+	}
+	check_reason(name, a->status.reason, want_reason, want_text);
+}
+
+/* IBPOST_IOC_SERVE: each refusal starts nothing; then one real start. */
+static void serve_cases(int fd)
+{
+	struct ibpost_serve a;
+	int sfd;
+
+	serve_base(&a);
+	a.size = IBPOST_SERVE_SIZE_VER0 - 4;
+	expect_serve(fd, "SERVE size below VER0", &a, EINVAL, NO_REASON);
+	serve_base(&a);
+	a.flags = 1;
+	expect_serve(fd, "SERVE unknown flag", &a, EINVAL, R_FLAGS);
+	serve_base(&a);
+	a.reserved[2] = 1;
+	expect_serve(fd, "SERVE reserved field", &a, EINVAL, R_RESERVED);
+	serve_base(&a);
+	a.family = 99;
+	expect_serve(fd, "SERVE unknown family", &a, EINVAL, R_CM_FIELDS);
+	serve_base(&a);
+	a.addr[3] = 1;
+	expect_serve(fd, "SERVE address without a family", &a, EINVAL,
+		     R_CM_FIELDS);
+	serve_base(&a);
+	a.max_conns = 257;
+	expect_serve(fd, "SERVE max_conns above 256", &a, EINVAL, R_COUNT);
+	serve_base(&a);
+	a.idle_ms = 999;
+	expect_serve(fd, "SERVE idle below 1000 ms", &a, EINVAL, R_TIMEOUT);
+	sfd = open(IBPOST_DEVICE_PATH, O_RDWR);
+	serve_base(&a);
+	expect_serve(sfd, "SERVE starts a listener", &a, 0, R_NONE);
+	report("SERVE's first event is LISTEN on the port asked",
+	       a.event.kind == IBPOST_SRV_LISTEN && a.event.port == 18597,
+	       "kind %u port %u", a.event.kind, a.event.port);
+	close(sfd);
+	sfd = open(IBPOST_DEVICE_PATH, O_RDWR);
+	serve_base(&a);
+	expect_serve(sfd, "SERVE on the same port after close (all freed)", &a,
+		     0, R_NONE);
+	close(sfd);
+}
+
 int main(void)
 {
 	struct ibpost_dev_attr recs[4];
@@ -353,6 +423,7 @@ int main(void)
 	       "written %d total %d", l.written, l.total);
 
 	run_cases(fd, unmapped);
+	serve_cases(fd);
 	printf("1..%d\n", ncase);
 	close(fd);
 	return nfail ? 1 : 0;

@@ -1,0 +1,204 @@
+#!/bin/bash
+# Two-guest peer suite, client side (tools/tests/peer.sh boots it through
+# tools/rig/pair.sh, against tools/tests/peer-server.sh).
+#   rig.phase=kill: start a long job, create $IBPOST_OUT/running and wait to
+#     be killed with the guest (the server must notice and go on).
+#   rig.phase=main: every opcode with multi-SGE layouts and verification
+#     (data both ways: WRITE/SEND to the server, READ from it), inline and
+#     chains, IPv6, two clients at once, -q 4, the malformed-peer faults of
+#     the peer_fault test hook, resolution and connection timeouts, the
+#     server's device deleted mid-job, and the bandwidth table beside
+#     ib_write_bw / ib_send_bw -R between the same guests
+#     ($IBPOST_OUT/peer-bench.txt).
+# TAP on stdout and in $IBPOST_OUT/peer-client.tap.
+set -uo pipefail
+cd "$IBPOST_REPO" || exit 1
+# shellcheck source=tools/rig/guest-lib.sh
+. tools/rig/guest-lib.sh
+TAP_FILE=$IBPOST_OUT/peer-client.tap
+: >"$TAP_FILE"
+# shellcheck source=tools/tests/tap.sh
+. tools/tests/tap.sh
+
+rig_ibpost_paths
+phase=$(rig_arg phase)
+S=$(rig_arg peer)
+S6='[fd00:192::1]'
+LIVE=/sys/kernel/debug/ibpost/live
+FAULT=/sys/module/ibpost/parameters/peer_fault
+rig_load_rxe && rig_pair_net || { t_fail "rxe0 on the wire" "set-up"; t_done; exit 1; }
+ip -6 addr add fd00:192::2/64 dev eth0 nodad
+insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+
+run() { timeout 300 "$IBPOST" run --dev rxe0 "$@"; }
+
+# The server starts serving some time after its guest boots.
+wait_server() {
+	local i
+	for i in $(seq 150); do
+		run --connect "$S" --op write --size 4K -n 10 >/dev/null 2>&1 && return 0
+		sleep 1
+	done
+	return 1
+}
+
+if [[ $phase == kill ]]; then
+	wait_server || exit 1
+	run --connect "$S" --op write --size 64K --duration 600 >/dev/null 2>&1 &
+	sleep 3
+	touch "$IBPOST_OUT/running"
+	wait
+	exit 1	# not reached: the host kills this guest
+fi
+
+t_check "the server answers" wait_server
+
+# json_get JSON EXPR: a value of the first result (python3 expression on r).
+json_get() {
+	python3 -c 'import json,sys; r=json.loads(sys.argv[1])["results"][0]; print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# peer_job NAME WANT_MSGS ARGS...: a verified job against the server; WANT_MSGS
+# is what the server must have checked ("-": nothing to check there).
+peer_job() {
+	local name=$1 want=$2 out rc=0 msgs
+	shift 2
+	out=$(run --connect "$S" --verify --json "$@" 2>&1) || rc=$?
+	if ((rc)); then
+		t_fail "$name" "exit $rc: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+		return
+	fi
+	msgs=$(json_get "$out" 'r["peer_msgs"]' 2>/dev/null)
+	if [[ $want != - && $msgs != "$want" ]]; then
+		t_fail "$name" "server checked $msgs messages, want $want"
+		return
+	fi
+	t_ok "$name (server checked ${msgs:-?})"
+}
+
+# 16 warm-up WRs + 200 measured: each received message is checked there;
+# a WRITE's last write to each of its 64 slots is checked at the fin.
+for op in send send_imm write_imm; do
+	imm=(); [[ $op == *imm ]] && imm=(--imm 0x1234)
+	peer_job "$op, 4 page-crossing SGEs, 64K, verified by the server" 216 \
+		--op "$op" "${imm[@]}" --size 64K --sge 4 --layout page-cross -n 200
+done
+peer_job "write, 4 page-crossing SGEs, 64K, last write of every slot verified by the server" 64 \
+	--op write --size 64K --sge 4 --layout page-cross -n 200
+peer_job "read, 4 unaligned SGEs, 64K, the server's stamps verified here" 0 \
+	--op read --size 64K --sge 4 --layout unaligned -n 200
+peer_job "write with the seed's layout 256@0,512@1024,128@2048" 64 \
+	--op write --sge-layout 256@0,512@1024,128@2048 -n 100
+peer_job "send with the seed's layout, received into 2 SGEs" 116 \
+	--op send --sge-layout 256@0,512@1024,128@2048 --recv-sge 2 -n 100
+peer_job "read with a random layout of 8 SGEs" 0 \
+	--op read --size 16K --sge 8 --layout random --seed 7 -n 100
+peer_job "inline 64 B writes, chains of 8, signaled every 4" 64 \
+	--op write --size 64 --inline --batch 8 --signal-every 4 -n 1000
+peer_job "send_imm chains of 4, one signaled in 8" 516 \
+	--op send_imm --imm 7 --size 4K --sge 2 --batch 4 --signal-every 8 -n 500
+
+out=$(run --connect "$S6" --op send --size 16K --sge 3 --verify --json -n 100 2>&1)
+t_check "IPv6: send to $S6, verified" \
+	test "$(json_get "$out" 'r["peer_msgs"]' 2>/dev/null)" = 116
+
+# Two clients at once.
+run --connect "$S" --op write --size 64K --duration 4 --verify >/dev/null 2>"$IBPOST_OUT/two-a.err" &
+a=$!
+run --connect "$S" --op send --size 16K --duration 4 --verify >/dev/null 2>"$IBPOST_OUT/two-b.err" &
+b=$!
+rc=0; wait "$a" || rc=1; wait "$b" || rc=$((rc + 2))
+t_check "two clients at once, both verified (rc $rc)" test "$rc" = 0
+
+out=$(run --connect "$S" -q 4 --op write --size 16K -n 200 --verify --json 2>&1)
+t_check "-q 4: four QPs, four connections, all verified" \
+	python3 -c 'import json,sys; t=json.loads(sys.argv[1])["results"][0]["total"]; sys.exit(not (t["qps_ok"] == 4 and t["qps_failed"] == 0 and t["verify_errors"] == 0))' "$out"
+
+# expect_fault NAME FAULT WANT ARGS...: the job fails and stderr has WANT.
+expect_fault() {
+	local name=$1 fault=$2 want=$3 out rc=0
+	shift 3
+	echo "$fault" >"$FAULT"
+	out=$(run --connect "$S" "$@" 2>&1) || rc=$?
+	echo 0 >"$FAULT"
+	if ((rc == 0)); then
+		t_fail "$name" "the job succeeded"
+	elif ! grep -qF -- "$want" <<<"$out"; then
+		t_fail "$name" "no '$want' in: $(echo "$out" | head -n 3 | tr '\n' ' ')"
+	else
+		t_ok "$name"
+	fi
+}
+expect_fault "hello of wire version 99: refused at connect, reason from the server" 1 \
+	"wire protocol version not supported (value 99, limit 1)" --op write -n 10
+t_check "the server serves after it" run --connect "$S" --op write -n 10
+expect_fault "job message of version 2: refused by the peer" 8 \
+	"refused by the peer" --op write -n 10
+expect_fault "an SGE length past the slot: refused with the SGE named" 2 \
+	"sge[0] of wr 0: SGE outside its buffer" --op write --sge 2 -n 10
+expect_fault "a job describing other bytes than it sends: the server's check fails it" 16 \
+	"(reported by the peer" --op write --sge-layout 256@0,512@1024,128@2048 --verify -n 50
+run --connect "$S" --op write --size 4K -n 10 >/dev/null 2>&1
+expect_fault "the previous job's rkey: remote access error, nothing written" 4 \
+	"REM_ACCESS_ERR" --op write --size 4K -n 10
+t_check "the server serves after the faults" run --connect "$S" --op send --verify -n 10
+
+# Bounded set-up times.
+t0=$(date +%s)
+out=$(run --connect 192.0.2.77 --cm-timeout 1000 --op write -n 10 2>&1)
+t1=$(date +%s)
+ok=0
+grep -q 'could not resolve the address or route of the peer' <<<"$out" && ((t1 - t0 <= 8)) && ok=1
+t_check "no host at the address: 'could not resolve' within 1 s + slack ($((t1 - t0)) s): $(head -n 1 <<<"$out")" \
+	test "$ok" = 1
+t0=$(date +%s)
+out=$(run --connect "$S:18599" --cm-timeout 2000 --op write -n 10 2>&1)
+t1=$(date +%s)
+ok=0
+grep -q 'could not connect' <<<"$out" && ((t1 - t0 <= 10)) && ok=1
+t_check "no server on the port: 'could not connect' ($((t1 - t0)) s): $(head -n 1 <<<"$out")" \
+	test "$ok" = 1
+
+# The server deletes rxe0 when this marker job (12347 bytes) starts.
+t0=$(date +%s)
+out=$(run --connect "$S" --op write --size 12347 --duration 120 2>&1)
+rc=$?
+t1=$(date +%s)
+ok=0
+((rc != 0 && t1 - t0 < 90)) && ok=1
+t_check "server's device deleted mid-job: the job fails with an error ($((t1 - t0)) s, rc $rc)" \
+	test "$ok" = 1
+echo "$out" | tail -n 3
+t_check "the server serves again once its device is back" wait_server
+
+# Bandwidth between the guests: ibpost beside perftest (-R: rdma_cm too).
+bench() {	# bench OP PERFTEST PORT
+	local p i
+	p=$(for i in 1 2 3; do
+		timeout 120 "$2" -d rxe0 -R -F -p "$3" -s 65536 -n 1000 "$S" 2>/dev/null |
+			awk '$1 == 65536 { print $4 }' && break
+		sleep 2
+	done | head -n 1)
+	i=$(run --connect "$S" --op "$1" --size 64K -n 1000 --json 2>/dev/null |
+		python3 -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["results"][0]["bw_mib_s"])' 2>/dev/null)
+	printf '%-9s %6s %12s %12s %7s\n' "$1" 64K "${p:--}" "${i:--}" \
+		"$(awk -v a="$i" -v b="$p" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / (b * 1e6 / 1048576); else print "-" }')"
+}
+{
+	echo "# 64 KiB between two guests (rxe0 over a QEMU socket wire, TCG), MiB/s"
+	echo "# perftest's BW average is in MB/s (10^6): the ratio converts it"
+	printf '%-9s %6s %12s %12s %7s\n' op size "perftest MB/s" "ibpost MiB/s" ratio
+	bench write ib_write_bw 18610
+	bench send ib_send_bw 18611
+} | tee "$IBPOST_OUT/peer-bench.txt"
+t_check "the bandwidth table has both rows with figures" \
+	bash -c "awk 'NR > 3 && \$5 != \"-\"' '$IBPOST_OUT/peer-bench.txt' | wc -l | grep -qx 2"
+
+sleep 1
+t_check "nothing of ibpost is left here (rdma resource)" \
+	bash -c "! rdma resource show qp | grep -q 'comm \\[ibpost' && ! rdma resource show mr | grep -q 'comm \\[ibpost'"
+t_check "ibpost/live is back to 0 0 0" \
+	bash -c "tr '\\n' ' ' <'$LIVE' | grep -q 'pages 0 mrs 0 jobs 0'"
+t_check "ibpost unloads" rmmod ibpost
+t_done

@@ -1,0 +1,98 @@
+#!/bin/bash
+# Two-guest peer suite, server side (tools/tests/peer.sh boots it through
+# tools/rig/pair.sh): rxe0 on the wire, IPv4 and IPv6 addresses, ibpost
+# loaded, `ibpost serve --idle 3000` (its lines in $IBPOST_OUT/serve.log)
+# and perftest's ib_write_bw / ib_send_bw -R servers for the bandwidth
+# table, until the host creates $IBPOST_OUT/stop.  Meanwhile it acts on the
+# client's marker job (a WRITE of 12347 bytes): it deletes rxe0 under it,
+# then adds it back.  At the end it checks what the server saw and that
+# nothing is left.  TAP in $IBPOST_OUT/peer-server.tap.
+set -uo pipefail
+cd "$IBPOST_REPO" || exit 1
+# shellcheck source=tools/rig/guest-lib.sh
+. tools/rig/guest-lib.sh
+TAP_FILE=$IBPOST_OUT/peer-server.tap
+: >"$TAP_FILE"
+# shellcheck source=tools/tests/tap.sh
+. tools/tests/tap.sh
+
+rig_ibpost_paths
+LOG=$IBPOST_OUT/serve.log
+LIVE=/sys/kernel/debug/ibpost/live
+rig_load_rxe && rig_pair_net || { t_fail "rxe0 on the wire" "set-up"; t_done; exit 1; }
+ip -6 addr add fd00:192::1/64 dev eth0 nodad
+insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+
+"$IBPOST" serve --idle 3000 >"$LOG" 2>&1 &
+spid=$!
+perf_loop() {	# perftest serves one client per run: keep one listening
+	while [[ ! -e $IBPOST_OUT/stop ]]; do
+		timeout 300 "$@" >>"$IBPOST_OUT/perftest-server.log" 2>&1
+		sleep 0.2
+	done
+}
+touch "$IBPOST_OUT/ready"
+
+deleted=0 wpid='' ppid=''
+for _ in $(seq 3600); do
+	[[ -e $IBPOST_OUT/stop ]] && break
+	if ((!deleted)) && grep -q 'job write size 12347 ' "$LOG"; then
+		sleep 2
+		rdma link del rxe0 && echo "deleted rxe0" >>"$IBPOST_OUT/events.log"
+		deleted=1
+		sleep 2
+		rdma link add rxe0 type rxe netdev eth0 && rig_wait_active rxe0 &&
+			echo "added rxe0" >>"$IBPOST_OUT/events.log"
+		# Only now: rxe cannot take a device away from a process that
+		# has it open (no disassociate), so perftest would block the
+		# deletion.  The client's bench comes after that test.
+		perf_loop ib_write_bw -d rxe0 -R -F -p 18610 &
+		wpid=$!
+		perf_loop ib_send_bw -d rxe0 -R -F -p 18611 &
+		ppid=$!
+	fi
+	sleep 0.5
+done
+[[ -e $IBPOST_OUT/stop ]] || t_fail "told to stop" "no $IBPOST_OUT/stop in 30 min"
+[[ -n $wpid ]] && kill "$wpid" "$ppid" 2>/dev/null
+pkill -f 'ib_(write|send)_bw -d rxe0'
+kill -INT "$spid"
+src=0
+wait "$spid" || src=$?
+cat "$LOG"
+
+if ((src == 0)) && grep -qx 'serve: stopping' "$LOG"; then
+	t_ok "serve ends on SIGINT with status 0 and says so"
+else
+	t_fail "serve ends on SIGINT with status 0 and says so" "exit $src"
+fi
+t_check "it listened on every address, port 18520" grep -qx 'serve: listening on \* port 18520' "$LOG"
+n=$(grep -c ': done: ' "$LOG")
+t_check "jobs served to the end (at least 12: $n)" test "$n" -ge 12
+bad=$(grep ': done: ' "$LOG" | grep -vc ' 0 verify errors')
+t_check "exactly one job had bytes that were not what the client sent (the corrupt one: $bad)" \
+	test "$bad" -eq 1
+t_check "a client speaking wire version 99 was refused at connect" \
+	grep -q 'refused: Protocol error: wire protocol version not supported (value 99, limit 1)' "$LOG"
+t_check "a job message of version 2 was refused" \
+	grep -q 'refused: Protocol error: wire protocol version not supported (value 2, limit 1)' "$LOG"
+t_check "an SGE past the slot was refused" \
+	grep -q 'refused: Invalid argument: .*SGE outside its buffer' "$LOG"
+t_check "the stale rkey broke that connection only (lost with an error)" \
+	grep -q 'lost: .*wc status' "$LOG"
+t_check "the killed client guest was noticed (lost within the idle time)" \
+	grep -q 'lost: Connection timed out\|lost: .*RETRY_EXC_ERR\|lost: Connection reset by peer' "$LOG"
+t_check "rxe0 was deleted under a job and came back" \
+	grep -qx 'added rxe0' "$IBPOST_OUT/events.log"
+t_check "the job on the deleted device was reported lost" \
+	grep -q 'lost: No such device' "$LOG"
+t_check "two clients were served at once" \
+	bash -c "grep -o 'conn [0-9]*: job' '$LOG' | wc -l | awk '{exit !(\$1 >= 2)}'"
+sleep 1
+t_check "nothing of ibpost is left (rdma resource)" \
+	bash -c "! rdma resource show qp | grep -q 'comm \\[ibpost' && ! rdma resource show mr | grep -q 'comm \\[ibpost'"
+t_check "ibpost/live is back to 0 0 0" \
+	bash -c "tr '\\n' ' ' <'$LIVE' | grep -q 'pages 0 mrs 0 jobs 0'"
+t_check "ibpost unloads" rmmod ibpost
+t_done

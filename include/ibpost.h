@@ -12,6 +12,7 @@
 
 #include <linux/list.h>
 #include <linux/scatterlist.h>
+#include <linux/socket.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/ibpost.h>
@@ -66,6 +67,15 @@ enum ibpost_session_event {
  *	device's removal waits for it).  It must not sleep for long nor call
  *	ibpost_session_close(); it may schedule work that does.
  * @priv: the caller's, untouched.
+ * @peer: NULL for a loopback session (the peer is the device itself), or
+ *	the address of ``ibpost serve`` on another host (IPv4 or IPv6; port 0
+ *	for IBPOST_PEER_PORT): the session is connected to it through rdma_cm
+ *	and gets @remote_bytes of the server's memory, registered for RDMA
+ *	READ and WRITE for this session alone (ibpost_session_remote()).
+ * @remote_bytes: with @peer: bytes of remote memory, 1 to 4 MiB (and at most
+ *	what one of the server's fast-reg MRs maps).
+ * @cm_timeout_ms: with @peer: bound on each rdma_cm step and on the server's
+ *	answer, 0 for IBPOST_CM_TIMEOUT_MS.
  */
 struct ibpost_session_attr {
 	const char *dev_name;
@@ -76,6 +86,9 @@ struct ibpost_session_attr {
 	u32 flags;
 	void (*event)(struct ibpost_session *s, enum ibpost_session_event ev);
 	void *priv;
+	const struct sockaddr_storage *peer;
+	u32 remote_bytes;
+	u32 cm_timeout_ms;
 };
 
 /**
@@ -192,6 +205,7 @@ struct ibpost_mreg *ibpost_reg(struct ibpost_session *s,
 			       struct scatterlist *sgl, unsigned int nents,
 			       u32 access, struct ibpost_rdesc *desc);
 void ibpost_unreg(struct ibpost_mreg *mreg);
+int ibpost_session_remote(struct ibpost_session *s, struct ibpost_rdesc *desc);
 int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req);
 
 #endif /* _IBPOST_H */

@@ -22,6 +22,9 @@
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/inet.h>
 
 #include "consumer.h"
 
@@ -307,6 +310,60 @@ out:
 	return ret;
 }
 
+/* A disk of local pages registered for the peer (here: the device). */
+struct cons_local {
+	struct page **pages;
+	struct sg_table sgt;
+	struct ibpost_mreg *reg;
+};
+
+static int cons_local_disk(struct cons *c, struct cons_local *l, u32 n)
+{
+	int ret;
+
+	l->pages = kcalloc(n, sizeof(*l->pages), GFP_KERNEL);
+	if (!l->pages)
+		return -ENOMEM;
+	ret = cons_disk(c, &l->sgt, l->pages, n);
+	if (ret)
+		return ret;
+	l->reg = ibpost_reg(c->s, l->sgt.sgl, n, IBPOST_ACCESS_REMOTE_READ |
+			    IBPOST_ACCESS_REMOTE_WRITE, &c->disk);
+	if (IS_ERR(l->reg)) {
+		ret = PTR_ERR(l->reg);
+		l->reg = NULL;
+	}
+	return ret;
+}
+
+static void cons_local_free(struct cons_local *l, u32 n)
+{
+	if (l->reg)
+		ibpost_unreg(l->reg);
+	sg_free_table(&l->sgt);
+	if (l->pages)
+		cons_free_pages(l->pages, n);
+	kfree(l->pages);
+}
+
+/* "a.b.c.d" or an IPv6 address, at ibpost serve's default port. */
+static int cons_peer_addr(const char *str, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (in4_pton(str, -1, (u8 *)&in4->sin_addr, -1, NULL)) {
+		in4->sin_family = AF_INET;
+		return 0;
+	}
+	if (in6_pton(str, -1, (u8 *)&in6->sin6_addr, -1, NULL)) {
+		in6->sin6_family = AF_INET6;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 /**
  * ibpost_consumer_run() - run one workload on a new session.
  * @cfg: the workload.
@@ -325,10 +382,9 @@ int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
 		.max_sge = cfg->max_sge,
 	};
 	struct cons c = { .cfg = cfg };
-	struct cons_thread *th = NULL;
-	struct ibpost_mreg *reg;
-	struct page **disk = NULL;
-	struct sg_table sgt = {};
+	struct cons_local local = {};
+	struct cons_thread *th;
+	struct sockaddr_storage ss;
 	u32 i, ndisk;
 	int ret;
 
@@ -337,38 +393,35 @@ int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
 		return -EINVAL;
 	c.req_bytes = (u64)cfg->req_pages * PAGE_SIZE;
 	ndisk = cfg->threads * 2 * cfg->req_pages;
+	if (cfg->peer) {
+		if (cons_peer_addr(cfg->peer, &ss))
+			return -EINVAL;
+		attr.peer = &ss;
+		attr.remote_bytes = ndisk * PAGE_SIZE;
+	}
 	c.s = ibpost_session_open(&attr);
 	if (IS_ERR(c.s))
 		return PTR_ERR(c.s);
-	ret = -ENOMEM;
-	disk = kcalloc(ndisk, sizeof(*disk), GFP_KERNEL);
 	th = kcalloc(cfg->threads, sizeof(*th), GFP_KERNEL);
-	if (!disk || !th)
-		goto out_free;
-	ret = cons_disk(&c, &sgt, disk, ndisk);
-	if (ret)
-		goto out_free;
-	reg = ibpost_reg(c.s, sgt.sgl, ndisk, IBPOST_ACCESS_REMOTE_READ |
-			 IBPOST_ACCESS_REMOTE_WRITE, &c.disk);
-	if (IS_ERR(reg)) {
-		ret = PTR_ERR(reg);
-		goto out_free;
+	if (!th) {
+		ret = -ENOMEM;
+		goto out_close;
 	}
+	if (cfg->peer)	/* the disk is the server's memory */
+		ret = ibpost_session_remote(c.s, &c.disk);
+	else
+		ret = cons_local_disk(&c, &local, ndisk);
 	for (i = 0; i < cfg->threads && !ret; i++)
 		ret = cons_thread_alloc(&c, &th[i], i);
 	if (!ret)
 		ret = cons_run_threads(&c, th, res);
 	ibpost_session_get_stats(c.s, &res->stats);
-	ibpost_unreg(reg);
-out_free:
-	for (i = 0; th && i < cfg->threads; i++)
+	for (i = 0; i < cfg->threads; i++)
 		if (th[i].c)
 			cons_thread_free(&th[i]);
-	sg_free_table(&sgt);
-	if (disk)
-		cons_free_pages(disk, ndisk);
 	kfree(th);
-	kfree(disk);
+	cons_local_free(&local, ndisk);
+out_close:
 	ibpost_session_close(c.s);
 	return ret;
 }
@@ -392,6 +445,9 @@ MODULE_PARM_DESC(depth, "session send-queue depth (default 64)");
 static uint max_sge;
 module_param(max_sge, uint, 0444);
 MODULE_PARM_DESC(max_sge, "SGEs per WR, 0 for the device's (default 0)");
+static char *peer;
+module_param(peer, charp, 0444);
+MODULE_PARM_DESC(peer, "address of ibpost serve on another host: its memory is the disk (default: local pages)");
 static bool autorun = true;
 module_param(autorun, bool, 0444);
 MODULE_PARM_DESC(autorun, "run the workload at load and fail to load if it fails (default 1)");
@@ -401,7 +457,7 @@ static int __init cons_init(void)
 	struct ibpost_consumer_cfg cfg = {
 		.dev = dev, .threads = threads, .reqs = reqs,
 		.req_pages = req_kb * 1024 / PAGE_SIZE, .depth = depth,
-		.max_sge = max_sge,
+		.max_sge = max_sge, .peer = peer,
 	};
 	struct ibpost_consumer_result *res;
 	u64 mib_x100;

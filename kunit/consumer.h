@@ -16,6 +16,9 @@
  * @req_pages: pages per request (32: 128 KiB).
  * @depth: the session's send-queue depth.
  * @max_sge: SGEs per WR, 0 for the device's.
+ * @peer: NULL: the disk is local pages registered with ibpost_reg(); else
+ *	the IPv4 or IPv6 address of ``ibpost serve`` on another host, whose
+ *	memory (ibpost_session_remote()) is the disk.
  */
 struct ibpost_consumer_cfg {
 	const char *dev;
@@ -24,6 +27,7 @@ struct ibpost_consumer_cfg {
 	u32 req_pages;
 	u32 depth;
 	u32 max_sge;
+	const char *peer;
 };
 
 /**

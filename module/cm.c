@@ -213,12 +213,52 @@ static int ibpost_cm_accept(struct ibpost_conn *c,
 	return ret;
 }
 
+/* The initiator's QP on its id, and the connection parameters. */
+static int ibpost_cm_qp_a(struct ibpost_conn *c,
+			  const struct ibpost_conn_caps *caps, u32 recv_wr,
+			  struct rdma_conn_param *param)
+{
+	struct ib_qp_init_attr init;
+	int ret;
+
+	ibpost_qp_init(&init, c->cq_a, caps->send_wr, caps->send_sge,
+		       caps->inline_data, recv_wr, 1, true);
+	ret = rdma_create_qp(c->cm_a, c->pd, &init);
+	if (ret)
+		return ret;
+	c->qp_a = c->cm_a->qp;
+	ibpost_qp_granted(&init, &c->granted);
+	ibpost_cm_param(param);
+	return 0;
+}
+
 /* Event contexts of the three ids; freed only once every id is gone. */
 struct ibpost_cm_ctxs {
 	struct ibpost_cm_ctx l;
 	struct ibpost_cm_ctx a;
 	struct ibpost_cm_ctx b;
 };
+
+/*
+ * Unless set-up already failed (@ret), wait for the initiator's ESTABLISHED;
+ * on failure say why (IBPOST_R_CONNECT: the errno, @limit) and free the ids.
+ */
+static int ibpost_cm_established(struct ibpost_conn *c,
+				 const struct ibpost_conn_caps *caps, int ret,
+				 u64 limit, struct ibpost_status *st)
+{
+	struct ibpost_cm_ctxs *x = c->cm_ctx;
+
+	if (!ret)
+		ret = ibpost_cm_wait(&x->a, RDMA_CM_EVENT_ESTABLISHED,
+				     ibpost_cm_ms(caps));
+	if (!ret)
+		return 0;
+	if (st->reason == IBPOST_R_NONE)
+		ibpost_status_set(st, IBPOST_R_CONNECT, -ret, limit);
+	ibpost_cm_destroy(c);
+	return ret;
+}
 
 /**
  * ibpost_cm_pair() - connect the pair through rdma_cm.
@@ -236,7 +276,6 @@ int ibpost_cm_pair(struct ibpost_conn *c, const struct ibpost_conn_caps *caps,
 {
 	struct sockaddr_storage dst = *addr;
 	struct rdma_conn_param param;
-	struct ib_qp_init_attr init;
 	struct ibpost_cm_ctxs *x;
 	int ret;
 
@@ -252,29 +291,14 @@ int ibpost_cm_pair(struct ibpost_conn *c, const struct ibpost_conn_caps *caps,
 		ret = ibpost_cm_resolve(c, &x->a, &dst, caps, st);
 	if (ret)
 		goto err;
-	ibpost_qp_init(&init, c->cq_a, caps->send_wr, caps->send_sge,
-		       caps->inline_data, 1, 1, true);
-	ret = rdma_create_qp(c->cm_a, c->pd, &init);
+	ret = ibpost_cm_qp_a(c, caps, 1, &param);
 	if (ret)
 		goto err;
-	c->qp_a = c->cm_a->qp;
-	ibpost_qp_granted(&init, &c->granted);
-	ibpost_cm_param(&param);
 	ret = rdma_connect(c->cm_a, &param);
 	if (!ret)
 		ret = ibpost_cm_accept(c, caps, &x->l, &x->b);
-	if (!ret)
-		ret = ibpost_cm_wait(&x->a, RDMA_CM_EVENT_ESTABLISHED,
-				     ibpost_cm_ms(caps));
-	if (ret)
-		goto err;
-	return 0;
-
 err:
-	if (st->reason == IBPOST_R_NONE)
-		ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
-	ibpost_cm_destroy(c);
-	return ret;
+	return ibpost_cm_established(c, caps, ret, 0, st);
 }
 
 /**
@@ -298,7 +322,6 @@ int ibpost_cm_connect(struct ibpost_conn *c,
 	struct sockaddr_storage dst = *addr;
 	struct ibpost_conn_peer *peer = caps->peer;
 	struct rdma_conn_param param;
-	struct ib_qp_init_attr init;
 	struct ibpost_cm_ctxs *x;
 	int ret;
 
@@ -316,30 +339,14 @@ int ibpost_cm_connect(struct ibpost_conn *c,
 	ret = ibpost_cm_resolve(c, &x->a, &dst, caps, st);
 	if (ret)
 		goto err;
-	ibpost_qp_init(&init, c->cq_a, caps->send_wr, caps->send_sge,
-		       caps->inline_data, caps->recv_wr, 1, true);
-	ret = rdma_create_qp(c->cm_a, c->pd, &init);
+	ret = ibpost_cm_qp_a(c, caps, caps->recv_wr, &param);
 	if (ret)
 		goto err;
-	c->qp_a = c->cm_a->qp;
-	ibpost_qp_granted(&init, &c->granted);
-	ibpost_cm_param(&param);
 	param.private_data = peer->priv;
 	param.private_data_len = peer->priv_len;
 	ret = rdma_connect(c->cm_a, &param);
-	if (!ret)
-		ret = ibpost_cm_wait(&x->a, RDMA_CM_EVENT_ESTABLISHED,
-				     ibpost_cm_ms(caps));
-	if (ret)
-		goto err;
-	return 0;
-
 err:
-	if (st->reason == IBPOST_R_NONE)
-		ibpost_status_set(st, IBPOST_R_CONNECT, -ret,
-				  ibpost_cm_ms(caps));
-	ibpost_cm_destroy(c);
-	return ret;
+	return ibpost_cm_established(c, caps, ret, ibpost_cm_ms(caps), st);
 }
 
 /**

@@ -14,12 +14,9 @@
 #include "abi.h"
 #include "ctl.h"
 
-static void ibpost_ctl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+static void ibpost_ctl_rx_record(struct ibpost_ctl *ctl,
+				 struct ibpost_ctl_rx *rx, struct ib_wc *wc)
 {
-	struct ibpost_ctl_rx *rx = container_of(wc->wr_cqe,
-						struct ibpost_ctl_rx, cqe);
-	struct ibpost_ctl *ctl = rx->ctl;
-
 	if (wc->status != IB_WC_SUCCESS) {
 		if (!(ctl->draining && wc->status == IB_WC_WR_FLUSH_ERR) &&
 		    ctl->wc_status == IB_WC_SUCCESS)
@@ -41,8 +38,19 @@ static void ibpost_ctl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			ctl->wc_status = IB_WC_GENERAL_ERR;
 		return;
 	}
-	ctl->msg = rx->idx;
 	ctl->msg_len = wc->byte_len;
+	WRITE_ONCE(ctl->msg, rx->idx);
+}
+
+static void ibpost_ctl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_ctl_rx *rx = container_of(wc->wr_cqe,
+						struct ibpost_ctl_rx, cqe);
+	struct ibpost_ctl *ctl = rx->ctl;
+
+	ibpost_ctl_rx_record(ctl, rx, wc);
+	if (ctl->wq)
+		wake_up_all(ctl->wq);
 }
 
 static void ibpost_ctl_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -50,11 +58,13 @@ static void ibpost_ctl_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_ctl *ctl = container_of(wc->wr_cqe, struct ibpost_ctl,
 					      scqe);
 
-	ctl->sends_out--;
+	WRITE_ONCE(ctl->sends_out, ctl->sends_out - 1);
 	if (wc->status != IB_WC_SUCCESS &&
 	    !(ctl->draining && wc->status == IB_WC_WR_FLUSH_ERR) &&
 	    ctl->wc_status == IB_WC_SUCCESS)
-		ctl->wc_status = wc->status;
+		WRITE_ONCE(ctl->wc_status, wc->status);
+	if (ctl->wq)
+		wake_up_all(ctl->wq);
 }
 
 /**
@@ -182,9 +192,11 @@ int ibpost_ctl_send(struct ibpost_ctl *ctl, u32 len, bool zero_imm, u32 imm)
 		wr.ex.imm_data = cpu_to_be32(imm);
 	else
 		ibpost_buf_for_device(&ctl->buf, IBPOST_CTL_RX);
+	/* counted first: with a softirq CQ the completion may come at once */
+	WRITE_ONCE(ctl->sends_out, ctl->sends_out + 1);
 	ret = ib_post_send(ctl->qp, &wr, NULL);
-	if (!ret)
-		ctl->sends_out++;
+	if (ret)
+		WRITE_ONCE(ctl->sends_out, ctl->sends_out - 1);
 	return ret;
 }
 

@@ -5,6 +5,7 @@
 #ifndef _IBPOST_CTL_H
 #define _IBPOST_CTL_H
 
+#include <linux/wait.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/ibpost.h>
 
@@ -43,6 +44,8 @@ struct ibpost_ctl_rx {
  * @zcount: zero-byte messages received.
  * @wc_status: first error completion (IB_WC_SUCCESS: none).
  * @draining: the QP is being flushed: flush completions are not errors.
+ * @wq: woken on every control completion when the CQ is polled from
+ *	softirq (a session's), NULL when the owner polls it.
  */
 struct ibpost_ctl {
 	struct ib_qp *qp;
@@ -58,6 +61,7 @@ struct ibpost_ctl {
 	u32 zcount;
 	enum ib_wc_status wc_status;
 	bool draining;
+	wait_queue_head_t *wq;
 };
 
 int ibpost_ctl_init(struct ibpost_ctl *ctl, struct ib_qp *qp, u32 lkey,

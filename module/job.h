@@ -6,6 +6,8 @@
 #define _IBPOST_JOB_H
 
 #include <linux/bottom_half.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
 #include <ibpost.h>
 
 #include "buf.h"
@@ -212,6 +214,20 @@ static inline void ibpost_softirq_flush(void)
 {
 	local_bh_disable();
 	local_bh_enable();
+}
+
+/*
+ * The end of a kthread that others stop with kthread_stop(): wait for it
+ * (the caller holds a reference to the task).
+ */
+static inline void ibpost_kthread_wait_stop(void)
+{
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
 }
 
 int ibpost_job_prepare(struct ibpost_job *job);

@@ -133,6 +133,31 @@ static bool ibpost_peer_have_msg(struct ibpost_job *job)
 	return job->peer.ctl.msg >= 0 && !job->peer.ctl.sends_out;
 }
 
+/*
+ * Wait for the server's answer of @type, at least @min bytes.  Return: the
+ * message (give it back with ibpost_ctl_release(); job->err set when it is
+ * malformed), or NULL with job->err set.
+ */
+static const void *ibpost_peer_answer(struct ibpost_job *job, u16 type,
+				      u32 min, u32 *len)
+{
+	const struct ibpost_wire_hdr *h;
+	int ret;
+
+	if (ibpost_peer_wait(job, ibpost_peer_have_msg, IBPOST_PEER_ANSWER_MS))
+		return NULL;
+	h = ibpost_ctl_take(&job->peer.ctl, len);
+	ret = ibpost_wire_hdr_check(h, *len, type, &job->run->status);
+	if (!ret && *len < min) {
+		ibpost_status_set(&job->run->status, IBPOST_R_PEER_PROTO, *len,
+				  min);
+		ret = -EPROTO;
+	}
+	if (ret)
+		job->err = ret;
+	return h;
+}
+
 static void ibpost_peer_put_layout(struct ibpost_wire_sge *w,
 				   const struct ibpost_sge_desc *d, u32 n)
 {
@@ -264,30 +289,19 @@ int ibpost_peer_start(struct ibpost_job *job)
 		ibpost_job_fail(job, ret, IBPOST_R_POST, IBPOST_STATUS_NONE);
 		return ret;
 	}
-	ret = ibpost_peer_wait(job, ibpost_peer_have_msg,
-			       IBPOST_PEER_ANSWER_MS);
-	if (ret)
-		return ret;
-	m = ibpost_ctl_take(&p->ctl, &len);
-	ret = ibpost_wire_hdr_check(&m->hdr, len, IBPOST_WIRE_READY,
-				    &job->run->status);
-	if (!ret && len < sizeof(*m)) {
-		ibpost_status_set(&job->run->status, IBPOST_R_PEER_PROTO, len,
-				  sizeof(*m));
-		ret = -EPROTO;
-	}
-	if (ret) {
-		job->err = ret;
-	} else {
+	m = ibpost_peer_answer(job, IBPOST_WIRE_READY, sizeof(*m), &len);
+	if (!m)
+		return job->err;
+	if (!job->err) {
 		p->conn = be32_to_cpu(m->hdr.conn);
 		job->run->result.peer_conn = p->conn;
 		if (m->st.err)
-			ret = ibpost_peer_refused(job, &m->st);
+			ibpost_peer_refused(job, &m->st);
 		else
-			ret = ibpost_peer_slots(job, m, len);
+			ibpost_peer_slots(job, m, len);
 	}
 	ibpost_ctl_release(&p->ctl, m, true);
-	return ret;
+	return job->err;
 }
 
 static void ibpost_peer_merge(struct ibpost_job *job,
@@ -335,21 +349,10 @@ int ibpost_peer_fin(struct ibpost_job *job)
 		ibpost_job_fail(job, ret, IBPOST_R_POST, IBPOST_STATUS_NONE);
 		return ret;
 	}
-	ret = ibpost_peer_wait(job, ibpost_peer_have_msg,
-			       IBPOST_PEER_ANSWER_MS);
-	if (ret)
-		return ret;
-	m = ibpost_ctl_take(&p->ctl, &len);
-	ret = ibpost_wire_hdr_check(&m->hdr, len, IBPOST_WIRE_RESULT,
-				    &job->run->status);
-	if (!ret && len < sizeof(*m)) {
-		ibpost_status_set(&job->run->status, IBPOST_R_PEER_PROTO, len,
-				  sizeof(*m));
-		ret = -EPROTO;
-	}
-	if (ret)
-		job->err = ret;
-	else
+	m = ibpost_peer_answer(job, IBPOST_WIRE_RESULT, sizeof(*m), &len);
+	if (!m)
+		return job->err;
+	if (!job->err)
 		ibpost_peer_merge(job, m);
 	ibpost_ctl_release(&p->ctl, m, true);
 	return job->err;

@@ -247,12 +247,7 @@ static int ibpost_pp_thread_fn(void *arg)
 		ibpost_pp_poll(job, true);
 		cond_resched();
 	}
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
+	ibpost_kthread_wait_stop();
 	return 0;
 }
 

@@ -31,6 +31,12 @@ static bool ibpost_sconn_verify(const struct ibpost_sconn *sc)
 	return sc->flags & IBPOST_WIRE_VERIFY;
 }
 
+/* A session of the in-kernel API: one region, READ and WRITE. */
+static bool ibpost_sconn_session(const struct ibpost_sconn *sc)
+{
+	return sc->flags & IBPOST_WIRE_SESSION;
+}
+
 static int ibpost_sconn_fail(struct ibpost_status *st, int err, u32 reason,
 			     u64 value, u64 limit)
 {
@@ -139,9 +145,15 @@ static int ibpost_sconn_counts(struct ibpost_sconn *sc,
 	if (sc->op >= IBPOST_OP_MAX)
 		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_OPCODE, sc->op,
 					 IBPOST_OP_MAX - 1);
-	if (sc->flags & ~IBPOST_WIRE_VERIFY || m->reserved)
+	if (sc->flags & ~(IBPOST_WIRE_VERIFY | IBPOST_WIRE_SESSION) ||
+	    m->reserved)
 		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_FLAGS,
-					 sc->flags, IBPOST_WIRE_VERIFY);
+					 sc->flags, IBPOST_WIRE_VERIFY |
+					 IBPOST_WIRE_SESSION);
+	if (ibpost_sconn_session(sc) &&
+	    (sc->op != IBPOST_OP_WRITE || sc->flags & IBPOST_WIRE_VERIFY))
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_OPCODE, sc->op,
+					 IBPOST_OP_WRITE);
 	if (sc->depth != be32_to_cpu(sc->hello.depth))
 		return ibpost_sconn_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
 					 sc->depth,
@@ -178,6 +190,8 @@ static int ibpost_sconn_sizes(struct ibpost_sconn *sc, u32 *nslots,
 	u64 mem;
 
 	*nslots = sc->op == IBPOST_OP_WRITE_IMM ? 2 * sc->depth : sc->depth;
+	if (ibpost_sconn_session(sc))
+		*nslots = 1;
 	*slot_size = PAGE_ALIGN(ibpost_op_is_send(sc->op) ?
 				ibpost_layout_span(sc->recv_layout,
 						   sc->recv_num_sge) :
@@ -355,6 +369,8 @@ static int ibpost_sconn_setup(struct ibpost_sconn *sc,
 	if (ibpost_op_is_rdma(sc->op)) {
 		access = sc->op == IBPOST_OP_READ ? IB_ACCESS_REMOTE_READ :
 			 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+		if (ibpost_sconn_session(sc))
+			access |= IB_ACCESS_REMOTE_READ;
 		ret = ibpost_mrs_register(&sc->mrs, &sc->c, &sc->target,
 					  access, st);
 		if (ret)
@@ -530,11 +546,6 @@ int ibpost_sconn_thread(void *arg)
 			      sc->ctl.wc_status == IB_WC_SUCCESS &&
 			      !READ_ONCE(sc->dev->dying));
 	ibpost_srv_finished(sc);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
+	ibpost_kthread_wait_stop();
 	return 0;
 }

@@ -160,11 +160,13 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 		.target_send_wr = IBPOST_MR_CHAIN,
 		.softirq = true,
 	};
+	struct ibpost_speer *peer = NULL;
 	struct ibpost_status st = {};
 	const struct ib_device_attr *da;
 	struct ibpost_session *s;
 	struct ibpost_dev *dev;
 	u32 port;
+	int ret;
 
 	if (!attr || attr->flags || !attr->depth)
 		return ERR_PTR(-EINVAL);
@@ -181,13 +183,33 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	caps.send_sge = da->max_send_sge;
 	if (attr->max_sge)
 		caps.send_sge = min_t(u32, attr->max_sge, da->max_send_sge);
-	s = ibpost_session_create(dev, port, &caps, NULL, &st);
-	if (IS_ERR(s))
+	if (attr->peer) {
+		peer = ibpost_speer_new(attr, &caps);
+		if (IS_ERR(peer)) {
+			s = ERR_CAST(peer);
+			goto out;
+		}
+	}
+	s = ibpost_session_create(dev, port, &caps, attr->peer, &st);
+	if (IS_ERR(s)) {
+		ibpost_speer_free(peer);
 		goto out;
+	}
 	s->attr = *attr;
 	s->attr.dev_name = NULL;
 	s->attr.ibdev = dev->ibdev;
 	s->attr.port = port;
+	s->attr.peer = NULL;
+	s->peer = peer;
+	/* The control messages' slots are not the consumer's. */
+	s->sq_free = attr->depth;
+	if (peer) {
+		ret = ibpost_speer_start(s);
+		if (ret) {
+			ibpost_session_close(s);
+			s = ERR_PTR(ret);
+		}
+	}
 out:
 	ibpost_dev_put(dev);
 	return s;
@@ -230,7 +252,9 @@ static void ibpost_session_kill(struct ibpost_session *s, int err)
 	wait_event(s->wq, ibpost_session_idle(s));
 
 	mutex_lock(&s->reg_lock);
+	ibpost_speer_drain(s);
 	ibpost_conn_drain(&s->conn);
+	ibpost_speer_release(s);
 	ibpost_regs_release(s);
 	mutex_unlock(&s->reg_lock);
 
@@ -260,10 +284,12 @@ void ibpost_session_close(struct ibpost_session *s)
 {
 	struct ibpost_mreg *m, *tmp;
 
+	ibpost_speer_fin(s);
 	mutex_lock(&ibpost_sessions_lock);
 	list_del(&s->node);
 	ibpost_session_kill(s, -ECANCELED);
 	mutex_unlock(&ibpost_sessions_lock);
+	ibpost_speer_free(s->peer);
 	list_for_each_entry_safe(m, tmp, &s->regs, node) {
 		list_del(&m->node);
 		kfree(m);

@@ -44,6 +44,7 @@ enum ibpost_sess_state {
  * @regs: live registrations.
  * @stats: counters.
  * @id: number in debugfs.
+ * @peer: the server's side of a session with a peer (speer.c), or NULL.
  */
 struct ibpost_session {
 	struct list_head node;
@@ -64,6 +65,7 @@ struct ibpost_session {
 	struct list_head regs;
 	struct ibpost_session_stats stats;
 	u32 id;
+	struct ibpost_speer *peer;
 };
 
 /**
@@ -84,6 +86,8 @@ struct ibpost_mreg {
 	struct ibpost_mrs mrs;
 };
 
+struct ibpost_speer;
+
 struct ibpost_session *
 ibpost_session_create(struct ibpost_dev *dev, u32 port,
 		      const struct ibpost_conn_caps *caps,
@@ -97,5 +101,14 @@ void ibpost_session_error(struct ibpost_session *s);
 void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 			 int status);
 void ibpost_regs_release(struct ibpost_session *s);
+
+/* speer.c */
+struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
+				      struct ibpost_conn_caps *caps);
+int ibpost_speer_start(struct ibpost_session *s);
+void ibpost_speer_fin(struct ibpost_session *s);
+void ibpost_speer_drain(struct ibpost_session *s);
+void ibpost_speer_release(struct ibpost_session *s);
+void ibpost_speer_free(struct ibpost_speer *p);
 
 #endif /* _IBPOST_SESSION_H */

@@ -104,12 +104,17 @@ struct ibpost_wire_sge {
 
 /* struct ibpost_wire_job.flags */
 #define IBPOST_WIRE_VERIFY	(1U << 0)
+/*
+ * A session of the in-kernel API: one slot of msg_size bytes, registered
+ * for RDMA READ and WRITE (op is IBPOST_OP_WRITE, one SGE), nothing checked.
+ */
+#define IBPOST_WIRE_SESSION	(1U << 1)
 
 /**
  * struct ibpost_wire_job - what the client will do (client -> server).
  * @hdr: type IBPOST_WIRE_JOB.
  * @op: IBPOST_OP_*.
- * @flags: IBPOST_WIRE_VERIFY.
+ * @flags: IBPOST_WIRE_VERIFY, IBPOST_WIRE_SESSION.
  * @msg_size: bytes per message.
  * @depth: as in the hello (must match).
  * @num_sge: SGEs of the sender's layout (patterns are built from it).

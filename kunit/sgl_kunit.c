@@ -437,8 +437,8 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	{ "READ ignores recv_num_sge", { { RF_OP, IBPOST_OP_READ },
 					 { RF_RECV_NUM_SGE, 99 } } },
 	/* one row per rule */
-	{ "unknown flag", { { RF_FLAGS, 1U << 4 } },
-	  -EINVAL, IBPOST_R_FLAGS, 1U << 4, IBPOST_RUN_FLAGS },
+	{ "unknown flag", { { RF_FLAGS, 1U << 5 } },
+	  -EINVAL, IBPOST_R_FLAGS, 1U << 5, IBPOST_RUN_FLAGS },
 	{ "valid ping-pong WRITE batch 1", { { RF_FLAGS, IBPOST_RUN_PINGPONG },
 					     { RF_OP, IBPOST_OP_WRITE },
 					     { RF_BATCH, 1 } } },

@@ -44,6 +44,26 @@ static int ibpost_sconn_fail(struct ibpost_status *st, int err, u32 reason,
 	return err;
 }
 
+/*
+ * Nothing completed: spin on while messages are arriving (a receive must
+ * be reposted soon, or the client's SENDs meet receiver-not-ready), else
+ * sleep: briefly for a job that receives, longer for one that does not
+ * (its RDMA WRITEs and READs need nothing of this thread, and every
+ * wake-up takes CPU time from the provider on the same machine).
+ */
+static void ibpost_sconn_idle(struct ibpost_sconn *sc)
+{
+	bool recv = sc->target.nslots && ibpost_op_has_recv(sc->op);
+
+	ibpost_softirq_flush();
+	if (recv && time_before(jiffies, sc->t_active + msecs_to_jiffies(4)))
+		return;
+	if (recv)
+		usleep_range(50, 200);
+	else
+		usleep_range(500, 1000);
+}
+
 /* Poll until @done, a failure, @ms (0: none) or the idle time runs out. */
 static int ibpost_sconn_wait(struct ibpost_sconn *sc,
 			     bool (*done)(struct ibpost_sconn *sc), u32 ms,
@@ -84,10 +104,8 @@ static int ibpost_sconn_wait(struct ibpost_sconn *sc,
 		    time_after(jiffies, sc->t_active + idle / 4) &&
 		    ibpost_ctl_send(&sc->ctl, 0, true, IBPOST_WIRE_IMM_ALIVE))
 			return ibpost_sconn_fail(st, -EIO, IBPOST_R_POST, 0, 0);
-		if (!got) {
-			ibpost_softirq_flush();
-			usleep_range(50, 200);
-		}
+		if (!got)
+			ibpost_sconn_idle(sc);
 		cond_resched();
 	}
 }

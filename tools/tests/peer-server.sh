@@ -87,6 +87,8 @@ t_check "rxe0 was deleted under a job and came back" \
 	grep -qx 'added rxe0' "$IBPOST_OUT/events.log"
 t_check "the job on the deleted device was reported lost" \
 	grep -q 'lost: No such device' "$LOG"
+t_check "the in-kernel API's sessions got one region of 1 MiB each, IPv4 and IPv6, and ended normally" \
+	bash -c "test \$(grep -c 'job write size 1048576 depth 64 slots 1\$' '$LOG') -eq 2"
 t_check "two clients were served at once" \
 	bash -c "grep -o 'conn [0-9]*: job' '$LOG' | wc -l | awk '{exit !(\$1 >= 2)}'"
 sleep 1

@@ -63,9 +63,102 @@ void qps_total(const struct ibpost_result *const *res, unsigned int n,
 int cmd_devices(int argc, char **argv);
 void help_devices(FILE *f);
 
-/* run.c */
+/* run.c, runopt.c, runprint.c, runerr.c: ibpost run */
+#define RUN_MAX_SWEEP	64		/* values of one --sge list */
+#define RUN_MAX_QPS	64		/* most jobs at once (-q) */
+
+/* The options of one 'ibpost run', defaults and checks applied. */
+struct run_opts {
+	char dev[IBPOST_NAME_MAX];
+	unsigned int port;
+	unsigned int op;
+	unsigned long long size;
+	bool size_set;
+	unsigned int sge[RUN_MAX_SWEEP];
+	unsigned int nsge;		/* 0: not given */
+	unsigned int layout;
+	bool layout_set;
+	struct ibpost_sge_desc sges[IBPOST_MAX_SGE];
+	unsigned int nsges;		/* explicit send layout entries */
+	unsigned int recv_sge;
+	unsigned int recv_layout;
+	bool recv_layout_set;
+	struct ibpost_sge_desc rsges[IBPOST_MAX_SGE];
+	unsigned int nrsges;
+	unsigned long long seed;
+	unsigned long long iters;
+	bool iters_set;
+	unsigned int duration_ms;
+	unsigned int warmup;
+	unsigned int depth;
+	bool depth_set;
+	unsigned int batch;
+	unsigned int signal_every;
+	bool signal_set;
+	unsigned int imm;
+	bool inline_data;
+	bool verify;
+	bool pingpong;
+	bool all_sizes;
+	bool json;
+	bool hist;
+	unsigned short cm_family;	/* 0: connect the QPs directly */
+	unsigned char cm_addr[16];
+	struct net_addr peer;		/* --connect; family 0: none */
+	unsigned int cm_timeout_ms;
+	bool cm_timeout_set;
+	unsigned int qps;		/* jobs at once (-q) */
+};
+
+/* One row of results: one job (of one QP with -q) of one size and SGE count. */
+struct run_row {
+	unsigned long long bytes;	/* message size */
+	unsigned int num_sge;
+	int qp;				/* -q index, -1 with one QP */
+	int cpu;			/* CPU its thread ran on (-q) */
+	struct ibpost_result res;
+	unsigned int reason;		/* IBPOST_R_NONE unless it failed */
+};
+
+/* run.c: the jobs, one point after another (N at once with -q) */
 int cmd_run(int argc, char **argv);
+
+/* runopt.c: the options */
+/* The usage text of 'ibpost run'. */
 void help_run(FILE *f);
+/* The command line into @o: -1 to run, else the exit status (0 or 2). */
+int runopt_parse(int argc, char **argv, struct run_opts *o);
+/* The name of an IBPOST_LAYOUT_* as --layout takes it. */
+const char *runopt_layout_name(unsigned int layout);
+
+/* runprint.c: results on stdout, the text table or JSON */
+/* The header: text header and column names, or the JSON parameters. */
+void runprint_start(const struct run_opts *o, const struct ibpost_result *r);
+/* One row; text: @label (or NULL) first; JSON: @first of its list. */
+void runprint_row(const struct run_opts *o, const struct run_row *w,
+		  const char *label, bool first);
+/* JSON: the opening of one -q point (its "qps" list follows). */
+void runprint_json_point(bool first, unsigned long long bytes,
+			 unsigned int num_sge);
+/* JSON: the "qps" entry of a QP that failed without a row. */
+void runprint_json_qp_error(const struct run_opts *o, const struct qp_job *j,
+			    int qp, bool first);
+/* The total of a -q point: a JSON object, or a "total" row when @nok. */
+void runprint_total(const struct run_opts *o, const struct run_row *w,
+		    unsigned int nok, unsigned int nfail);
+/* The end: JSON closes its object, text adds the --hist histograms. */
+void runprint_end(const struct run_opts *o, bool started,
+		  const struct run_row *rows, unsigned int nrows);
+
+/* runerr.c: refusals and failures on stderr */
+/* The line of a refused or failed job (@qp >= 0: "qp I: "), what it found. */
+void runerr_job(const struct ibpost_run *r, int err, int qp);
+/* A QP of -q that failed: no thread, or runerr_job(). */
+void runerr_qp(const struct qp_job *j, int qp);
+/* The note of a point a sweep steps over (text: on stdout). */
+void runerr_skip(const struct run_opts *o, const struct ibpost_run *r);
+/* The -q threads that could not be pinned to their CPU. */
+void runerr_pins(const struct qp_job *jobs, unsigned int n);
 
 /* serve.c */
 int cmd_serve(int argc, char **argv);

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost run: the results on stdout, a perftest-like table (with --hist the
+ * latency histograms after it) or one JSON object.
+ */
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "ibpost.h"
+
+static double bw_mib(const struct ibpost_result *r)
+{
+	return r->elapsed_ns ? r->bytes * 1e9 / r->elapsed_ns / 1048576.0 : 0;
+}
+
+static double bw_gbps(const struct ibpost_result *r)
+{
+	return r->elapsed_ns ? r->bytes * 8.0 / r->elapsed_ns : 0;
+}
+
+static double mpps(const struct ibpost_result *r)
+{
+	return r->elapsed_ns ? r->wrs * 1e3 / r->elapsed_ns : 0;
+}
+
+static const char *peer_str(char *buf, size_t len, const struct run_opts *o)
+{
+	return net_addr_str(buf, len, o->peer.family, o->peer.addr);
+}
+
+static unsigned int peer_port(const struct run_opts *o)
+{
+	return o->peer.port ? o->peer.port : IBPOST_PEER_PORT;
+}
+
+static void print_columns(const struct run_opts *o)
+{
+	if (o->qps > 1)
+		printf("%-6s ", "#qp");
+	printf("%-9s %5s %9s %11s %9s %13s %10s %12s %10s %10s %12s %10s  %s\n",
+	       "#bytes", "#sge", "#iters", "BW[MiB/s]", "BW[Gb/s]",
+	       "MsgRate[Mpps]", "t_min[us]", "t_median[us]", "t_avg[us]",
+	       "t_p99[us]", "t_p99.9[us]", "t_max[us]", "verify");
+}
+
+static void print_header(const struct run_opts *o, const struct ibpost_result *r)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	printf("# device %s", o->dev);
+	if (o->port)
+		printf(" port %u", o->port);
+	if (o->peer.family)
+		printf(", peer %s port %u", peer_str(addr, sizeof(addr), o),
+		       peer_port(o));
+	printf(", op %s, layout %s", out_op_name(o->op),
+	       runopt_layout_name(o->layout));
+	if (o->layout == IBPOST_LAYOUT_RANDOM)
+		printf(" (seed %llu)", o->seed);
+	if (o->op <= IBPOST_OP_SEND_IMM)
+		printf(", recv layout %s", runopt_layout_name(o->recv_layout));
+	printf(", depth %u, batch %u, signal-every %u, inline %s (max_inline %u)",
+	       o->depth, o->batch, o->signal_every, o->inline_data ? "on" : "off",
+	       r->max_inline);
+	if (o->duration_ms)
+		printf(", duration %.3f s", o->duration_ms / 1000.0);
+	printf(", warmup %u", o->warmup);
+	if (o->pingpong)
+		printf(", ping-pong (t = half a round trip)");
+	printf("\n");
+	if (o->qps > 1)
+		printf("# %u QPs at once, qp i on CPU i %% ncpus; total: bytes and WRs summed, bandwidth and rate over the longest elapsed time, t_* the median over the QPs of each column\n",
+		       o->qps);
+	print_columns(o);
+}
+
+/* One table row; @label (qp0, ..., total) in a first column with -q. */
+static void print_row(const struct run_opts *o, const struct run_row *w,
+		      const char *label)
+{
+	const struct ibpost_result *r = &w->res;
+	char v[32];
+
+	if (!o->verify)
+		snprintf(v, sizeof(v), "off");
+	else if (r->verify_errors)
+		snprintf(v, sizeof(v), "FAIL(%u)", r->verify_errors);
+	else
+		snprintf(v, sizeof(v), "ok");
+	if (label)
+		printf("%-6s ", label);
+	printf("%-9llu %5u %9llu %11.2f %9.3f %13.6f %10.2f %12.2f %10.2f %10.2f %12.2f %10.2f  %s%s\n",
+	       w->bytes, w->num_sge, (unsigned long long)r->wrs, bw_mib(r),
+	       bw_gbps(r), mpps(r), r->lat_min_ns / 1e3, r->lat_median_ns / 1e3,
+	       r->lat_avg_ns / 1e3, r->lat_p99_ns / 1e3, r->lat_p999_ns / 1e3,
+	       r->lat_max_ns / 1e3, v, r->interrupted ? " (interrupted)" : "");
+	fflush(stdout);
+}
+
+static void print_hist(const struct run_row *w)
+{
+	const struct ibpost_result *r = &w->res;
+	unsigned long long most = 0;
+	unsigned int i, j, bar;
+
+	printf("\n# latency histogram, ");
+	if (w->qp >= 0)
+		printf("qp%d, ", w->qp);
+	printf("%llu bytes, %u sge (%llu samples)\n",
+	       w->bytes, w->num_sge, (unsigned long long)r->lat_samples);
+	for (i = 0; i < IBPOST_HIST_BUCKETS; i++)
+		if (r->hist[i] > most)
+			most = r->hist[i];
+	for (i = 0; i < IBPOST_HIST_BUCKETS; i++) {
+		if (!r->hist[i])
+			continue;
+		bar = most ? (r->hist[i] * 50 + most - 1) / most : 0;
+		printf("  >= %12.3f us %10llu  ", (double)(1ULL << i) / 1e3,
+		       (unsigned long long)r->hist[i]);
+		for (j = 0; j < bar; j++)
+			putchar('#');
+		putchar('\n');
+	}
+}
+
+static void json_sge_list(const char *key, const struct ibpost_sge_desc *d,
+			  unsigned int n)
+{
+	unsigned int i;
+
+	printf(", \"%s\": [", key);
+	for (i = 0; i < n; i++)
+		printf("%s{\"offset\": %u, \"length\": %u}", i ? ", " : "",
+		       d[i].offset, d[i].length);
+	printf("]");
+}
+
+/* Parameters of the options that are new with --connect, --cm-timeout, -q. */
+static void json_peer_params(const struct run_opts *o)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	if (o->peer.family) {
+		printf(", \"connect\": ");
+		out_json_str(stdout, peer_str(addr, sizeof(addr), o));
+		printf(", \"cm_port\": %u", peer_port(o));
+	}
+	if (o->cm_timeout_set)
+		printf(", \"cm_timeout_ms\": %u", o->cm_timeout_ms);
+	if (o->qps > 1)
+		printf(", \"qps\": %u", o->qps);
+}
+
+static void json_params(const struct run_opts *o, unsigned int max_inline)
+{
+	printf("{\"device\": ");
+	out_json_str(stdout, o->dev);
+	printf(", \"op\": \"%s\", \"params\": {\"port\": %u, \"layout\": \"%s\"",
+	       out_op_name(o->op), o->port, runopt_layout_name(o->layout));
+	if (o->nsges)
+		json_sge_list("sge_layout", o->sges, o->nsges);
+	if (o->op <= IBPOST_OP_SEND_IMM) {
+		printf(", \"recv_layout\": \"%s\", \"recv_sge\": %u",
+		       runopt_layout_name(o->recv_layout), o->recv_sge);
+		if (o->nrsges)
+			json_sge_list("recv_sge_layout", o->rsges, o->nrsges);
+	}
+	printf(", \"seed\": %llu, \"iters\": %llu, \"duration_ms\": %u, \"warmup\": %u, \"depth\": %u, \"batch\": %u, \"signal_every\": %u, \"imm\": %u, \"inline\": %s, \"verify\": %s, \"pingpong\": %s, \"max_inline\": %u",
+	       o->seed, o->iters, o->duration_ms, o->warmup, o->depth, o->batch,
+	       o->signal_every, o->imm, o->inline_data ? "true" : "false",
+	       o->verify ? "true" : "false", o->pingpong ? "true" : "false",
+	       max_inline);
+	json_peer_params(o);
+	printf("}, \"results\": [");
+}
+
+static void json_lat(const char *key, const struct ibpost_result *r,
+		     bool samples)
+{
+	printf(", \"%s\": {\"min\": %llu, \"median\": %llu, \"avg\": %llu, \"stdev\": %llu, \"p99\": %llu, \"p999\": %llu, \"max\": %llu",
+	       key, (unsigned long long)r->lat_min_ns,
+	       (unsigned long long)r->lat_median_ns,
+	       (unsigned long long)r->lat_avg_ns,
+	       (unsigned long long)r->lat_stdev_ns,
+	       (unsigned long long)r->lat_p99_ns,
+	       (unsigned long long)r->lat_p999_ns,
+	       (unsigned long long)r->lat_max_ns);
+	if (samples)
+		printf(", \"samples\": %llu",
+		       (unsigned long long)r->lat_samples);
+	printf("}");
+}
+
+static void json_wc(const struct ibpost_result *r)
+{
+	unsigned int i;
+	bool any = false;
+
+	printf(", \"wc_errors\": %u", r->wc_errors);
+	if (!r->wc_errors)
+		return;
+	printf(", \"wc_status\": {");
+	for (i = 1; i < IBPOST_WC_STATUS_MAX; i++) {
+		if (!r->wc_status[i])
+			continue;
+		printf("%s\"%s\": %u", any ? ", " : "", out_wc_status(i),
+		       r->wc_status[i]);
+		any = true;
+	}
+	printf("}, \"first_err\": {\"status\": \"%s\", \"vendor_err\": %u, \"wr\": %u}",
+	       out_wc_status(r->first_err_status), r->first_err_vendor,
+	       r->first_err_wr);
+}
+
+static void json_row(const struct run_opts *o, const struct run_row *w,
+		     bool first)
+{
+	const struct ibpost_result *r = &w->res;
+	unsigned int i;
+	bool any = false;
+
+	printf("%s{", first ? "" : ", ");
+	if (w->qp >= 0)
+		printf("\"qp\": %d, \"cpu\": %d, ", w->qp, w->cpu);
+	printf("\"bytes\": %llu, \"num_sge\": %u, \"iters\": %llu, \"elapsed_ns\": %llu, \"bw_mib_s\": %.3f, \"bw_gbps\": %.4f, \"mpps\": %.6f",
+	       w->bytes, w->num_sge,
+	       (unsigned long long)r->wrs, (unsigned long long)r->elapsed_ns,
+	       bw_mib(r), bw_gbps(r), mpps(r));
+	json_lat("lat_ns", r, true);
+	printf(", \"hist_log2_ns\": [");
+	for (i = 0; i < IBPOST_HIST_BUCKETS; i++) {
+		if (!r->hist[i])
+			continue;
+		printf("%s{\"ge_ns\": %llu, \"count\": %llu}", any ? ", " : "",
+		       1ULL << i, (unsigned long long)r->hist[i]);
+		any = true;
+	}
+	printf("]");
+	json_wc(r);
+	printf(", \"verify_errors\": %u", r->verify_errors);
+	if (r->verify_errors)
+		printf(", \"verify_first\": {\"wr\": %u, \"sge\": %u, \"offset\": %u, \"expected\": %u, \"got\": %u}",
+		       r->verify_wr, r->verify_sge, r->verify_offset,
+		       r->verify_expected, r->verify_got);
+	printf(", \"sq_max_used\": %u, \"interrupted\": %s",
+	       r->sq_max_used, r->interrupted ? "true" : "false");
+	if (o->peer.family)
+		printf(", \"peer\": %s, \"peer_conn\": %u, \"peer_msgs\": %llu",
+		       r->peer ? "true" : "false", r->peer_conn,
+		       (unsigned long long)r->peer_msgs);
+	if (w->reason != IBPOST_R_NONE) {
+		printf(", \"error\": ");
+		out_json_str(stdout, ctl_reason_str(w->reason));
+	}
+	printf("}");
+}
+
+/* The entry of "qps" of a QP that failed without a row (JSON). */
+void runprint_json_qp_error(const struct run_opts *o, const struct qp_job *j,
+			    int qp, bool first)
+{
+	const struct ibpost_run *r = &j->run;
+
+	printf("%s{\"qp\": %d, \"cpu\": %d, \"refused\": %s, \"errno\": ",
+	       first ? "" : ", ", qp, j->cpu,
+	       !j->no_thread && !r->result.posted ? "true" : "false");
+	out_json_str(stdout, strerror(j->err));
+	printf(", \"error\": ");
+	out_json_str(stdout, j->no_thread ? "cannot start its thread" :
+		     ctl_reason_str(r->status.reason));
+	if (o->peer.family)
+		printf(", \"peer\": %s, \"peer_conn\": %u",
+		       r->result.peer ? "true" : "false", r->result.peer_conn);
+	printf("}");
+}
+
+static void json_total(const struct run_opts *o, const struct run_row *w,
+		       unsigned int nok, unsigned int nfail)
+{
+	const struct ibpost_result *r = &w->res;
+
+	printf("], \"total\": {\"qps_ok\": %u, \"qps_failed\": %u, \"bytes\": %llu, \"num_sge\": %u, \"iters\": %llu, \"total_bytes\": %llu, \"elapsed_ns\": %llu, \"bw_mib_s\": %.3f, \"bw_gbps\": %.4f, \"mpps\": %.6f",
+	       nok, nfail, w->bytes, w->num_sge, (unsigned long long)r->wrs,
+	       (unsigned long long)r->bytes,
+	       (unsigned long long)r->elapsed_ns, bw_mib(r), bw_gbps(r),
+	       mpps(r));
+	json_lat("lat_ns_median_of_qps", r, false);
+	printf(", \"wc_errors\": %u, \"verify_errors\": %u, \"interrupted\": %s",
+	       r->wc_errors, r->verify_errors,
+	       r->interrupted ? "true" : "false");
+	if (o->peer.family)
+		printf(", \"peer_msgs\": %llu",
+		       (unsigned long long)r->peer_msgs);
+	printf("}}");
+}
+
+/* The header: JSON parameters, or the text header and column names. */
+void runprint_start(const struct run_opts *o, const struct ibpost_result *r)
+{
+	if (o->json)
+		json_params(o, r->max_inline);
+	else
+		print_header(o, r);
+}
+
+/*
+ * One row: a JSON object (@first: the first of its list), or a table row
+ * with @label (qp0, ...) in a first column, none when NULL.
+ */
+void runprint_row(const struct run_opts *o, const struct run_row *w,
+		  const char *label, bool first)
+{
+	if (o->json)
+		json_row(o, w, first);
+	else
+		print_row(o, w, label);
+}
+
+/* JSON: the opening of one -q point, its QPs' list follows. */
+void runprint_json_point(bool first, unsigned long long bytes,
+			 unsigned int num_sge)
+{
+	printf("%s{\"bytes\": %llu, \"num_sge\": %u, \"qps\": [",
+	       first ? "" : ", ", bytes, num_sge);
+}
+
+/* The total of a -q point: JSON object, or a "total" row when @nok. */
+void runprint_total(const struct run_opts *o, const struct run_row *w,
+		    unsigned int nok, unsigned int nfail)
+{
+	if (o->json)
+		json_total(o, w, nok, nfail);
+	else if (nok)
+		print_row(o, w, "total");
+}
+
+/*
+ * The end of the output: JSON closes its object (printing the parameters
+ * if no run ever @started), text adds the histograms with --hist.
+ */
+void runprint_end(const struct run_opts *o, bool started,
+		  const struct run_row *rows, unsigned int nrows)
+{
+	unsigned int i;
+
+	if (o->json) {
+		if (!started)
+			json_params(o, 0);
+		printf("]}\n");
+		return;
+	}
+	if (o->hist)
+		for (i = 0; i < nrows; i++)
+			print_hist(&rows[i]);
+}

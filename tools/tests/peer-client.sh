@@ -200,7 +200,8 @@ ibpost_bw() {	# ibpost_bw OP: MiB/s of one run
 	run --connect "$S" --op "$1" --size 64K --depth 128 -n 1000 --json 2>/dev/null |
 		python3 -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["results"][0]["bw_mib_s"])' 2>/dev/null
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+# median of the positive values (a perftest run that failed prints 0.00)
+median() { awk '$1 > 0' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 bench() {	# bench OP PERFTEST PORT
 	local p='' i='' k
 	for k in 1 2 3; do

@@ -328,3 +328,68 @@ int ibpost_wire_st_get(const struct ibpost_wire_status *w,
 	st->sge = be32_to_cpu(w->sge);
 	return -(int)err;
 }
+
+/**
+ * ibpost_wire_layout_put() - SGE descriptors on the wire.
+ * @w: out, @n entries.
+ * @d: the layout.
+ * @n: its SGEs.
+ */
+void ibpost_wire_layout_put(struct ibpost_wire_sge *w,
+			    const struct ibpost_sge_desc *d, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		w[i].offset = cpu_to_be32(d[i].offset);
+		w[i].length = cpu_to_be32(d[i].length);
+	}
+}
+
+/**
+ * ibpost_wire_layout_get() - SGE descriptors from the wire (unchecked).
+ * @d: out, @n entries.
+ * @w: what arrived.
+ * @n: its SGEs.
+ */
+void ibpost_wire_layout_get(struct ibpost_sge_desc *d,
+			    const struct ibpost_wire_sge *w, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		d[i].offset = be32_to_cpu(w[i].offset);
+		d[i].length = be32_to_cpu(w[i].length);
+	}
+}
+
+/**
+ * ibpost_ctl_connect_caps() - the hello and the initiator's queues of a
+ *	connection to ``ibpost serve`` (jobs and sessions alike).
+ * @cp: connect parameters to fill (they point at @hello).
+ * @hello: the connect request's private data to fill.
+ * @depth: the client's send-queue depth.
+ * @recv_sge: SGEs per receive WR the server must give the QP.
+ * @port: the server's port, 0 for IBPOST_PEER_PORT.
+ * @timeout_ms: rdma_cm step timeout, 0 for IBPOST_CM_TIMEOUT_MS.
+ * @caps: the initiator's queue sizes, completed for the control channel.
+ */
+void ibpost_ctl_connect_caps(struct ibpost_conn_peer *cp,
+			     struct ibpost_wire_hello *hello, u32 depth,
+			     u32 recv_sge, u16 port, u32 timeout_ms,
+			     struct ibpost_conn_caps *caps)
+{
+	hello->magic = cpu_to_be32(IBPOST_WIRE_MAGIC);
+	hello->version = cpu_to_be16(IBPOST_WIRE_VERSION);
+	hello->depth = cpu_to_be32(depth);
+	hello->recv_sge = cpu_to_be32(recv_sge);
+	cp->port = port ? port : IBPOST_PEER_PORT;
+	cp->timeout_ms = timeout_ms ? timeout_ms : IBPOST_CM_TIMEOUT_MS;
+	cp->priv = hello;
+	cp->priv_len = sizeof(*hello);
+	caps->peer = cp;
+	caps->recv_wr = IBPOST_CTL_RX;
+	caps->recv_sge = 1;
+	caps->target_send_wr = 0;
+	caps->cm_timeout_ms = cp->timeout_ms;
+}

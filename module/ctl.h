@@ -10,6 +10,7 @@
 #include <uapi/ibpost.h>
 
 #include "buf.h"
+#include "conn.h"
 #include "wire.h"
 
 /* Control receives each side keeps posted. */
@@ -82,5 +83,13 @@ void ibpost_wire_st_put(struct ibpost_wire_status *w, int err,
 			const struct ibpost_status *st);
 int ibpost_wire_st_get(const struct ibpost_wire_status *w,
 		       struct ibpost_status *st);
+void ibpost_wire_layout_put(struct ibpost_wire_sge *w,
+			    const struct ibpost_sge_desc *d, u32 n);
+void ibpost_wire_layout_get(struct ibpost_sge_desc *d,
+			    const struct ibpost_wire_sge *w, u32 n);
+void ibpost_ctl_connect_caps(struct ibpost_conn_peer *cp,
+			     struct ibpost_wire_hello *hello, u32 depth,
+			     u32 recv_sge, u16 port, u32 timeout_ms,
+			     struct ibpost_conn_caps *caps);
 
 #endif /* _IBPOST_CTL_H */

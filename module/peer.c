@@ -56,22 +56,12 @@ void ibpost_peer_caps(struct ibpost_job *job, struct ibpost_conn_caps *caps)
 	struct ibpost_run *run = job->run;
 
 	p->fault = xchg(&peer_fault, 0);
-	p->hello.magic = cpu_to_be32(IBPOST_WIRE_MAGIC);
-	p->hello.version = cpu_to_be16(p->fault & IBPOST_PEER_FAULT_VERSION ?
-				       99 : IBPOST_WIRE_VERSION);
-	p->hello.depth = cpu_to_be32(job->depth);
-	p->hello.recv_sge = cpu_to_be32(ibpost_op_is_send(run->op) ?
-					job->recv_num_sge : 0);
-	p->cp.port = run->cm_port ? run->cm_port : IBPOST_PEER_PORT;
-	p->cp.timeout_ms = run->cm_timeout_ms ? run->cm_timeout_ms :
-			   IBPOST_CM_TIMEOUT_MS;
-	p->cp.priv = &p->hello;
-	p->cp.priv_len = sizeof(p->hello);
-	caps->peer = &p->cp;
-	caps->recv_wr = IBPOST_CTL_RX;
-	caps->recv_sge = 1;
-	caps->target_send_wr = 0;
-	caps->cm_timeout_ms = p->cp.timeout_ms;
+	ibpost_ctl_connect_caps(&p->cp, &p->hello, job->depth,
+				ibpost_op_is_send(run->op) ?
+				job->recv_num_sge : 0,
+				run->cm_port, run->cm_timeout_ms, caps);
+	if (p->fault & IBPOST_PEER_FAULT_VERSION)
+		p->hello.version = cpu_to_be16(99);
 }
 
 /**
@@ -158,17 +148,6 @@ static const void *ibpost_peer_answer(struct ibpost_job *job, u16 type,
 	return h;
 }
 
-static void ibpost_peer_put_layout(struct ibpost_wire_sge *w,
-				   const struct ibpost_sge_desc *d, u32 n)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++) {
-		w[i].offset = cpu_to_be32(d[i].offset);
-		w[i].length = cpu_to_be32(d[i].length);
-	}
-}
-
 static u32 ibpost_peer_build_job(struct ibpost_job *job)
 {
 	struct ibpost_wire_job *m = ibpost_ctl_sbuf(&job->peer.ctl);
@@ -188,9 +167,9 @@ static u32 ibpost_peer_build_job(struct ibpost_job *job)
 	m->num_sge = cpu_to_be32(run->num_sge);
 	m->recv_num_sge = cpu_to_be32(rn);
 	m->imm_data = cpu_to_be32(run->imm_data);
-	ibpost_peer_put_layout(m->sge, job->send_layout, run->num_sge);
+	ibpost_wire_layout_put(m->sge, job->send_layout, run->num_sge);
 	if (rn)
-		ibpost_peer_put_layout(m->sge + run->num_sge, job->recv_layout,
+		ibpost_wire_layout_put(m->sge + run->num_sge, job->recv_layout,
 				       rn);
 	/* The server then expects other bytes than arrive: it must notice. */
 	if ((job->peer.fault & IBPOST_PEER_FAULT_CORRUPT) && run->num_sge > 1) {

@@ -130,17 +130,6 @@ static bool ibpost_sconn_never(struct ibpost_sconn *sc)
 	return false;
 }
 
-static void ibpost_sconn_get_layout(struct ibpost_sge_desc *d,
-				    const struct ibpost_wire_sge *w, u32 n)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++) {
-		d[i].offset = be32_to_cpu(w[i].offset);
-		d[i].length = be32_to_cpu(w[i].length);
-	}
-}
-
 /* The counts of a job message, each against the server's limits. */
 static int ibpost_sconn_counts(struct ibpost_sconn *sc,
 			       const struct ibpost_wire_job *m, u32 len,
@@ -240,8 +229,8 @@ static int ibpost_sconn_job(struct ibpost_sconn *sc, struct ibpost_status *st)
 		ret = ibpost_sconn_counts(sc, m, len, st);
 	if (ret)
 		goto out;
-	ibpost_sconn_get_layout(sc->send_layout, m->sge, sc->num_sge);
-	ibpost_sconn_get_layout(sc->recv_layout, m->sge + sc->num_sge,
+	ibpost_wire_layout_get(sc->send_layout, m->sge, sc->num_sge);
+	ibpost_wire_layout_get(sc->recv_layout, m->sge + sc->num_sge,
 				sc->recv_num_sge);
 	ret = ibpost_layout_check(sc->send_layout, sc->num_sge, sc->msg_size,
 				  IBPOST_SLOT_MAX, st);

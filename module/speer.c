@@ -60,7 +60,6 @@ struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 				      struct ibpost_conn_caps *caps)
 {
 	struct ibpost_speer *p;
-	u16 port;
 
 	if ((attr->peer->ss_family != AF_INET &&
 	     attr->peer->ss_family != AF_INET6) || !attr->remote_bytes ||
@@ -71,22 +70,11 @@ struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return ERR_PTR(-ENOMEM);
-	port = ibpost_speer_port(attr->peer);
-	p->timeout_ms = attr->cm_timeout_ms ? attr->cm_timeout_ms :
-			IBPOST_CM_TIMEOUT_MS;
-	p->hello.magic = cpu_to_be32(IBPOST_WIRE_MAGIC);
-	p->hello.version = cpu_to_be16(IBPOST_WIRE_VERSION);
-	p->hello.depth = cpu_to_be32(attr->depth);
-	p->cp.port = port ? port : IBPOST_PEER_PORT;
-	p->cp.timeout_ms = p->timeout_ms;
-	p->cp.priv = &p->hello;
-	p->cp.priv_len = sizeof(p->hello);
+	ibpost_ctl_connect_caps(&p->cp, &p->hello, attr->depth, 0,
+				ibpost_speer_port(attr->peer),
+				attr->cm_timeout_ms, caps);
+	p->timeout_ms = p->cp.timeout_ms;
 	p->remote.length = attr->remote_bytes;
-	caps->peer = &p->cp;
-	caps->recv_wr = IBPOST_CTL_RX;
-	caps->recv_sge = 1;
-	caps->target_send_wr = 0;
-	caps->cm_timeout_ms = p->timeout_ms;
 	/* room for the job and the fin beside the consumer's WRs */
 	caps->send_wr += 2;
 	return p;

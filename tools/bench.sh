@@ -15,7 +15,7 @@ elif (($#)); then
 	sed -n '2,9s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 fi
-tools/rig/deps.sh
+tools/rig/deps.sh linux-perf
 make -s all
 out=build/bench
 mkdir -p "$out"

@@ -1,13 +1,14 @@
 #!/bin/bash
-# Usage: tools/rig/deps.sh
+# Usage: tools/rig/deps.sh [PACKAGE...]
 #
-# Installs (apt-get, as root) the host packages the test rig needs, only those missing;
+# Installs (apt-get, as root) the host packages the test rig needs, and the extra
+# PACKAGEs a caller names (make bench: linux-perf), only those missing;
 # runs `apt-get update` only when something is missing. Prints what it installs.
 set -euo pipefail
 
 pkgs=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	flex bison bc libelf-dev libssl-dev sparse rdma-core ibverbs-utils perftest iproute2
-	kmod cpio xz-utils zstd python3 gcc make)
+	kmod cpio xz-utils zstd python3 gcc make "$@")
 
 missing=()
 for p in "${pkgs[@]}"; do

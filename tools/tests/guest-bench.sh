@@ -19,6 +19,8 @@ set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
 . tools/rig/guest-lib.sh
+# shellcheck source=tools/tests/bench-profile.sh
+. tools/tests/bench-profile.sh
 rig_load_rxe || exit 1
 rig_rxe_lo || exit 1
 # Without the module the ibpost column reads n/a; perftest still runs.
@@ -87,6 +89,48 @@ ibpost() {
 		return 1
 	fi
 	grep -E '^[0-9]+ ' "$raw/$name.ibpost.txt"
+}
+
+# ibpost_total NAME ARGS...: the "total" row of a -q run (or nothing).
+ibpost_total() {
+	local name=$1
+	shift
+	if ! timeout 600 "$ib" run --dev "$dev" "$@" >"$raw/$name.ibpost.txt" 2>&1; then
+		echo "bench: ibpost $name failed: $(grep -m1 '^ibpost:' "$raw/$name.ibpost.txt")" >&2
+		return 1
+	fi
+	grep -E '^total ' "$raw/$name.ibpost.txt"
+}
+
+# perftest_procs N FIELD NAME ARGS...: N ib_write_bw server/client pairs at
+# once; prints the sum of FIELD of their result lines (4: BW average, 5:
+# MsgRate), n/a if any failed.
+perftest_procs() {
+	local nproc=$1 f=$2 name=$3 k i sp=() cp=() sum=0 v
+	shift 3
+	for ((k = 0; k < nproc; k++)); do
+		port=$((port + 1))
+		timeout 300 ib_write_bw -d "$dev" -F -p "$port" "$@" \
+			>"$raw/$name.$k.perftest-server.txt" 2>&1 &
+		sp+=($!)
+		for ((i = 0; i < 300; i++)); do
+			ss -ltn 2>/dev/null | grep -q ":$port " && break
+			sleep 0.1
+		done
+	done
+	for ((k = 0; k < nproc; k++)); do
+		timeout 300 ib_write_bw -d "$dev" -F -p "$((port - nproc + 1 + k))" "$@" 127.0.0.1 \
+			>"$raw/$name.$k.perftest.txt" 2>&1 &
+		cp+=($!)
+	done
+	wait "${cp[@]}" "${sp[@]}"
+	for ((k = 0; k < nproc; k++)); do
+		v=$(awk -v f="$f" '/#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print $f; exit }' \
+			"$raw/$name.$k.perftest.txt")
+		[[ $v =~ ^[0-9.]+$ ]] || { echo n/a; return; }
+		sum=$(awk -v a="$sum" -v b="$v" 'BEGIN { printf "%.6g", a + b }')
+	done
+	echo "$sum"
 }
 
 # field LINE N: the Nth field of LINE, n/a when missing.
@@ -224,6 +268,34 @@ add msgrate 64 Mpps "$(median "${p[@]}")" "$rate_i"
 add msgrate-list16 64 Mpps "$(median "${p16[@]}")" "$rate_i"
 add msgrate-noinline 64 Mpps "$(median "${p[@]}")" "$(median "${i0[@]}")"
 
+# One QP per CPU.  One ibpost command runs its QPs from one thread per CPU
+# (-q N, thread i pinned to CPU i, each job in its thread's context); one
+# perftest command drives its QPs (-q N) from one process, so one CPU.
+# TEST-qN compares the two commands; TEST-Nproc compares ibpost -q N with
+# N perftest processes running at once (their figures summed): the
+# CPU-for-CPU comparison.
+# per_cpu TEST SIZE UNIT PFIELD IFIELD ITERS ARGS...: ARGS are ibpost's.
+per_cpu() {
+	local test=$1 size=$2 unit=$3 pf=$4 f=$5 iters=$6 r p=() pn=() i=() m
+	shift 6
+	for ((r = 1; r <= REPS; r++)); do
+		p+=("$(field "$(perftest ib_write_bw "$test-$size-q$nq.r$r" -s "$size" -n "$iters" -q "$nq")" "$pf")")
+		pn+=("$(perftest_procs "$nq" "$pf" "$test-$size-${nq}proc.r$r" -s "$size" -n "$iters")")
+		i+=("$(field "$(ibpost_total "$test-$size-q$nq.r$r" -q "$nq" --op write --size "$size" \
+			--iters "$iters" "$@")" "$f")")
+	done
+	echo "bench: $test-q$nq perftest ${p[*]} / $nq processes ${pn[*]} / ibpost ${i[*]}"
+	m=$(median "${i[@]}")
+	add "$test-q$nq" "$size" "$unit" "$(median "${p[@]}")" "$m"
+	add "$test-${nq}proc" "$size" "$unit" "$(median "${pn[@]}")" "$m"
+}
+nq=$(nproc)
+if ((nq > 1)); then
+	# shellcheck disable=SC2086 # best_cfg is a list of options
+	per_cpu msgrate 64 Mpps 5 7 "$n" $best_cfg "${INL[@]}"
+	per_cpu write_bw 65536 MiB/s 4 5 "$(iters_for 65536)" --depth "$bw_depth"
+fi
+
 # Latency at 64 B, lower is better.  write_lat: both tools measure the same
 # thing, half a ping-pong round trip (perftest t_typical vs ibpost --pingpong
 # t_median: the far end WRITEs back when the last byte lands); ibpost posts
@@ -267,6 +339,11 @@ for sge in "${sges[@]}"; do
 	add "write_sge$sge" 65536 MiB/s - "$(median ${sv[$sge]})"
 done
 
+# Where the time goes, one QP each (tools/tests/bench-profile.sh).
+# shellcheck disable=SC2086 # best_cfg is a list of options
+profile_share msgrate 64 200000 $best_cfg "${INL[@]}"
+profile_share write_bw 65536 10000 --depth "$bw_depth"
+
 rmmod ibpost 2>/dev/null
 
 # The issue's targets, from the table's ratios.
@@ -287,7 +364,12 @@ check() {
 targets="targets: $(check 'write_bw 64K' "$(rat write_bw 65536)" '>=' 1.0);"
 targets+=" $(check 'send_bw 64K' "$(rat send_bw 65536)" '>=' 1.0);"
 targets+=" $(check 'read_bw 64K' "$(rat read_bw 65536)" '>=' 1.0);"
-targets+=" $(check 'msgrate 64B (vs perftest default)' "$(rat msgrate 64)" '>=' 1.5);"
+targets+=" $(check 'msgrate 64B, 1 QP (vs perftest default)' "$(rat msgrate 64)" '>=' 1.5);"
+if ((nq > 1)); then
+	targets+=" $(check "msgrate 64B, one command, $nq QPs (vs ib_write_bw -q $nq)" "$(rat "msgrate-q$nq" 64)" '>=' 1.5);"
+	targets+=" [msgrate per CPU: $(rat "msgrate-${nq}proc" 64)x $nq perftest processes; 1 QP: $(rat msgrate-list16 64)x perftest -l 16;"
+	targets+=" write_bw 64K: $(rat "write_bw-q$nq" 65536)x one command with $nq QPs, $(rat "write_bw-${nq}proc" 65536)x $nq processes];"
+fi
 targets+=" $(check 'write_lat 64B median' "$(rat write_lat 64)" '<=' 0.9)"
 
 {

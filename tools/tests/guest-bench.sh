@@ -80,27 +80,23 @@ perftest() {
 	[[ -n $line ]] && echo "$line"
 }
 
-# ibpost NAME ARGS...: prints the table rows (or nothing).
-ibpost() {
-	local name=$1
-	shift
+# ibpost_rows REGEX NAME ARGS...: one ibpost run; prints its lines that
+# match REGEX (or nothing).
+ibpost_rows() {
+	local re=$1 name=$2
+	shift 2
 	if ! timeout 600 "$ib" run --dev "$dev" "$@" >"$raw/$name.ibpost.txt" 2>&1; then
 		echo "bench: ibpost $name failed: $(grep -m1 '^ibpost:' "$raw/$name.ibpost.txt")" >&2
 		return 1
 	fi
-	grep -E '^[0-9]+ ' "$raw/$name.ibpost.txt"
+	grep -E "$re" "$raw/$name.ibpost.txt"
 }
 
-# ibpost_total NAME ARGS...: the "total" row of a -q run (or nothing).
-ibpost_total() {
-	local name=$1
-	shift
-	if ! timeout 600 "$ib" run --dev "$dev" "$@" >"$raw/$name.ibpost.txt" 2>&1; then
-		echo "bench: ibpost $name failed: $(grep -m1 '^ibpost:' "$raw/$name.ibpost.txt")" >&2
-		return 1
-	fi
-	grep -E '^total ' "$raw/$name.ibpost.txt"
-}
+# ibpost NAME ARGS...: the table rows.
+ibpost() { ibpost_rows '^[0-9]+ ' "$@"; }
+
+# ibpost_total NAME ARGS...: the "total" row of a -q run.
+ibpost_total() { ibpost_rows '^total ' "$@"; }
 
 # perftest_procs N FIELD NAME ARGS...: N ib_write_bw server/client pairs at
 # once; prints the sum of FIELD of their result lines (4: BW average, 5:

@@ -216,8 +216,7 @@ note "picked for msgrate: $best_cfg ($best_rate Mpps in the sweep)"
 
 # Bandwidth: send-queue depth for WRITE/SEND at 64 KiB WRITE.  The depth is
 # also the number of distinct 64 KiB slots on each side (perftest rewrites
-# one buffer): on rxe, where the protocol work is synchronous, a small
-# depth keeps the data in cache and loses no overlap.
+# one buffer), so small depths are tried too.
 best_bw=0 bw_depth=''
 for d in 4 8 32 128; do
 	m=$(ibpost_med "sweep-bw-d$d" 4 --op write --size 64K --iters "$(iters_for 65536)" --depth "$d")

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Sourced by guest-bench.sh: where a 64 B WRITE's time goes, for each tool.
+# Sourced by guest-bench.sh: where a WRITE's time goes, for each tool.
 #
 # On rxe every message costs the same protocol work whoever posts it (the
 # requester's packet, the responder's copy and ACK, the completer), all in
@@ -11,11 +11,11 @@
 # the same, the message rates compare as s(ibpost) / s(perftest), and no
 # poster at all can beat perftest by more than 1 / s(perftest) on one QP.
 #
-# shellcheck disable=SC2154 # ib, dev, raw, port: set by guest-bench.sh
+# shellcheck disable=SC2154 # ib, dev, raw, port, srv: set by guest-bench.sh
 
 # profile_share NAME SIZE ITERS ARGS...: profiles perftest's ib_write_bw
 # and ibpost run --op write at SIZE for ITERS messages, ARGS being ibpost's
-# options; adds notes (see note() in guest-bench.sh).  Does nothing without
+# options; adds notes (see note(), perftest_server() in guest-bench.sh).  Does nothing without
 # perf (Debian's linux-perf).
 
 # rxe_share FILE: percent of FILE's samples with rxe_do_task on the stack.
@@ -25,7 +25,7 @@ rxe_share() {
 }
 
 profile_share() {
-	local name=$1 size=$2 iters=$3 pd=/run/ibpost-perf pport s_i s_p sp
+	local name=$1 size=$2 iters=$3 pd=/run/ibpost-perf pport s_i s_p
 	shift 3
 	if ! command -v perf >/dev/null || ! perf version >/dev/null 2>&1; then
 		note "profile: perf not available, skipped"
@@ -38,14 +38,12 @@ profile_share() {
 		"$ib" run --dev "$dev" --op write --size "$size" --iters "$iters" "$@" \
 		>"$raw/profile-$name.ibpost.txt" 2>&1
 	pport=$((port + 500))
-	timeout 300 ib_write_bw -d "$dev" -F -p "$pport" -s "$size" -n "$iters" \
-		>"$raw/profile-$name.perftest-server.txt" 2>&1 &
-	sp=$!
-	sleep 1
+	perftest_server ib_write_bw "$pport" "$raw/profile-$name.perftest-server.txt" \
+		-s "$size" -n "$iters"
 	perf record -q -e cpu-clock -F 1000 -g -o "$pd/perftest.data" -- \
 		ib_write_bw -d "$dev" -F -p "$pport" -s "$size" -n "$iters" 127.0.0.1 \
 		>"$raw/profile-$name.perftest.txt" 2>&1
-	wait "$sp"
+	wait "$srv"
 	s_i=$(rxe_share "$pd/ibpost.data")
 	s_p=$(rxe_share "$pd/perftest.data")
 	umount "$pd"

@@ -54,29 +54,42 @@ iters_for() {
 	esac
 }
 
+# perftest_server TOOL PORT OUT ARGS...: TOOL's server on PORT in the
+# background (output to OUT), its PID in $srv; returns once it listens (or
+# died).
+perftest_server() {
+	local tool=$1 sport=$2 o=$3 i
+	shift 3
+	timeout 300 "$tool" -d "$dev" -F -p "$sport" "$@" >"$o" 2>&1 &
+	srv=$!
+	for ((i = 0; i < 300; i++)); do
+		ss -ltn 2>/dev/null | grep -q ":$sport " && break
+		kill -0 "$srv" 2>/dev/null || break
+		sleep 0.1
+	done
+}
+
+# result_line FILE: a perftest report's result line (it starts with the
+# message size, after the header), or nothing.
+result_line() {
+	awk '/#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print; exit }' "$1"
+}
+
 # perftest TOOL NAME ARGS...: server in the background, client to 127.0.0.1;
 # prints the client's result line (or nothing).
 perftest() {
-	local tool=$1 name=$2 sp i line
+	local tool=$1 name=$2 line
 	shift 2
 	port=$((port + 1))
 	if ! command -v "$tool" >/dev/null; then
 		echo "$tool: not installed" >"$raw/$name.perftest.txt"
 		return 1
 	fi
-	timeout 300 "$tool" -d "$dev" -F -p "$port" "$@" >"$raw/$name.perftest-server.txt" 2>&1 &
-	sp=$!
-	for ((i = 0; i < 300; i++)); do
-		ss -ltn 2>/dev/null | grep -q ":$port " && break
-		kill -0 "$sp" 2>/dev/null || break
-		sleep 0.1
-	done
+	perftest_server "$tool" "$port" "$raw/$name.perftest-server.txt" "$@"
 	timeout 300 "$tool" -d "$dev" -F -p "$port" "$@" 127.0.0.1 >"$raw/$name.perftest.txt" 2>&1 ||
 		echo "bench: $tool $name failed: $(tail -n1 "$raw/$name.perftest.txt")" >&2
-	wait "$sp"
-	# The result line: starts with the message size, after the header.
-	line=$(awk '/#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print; exit }' \
-		"$raw/$name.perftest.txt")
+	wait "$srv"
+	line=$(result_line "$raw/$name.perftest.txt")
 	[[ -n $line ]] && echo "$line"
 }
 
@@ -102,17 +115,12 @@ ibpost_total() { ibpost_rows '^total ' "$@"; }
 # once; prints the sum of FIELD of their result lines (4: BW average, 5:
 # MsgRate), n/a if any failed.
 perftest_procs() {
-	local nproc=$1 f=$2 name=$3 k i sp=() cp=() sum=0 v
+	local nproc=$1 f=$2 name=$3 k sp=() cp=() sum=0 v
 	shift 3
 	for ((k = 0; k < nproc; k++)); do
 		port=$((port + 1))
-		timeout 300 ib_write_bw -d "$dev" -F -p "$port" "$@" \
-			>"$raw/$name.$k.perftest-server.txt" 2>&1 &
-		sp+=($!)
-		for ((i = 0; i < 300; i++)); do
-			ss -ltn 2>/dev/null | grep -q ":$port " && break
-			sleep 0.1
-		done
+		perftest_server ib_write_bw "$port" "$raw/$name.$k.perftest-server.txt" "$@"
+		sp+=("$srv")
 	done
 	for ((k = 0; k < nproc; k++)); do
 		timeout 300 ib_write_bw -d "$dev" -F -p "$((port - nproc + 1 + k))" "$@" 127.0.0.1 \
@@ -121,8 +129,7 @@ perftest_procs() {
 	done
 	wait "${cp[@]}" "${sp[@]}"
 	for ((k = 0; k < nproc; k++)); do
-		v=$(awk -v f="$f" '/#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print $f; exit }' \
-			"$raw/$name.$k.perftest.txt")
+		v=$(field "$(result_line "$raw/$name.$k.perftest.txt")" "$f")
 		[[ $v =~ ^[0-9.]+$ ]] || { echo n/a; return; }
 		sum=$(awk -v a="$sum" -v b="$v" 'BEGIN { printf "%.6g", a + b }')
 	done

@@ -16,8 +16,7 @@
 #include <net/net_namespace.h>
 
 #include "abi.h"
-#include "conn.h"
-
+#include "pair.h"
 
 /**
  * struct ibpost_cm_ctx - what an id's event handler reports.
@@ -25,7 +24,9 @@
  * @event: last event.
  * @status: its status.
  * @req: new id of a connect request (listener only).
- * @lost: the connection ended (disconnect, device removal, address change).
+ * @ep: the endpoint whose connection this is (NULL: a listener); its
+ *	@lost is set when the connection ends (disconnect, device removal,
+ *	address change).
  * @peer: where a rejection's private data goes (peer connections).
  */
 struct ibpost_cm_ctx {
@@ -33,7 +34,7 @@ struct ibpost_cm_ctx {
 	enum rdma_cm_event_type event;
 	int status;
 	struct rdma_cm_id *req;
-	bool lost;
+	struct ibpost_ep *ep;
 	struct ibpost_conn_peer *peer;
 };
 
@@ -68,7 +69,8 @@ static int ibpost_cm_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-		WRITE_ONCE(ctx->lost, true);
+		if (ctx->ep)
+			WRITE_ONCE(ctx->ep->lost, true);
 		break;
 	default:
 		break;
@@ -117,193 +119,204 @@ static void ibpost_cm_param(struct rdma_conn_param *p)
 	p->rnr_retry_count = 7;
 }
 
+/* A new id whose events go to a new context. */
+static struct ibpost_cm_ctx *ibpost_cm_ctx_new(struct ibpost_ep *ep)
+{
+	struct ibpost_cm_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return NULL;
+	init_completion(&ctx->done);
+	ctx->ep = ep;
+	return ctx;
+}
+
+static int ibpost_cm_id(struct ibpost_cm_ctx *ctx, struct rdma_cm_id **id)
+{
+	*id = rdma_create_id(&init_net, ibpost_cm_handler, ctx, RDMA_PS_TCP,
+			     IB_QPT_RC);
+	if (IS_ERR(*id)) {
+		int ret = PTR_ERR(*id);
+
+		*id = NULL;
+		return ret;
+	}
+	return 0;
+}
+
 /* Listen on @addr with an ephemeral port; the id must be on our device. */
-static int ibpost_cm_listen(struct ibpost_conn *c, struct ibpost_cm_ctx *lctx,
+static int ibpost_cm_listen(struct ibpost_pair *p,
 			    struct sockaddr_storage *dst)
 {
 	int ret;
 
-	c->listen = rdma_create_id(&init_net, ibpost_cm_handler, lctx,
-				   RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(c->listen)) {
-		ret = PTR_ERR(c->listen);
-		c->listen = NULL;
-		return ret;
-	}
-	ret = rdma_bind_addr(c->listen, (struct sockaddr *)dst);
+	p->listen_ctx = ibpost_cm_ctx_new(NULL);
+	if (!p->listen_ctx)
+		return -ENOMEM;
+	ret = ibpost_cm_id(p->listen_ctx, &p->listen);
 	if (ret)
 		return ret;
-	if (c->listen->device != c->ibdev)
+	ret = rdma_bind_addr(p->listen, (struct sockaddr *)dst);
+	if (ret)
+		return ret;
+	if (p->listen->device != p->ini.ibdev)
 		return -EXDEV;
-	ret = rdma_listen(c->listen, 1);
+	ret = rdma_listen(p->listen, 1);
 	if (ret)
 		return ret;
 	/* Connect to the port the listener got. */
-	memcpy(dst, &c->listen->route.addr.src_addr, sizeof(*dst));
+	memcpy(dst, &p->listen->route.addr.src_addr, sizeof(*dst));
 	return 0;
 }
 
 /*
- * Resolve address and route to @dst on a new initiator id.  A failed step
- * is reported as IBPOST_R_RESOLVE, value 1 (address) or 2 (route), limit
- * the timeout; a route through another device as IBPOST_R_CONNECT.
+ * Resolve address and route to @dst on a new id of @ep.  A failed step is
+ * reported as IBPOST_R_RESOLVE, value 1 (address) or 2 (route), limit the
+ * timeout; a route through another device as IBPOST_R_CONNECT.
  */
-static int ibpost_cm_resolve(struct ibpost_conn *c, struct ibpost_cm_ctx *actx,
+static int ibpost_cm_resolve(struct ibpost_ep *ep,
 			     struct sockaddr_storage *dst,
 			     const struct ibpost_conn_caps *caps,
 			     struct ibpost_status *st)
 {
+	struct ibpost_cm_ctx *ctx;
 	u32 ms = ibpost_cm_ms(caps);
 	int ret;
 
-	c->cm_a = rdma_create_id(&init_net, ibpost_cm_handler, actx,
-				 RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(c->cm_a)) {
-		ret = PTR_ERR(c->cm_a);
-		c->cm_a = NULL;
+	ctx = ibpost_cm_ctx_new(ep);
+	if (!ctx)
+		return -ENOMEM;
+	ctx->peer = caps->peer;
+	ep->cm_ctx = ctx;
+	ret = ibpost_cm_id(ctx, &ep->cm_id);
+	if (ret)
 		return ret;
-	}
-	ret = rdma_resolve_addr(c->cm_a, NULL, (struct sockaddr *)dst, ms);
+	ret = rdma_resolve_addr(ep->cm_id, NULL, (struct sockaddr *)dst, ms);
 	if (!ret)
-		ret = ibpost_cm_wait(actx, RDMA_CM_EVENT_ADDR_RESOLVED, ms);
+		ret = ibpost_cm_wait(ctx, RDMA_CM_EVENT_ADDR_RESOLVED, ms);
 	if (ret) {
 		ibpost_status_set(st, IBPOST_R_RESOLVE, 1, ms);
 		return ret;
 	}
-	ret = rdma_resolve_route(c->cm_a, ms);
+	ret = rdma_resolve_route(ep->cm_id, ms);
 	if (!ret)
-		ret = ibpost_cm_wait(actx, RDMA_CM_EVENT_ROUTE_RESOLVED, ms);
+		ret = ibpost_cm_wait(ctx, RDMA_CM_EVENT_ROUTE_RESOLVED, ms);
 	if (ret) {
 		ibpost_status_set(st, IBPOST_R_RESOLVE, 2, ms);
 		return ret;
 	}
-	if (c->cm_a->device != c->ibdev) {
+	if (ep->cm_id->device != ep->ibdev) {
 		ibpost_status_set(st, IBPOST_R_CONNECT, EXDEV, 0);
 		return -EXDEV;
 	}
 	return 0;
 }
 
-static int ibpost_cm_accept(struct ibpost_conn *c,
-			    const struct ibpost_conn_caps *caps,
-			    struct ibpost_cm_ctx *lctx,
-			    struct ibpost_cm_ctx *bctx)
+/* The QP of @ep on its id. */
+static int ibpost_cm_qp(struct ibpost_ep *ep, const struct ibpost_ep_caps *ec)
 {
-	struct rdma_conn_param param;
 	struct ib_qp_init_attr init;
+	int ret;
+
+	ibpost_ep_qp_attr(ep, ec, &init);
+	ret = rdma_create_qp(ep->cm_id, ep->pd, &init);
+	if (ret)
+		return ret;
+	ibpost_ep_qp_set(ep, ep->cm_id->qp, &init);
+	return 0;
+}
+
+static int ibpost_cm_accept(struct ibpost_pair *p,
+			    const struct ibpost_conn_caps *caps)
+{
+	struct ibpost_cm_ctx *lctx = p->listen_ctx, *ctx;
+	struct rdma_conn_param param;
+	struct ibpost_ep_caps ec = {
+		.send_wr = caps->target_send_wr,
+		.send_sge = 1,
+		.recv_wr = caps->recv_wr,
+		.recv_sge = caps->recv_sge,
+		.poll = IB_POLL_DIRECT,
+	};
 	int ret;
 
 	ret = ibpost_cm_wait(lctx, RDMA_CM_EVENT_CONNECT_REQUEST,
 			     ibpost_cm_ms(caps));
 	if (ret)
 		return ret;
-	c->cm_b = lctx->req;
-	ibpost_qp_init(&init, c->cq_b, caps->target_send_wr, 1, 0,
-		       caps->recv_wr, max_t(u32, caps->recv_sge, 1), true);
+	ctx = ibpost_cm_ctx_new(&p->tgt);
+	if (!ctx)
+		return -ENOMEM;
 	/* The id is ours now; its handler runs only under this lock. */
-	rdma_lock_handler(c->cm_b);
-	c->cm_b->context = bctx;
-	ret = rdma_create_qp(c->cm_b, c->pd, &init);
+	rdma_lock_handler(lctx->req);
+	p->tgt.cm_id = lctx->req;
+	p->tgt.cm_ctx = ctx;
+	p->tgt.cm_id->context = ctx;
+	ret = ibpost_cm_qp(&p->tgt, &ec);
 	if (!ret) {
-		c->qp_b = c->cm_b->qp;
 		ibpost_cm_param(&param);
-		ret = rdma_accept(c->cm_b, &param);
+		ret = rdma_accept(p->tgt.cm_id, &param);
 	}
-	rdma_unlock_handler(c->cm_b);
+	rdma_unlock_handler(p->tgt.cm_id);
 	return ret;
 }
 
-/* The initiator's QP on its id, and the connection parameters. */
-static int ibpost_cm_qp_a(struct ibpost_conn *c,
-			  const struct ibpost_conn_caps *caps, u32 recv_wr,
-			  struct rdma_conn_param *param)
-{
-	struct ib_qp_init_attr init;
-	int ret;
-
-	ibpost_qp_init(&init, c->cq_a, caps->send_wr, caps->send_sge,
-		       caps->inline_data, recv_wr, 1, true);
-	ret = rdma_create_qp(c->cm_a, c->pd, &init);
-	if (ret)
-		return ret;
-	c->qp_a = c->cm_a->qp;
-	ibpost_qp_granted(&init, &c->granted);
-	ibpost_cm_param(param);
-	return 0;
-}
-
-/* Event contexts of the three ids; freed only once every id is gone. */
-struct ibpost_cm_ctxs {
-	struct ibpost_cm_ctx l;
-	struct ibpost_cm_ctx a;
-	struct ibpost_cm_ctx b;
-};
-
 /*
- * Unless set-up already failed (@ret), wait for the initiator's ESTABLISHED;
- * on failure say why (IBPOST_R_CONNECT: the errno, @limit) and free the ids.
+ * Unless set-up already failed (@ret), wait for @ep's ESTABLISHED; on
+ * failure say why (IBPOST_R_CONNECT: the errno, @limit).
  */
-static int ibpost_cm_established(struct ibpost_conn *c,
+static int ibpost_cm_established(struct ibpost_ep *ep,
 				 const struct ibpost_conn_caps *caps, int ret,
 				 u64 limit, struct ibpost_status *st)
 {
-	struct ibpost_cm_ctxs *x = c->cm_ctx;
-
 	if (!ret)
-		ret = ibpost_cm_wait(&x->a, RDMA_CM_EVENT_ESTABLISHED,
+		ret = ibpost_cm_wait(ep->cm_ctx, RDMA_CM_EVENT_ESTABLISHED,
 				     ibpost_cm_ms(caps));
-	if (!ret)
-		return 0;
-	if (st->reason == IBPOST_R_NONE)
+	if (ret && st->reason == IBPOST_R_NONE)
 		ibpost_status_set(st, IBPOST_R_CONNECT, -ret, limit);
-	ibpost_cm_destroy(c);
 	return ret;
 }
 
 /**
- * ibpost_cm_pair() - connect the pair through rdma_cm.
- * @c: connection whose CQs exist.
+ * ibpost_cm_pair() - connect a loopback pair through rdma_cm.
+ * @p: pair whose endpoints' CQs exist.
  * @caps: queue sizes.
  * @addr: an IPv4 or IPv6 address of the device (port ignored).
  * @st: failure reason.
  *
  * Context: process context, may sleep (waits for rdma_cm events).
- * Return: 0 or a negative errno; on failure the ids and QPs are gone.
+ * Return: 0 or a negative errno; on failure ibpost_cm_pair_close() frees
+ * what was made.
  */
-int ibpost_cm_pair(struct ibpost_conn *c, const struct ibpost_conn_caps *caps,
+int ibpost_cm_pair(struct ibpost_pair *p, const struct ibpost_conn_caps *caps,
 		   const struct sockaddr_storage *addr,
 		   struct ibpost_status *st)
 {
 	struct sockaddr_storage dst = *addr;
 	struct rdma_conn_param param;
-	struct ibpost_cm_ctxs *x;
+	struct ibpost_ep_caps ec;
 	int ret;
 
-	x = kzalloc(sizeof(*x), GFP_KERNEL);
-	if (!x)
-		return -ENOMEM;
-	c->cm_ctx = x;
-	init_completion(&x->l.done);
-	init_completion(&x->a.done);
-	init_completion(&x->b.done);
-	ret = ibpost_cm_listen(c, &x->l, &dst);
+	ret = ibpost_cm_listen(p, &dst);
 	if (!ret)
-		ret = ibpost_cm_resolve(c, &x->a, &dst, caps, st);
+		ret = ibpost_cm_resolve(&p->ini, &dst, caps, st);
 	if (ret)
-		goto err;
-	ret = ibpost_cm_qp_a(c, caps, 1, &param);
+		goto out;
+	ibpost_conn_ini_caps(caps, &ec);
+	ret = ibpost_cm_qp(&p->ini, &ec);
 	if (ret)
-		goto err;
-	ret = rdma_connect(c->cm_a, &param);
+		goto out;
+	ibpost_cm_param(&param);
+	ret = rdma_connect(p->ini.cm_id, &param);
 	if (!ret)
-		ret = ibpost_cm_accept(c, caps, &x->l, &x->b);
-err:
-	return ibpost_cm_established(c, caps, ret, 0, st);
+		ret = ibpost_cm_accept(p, caps);
+out:
+	return ibpost_cm_established(&p->ini, caps, ret, 0, st);
 }
 
 /**
- * ibpost_cm_connect() - connect the initiator QP to a server.
- * @c: connection whose initiator CQ exists.
+ * ibpost_cm_connect() - connect an endpoint to a server.
+ * @ep: endpoint whose CQ exists.
  * @caps: queue sizes; @caps->peer gives port, timeout and private data,
  *	and receives a rejection's private data.
  * @addr: the server's IPv4 or IPv6 address (port taken from @caps->peer).
@@ -314,7 +327,7 @@ err:
  * Return: 0, -ECONNREFUSED when the server rejected (see @caps->peer->rej),
  * -ETIMEDOUT, or another negative errno; on failure nothing is left.
  */
-int ibpost_cm_connect(struct ibpost_conn *c,
+int ibpost_cm_connect(struct ibpost_ep *ep,
 		      const struct ibpost_conn_caps *caps,
 		      const struct sockaddr_storage *addr,
 		      struct ibpost_status *st)
@@ -322,76 +335,70 @@ int ibpost_cm_connect(struct ibpost_conn *c,
 	struct sockaddr_storage dst = *addr;
 	struct ibpost_conn_peer *peer = caps->peer;
 	struct rdma_conn_param param;
-	struct ibpost_cm_ctxs *x;
+	struct ibpost_ep_caps ec;
 	int ret;
 
 	if (dst.ss_family == AF_INET)
 		((struct sockaddr_in *)&dst)->sin_port = htons(peer->port);
 	else
 		((struct sockaddr_in6 *)&dst)->sin6_port = htons(peer->port);
-	x = kzalloc(sizeof(*x), GFP_KERNEL);
-	if (!x)
-		return -ENOMEM;
-	c->cm_ctx = x;
-	init_completion(&x->a.done);
-	x->a.peer = peer;
 	peer->rej_len = 0;
-	ret = ibpost_cm_resolve(c, &x->a, &dst, caps, st);
+	ret = ibpost_cm_resolve(ep, &dst, caps, st);
 	if (ret)
-		goto err;
-	ret = ibpost_cm_qp_a(c, caps, caps->recv_wr, &param);
+		goto out;
+	ibpost_conn_ini_caps(caps, &ec);
+	ret = ibpost_cm_qp(ep, &ec);
 	if (ret)
-		goto err;
+		goto out;
 	param.private_data = peer->priv;
 	param.private_data_len = peer->priv_len;
-	ret = rdma_connect(c->cm_a, &param);
-err:
-	return ibpost_cm_established(c, caps, ret, ibpost_cm_ms(caps), st);
+	ret = rdma_connect(ep->cm_id, &param);
+out:
+	ret = ibpost_cm_established(ep, caps, ret, ibpost_cm_ms(caps), st);
+	if (ret)
+		ibpost_cm_close(ep);
+	return ret;
 }
 
 /**
- * ibpost_cm_lost() - did the rdma_cm connection of the initiator end?
- * @c: a connection made through rdma_cm (false otherwise).
+ * ibpost_cm_close() - disconnect an endpoint's id and free it with its QP.
+ * @ep: the endpoint (its QP drained when it was used); no id: nothing.
  *
- * Return: true after a disconnect, device removal or address change.
+ * The QP goes first, then the id, then the event context: no event can
+ * reach a freed context.
  */
-bool ibpost_cm_lost(const struct ibpost_conn *c)
+void ibpost_cm_close(struct ibpost_ep *ep)
 {
-	const struct ibpost_cm_ctxs *x = c->cm_ctx;
-
-	return x && READ_ONCE(x->a.lost);
+	if (ep->cm_id) {
+		rdma_disconnect(ep->cm_id);
+		if (ep->cm_id->qp)
+			rdma_destroy_qp(ep->cm_id);
+		rdma_destroy_id(ep->cm_id);
+		ep->qp = NULL;
+	}
+	kfree(ep->cm_ctx);
+	ep->cm_id = NULL;
+	ep->cm_ctx = NULL;
 }
 
 /**
- * ibpost_cm_destroy() - disconnect and free the ids and their QPs.
- * @c: the connection (its QPs already drained when they were used).
+ * ibpost_cm_pair_close() - free a pair's listener and ids (with their QPs).
+ * @p: the pair; nothing made through rdma_cm: nothing to do.
  */
-void ibpost_cm_destroy(struct ibpost_conn *c)
+void ibpost_cm_pair_close(struct ibpost_pair *p)
 {
-	struct ibpost_cm_ctxs *x = c->cm_ctx;
+	struct ibpost_cm_ctx *lctx = p->listen_ctx;
 
-	if (c->cm_a)
-		rdma_disconnect(c->cm_a);
-	/* After this no connect request can reach x->l any more. */
-	if (c->listen)
-		rdma_destroy_id(c->listen);
-	if (x && x->l.req && x->l.req != c->cm_b)
-		rdma_destroy_id(x->l.req);
-	if (c->cm_b) {
-		if (c->cm_b->qp)
-			rdma_destroy_qp(c->cm_b);
-		rdma_destroy_id(c->cm_b);
-	}
-	if (c->cm_a) {
-		if (c->cm_a->qp)
-			rdma_destroy_qp(c->cm_a);
-		rdma_destroy_id(c->cm_a);
-	}
-	kfree(x);
-	c->cm_a = NULL;
-	c->cm_b = NULL;
-	c->listen = NULL;
-	c->cm_ctx = NULL;
-	c->qp_a = NULL;
-	c->qp_b = NULL;
+	if (p->ini.cm_id)
+		rdma_disconnect(p->ini.cm_id);
+	/* After this no connect request can reach the listener any more. */
+	if (p->listen)
+		rdma_destroy_id(p->listen);
+	if (lctx && lctx->req && lctx->req != p->tgt.cm_id)
+		rdma_destroy_id(lctx->req);
+	ibpost_cm_close(&p->tgt);
+	ibpost_cm_close(&p->ini);
+	kfree(lctx);
+	p->listen = NULL;
+	p->listen_ctx = NULL;
 }

@@ -18,7 +18,7 @@ static void ibpost_ctl_rx_record(struct ibpost_ctl *ctl,
 				 struct ibpost_ctl_rx *rx, struct ib_wc *wc)
 {
 	if (wc->status != IB_WC_SUCCESS) {
-		if (!(ctl->draining && wc->status == IB_WC_WR_FLUSH_ERR) &&
+		if (ibpost_ep_wc_error(ctl->ep, wc) &&
 		    ctl->wc_status == IB_WC_SUCCESS)
 			ctl->wc_status = wc->status;
 		return;
@@ -28,7 +28,7 @@ static void ibpost_ctl_rx_record(struct ibpost_ctl *ctl,
 		ctl->zimm = wc->wc_flags & IB_WC_WITH_IMM ?
 			    be32_to_cpu(wc->ex.imm_data) : 0;
 		ctl->zcount++;
-		if (!ctl->draining)
+		if (!READ_ONCE(ctl->ep->draining))
 			ibpost_ctl_post_rx(ctl, rx->idx);
 		return;
 	}
@@ -49,8 +49,7 @@ static void ibpost_ctl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_ctl *ctl = rx->ctl;
 
 	ibpost_ctl_rx_record(ctl, rx, wc);
-	if (ctl->wq)
-		wake_up_all(ctl->wq);
+	ibpost_ep_wake(ctl->ep);
 }
 
 static void ibpost_ctl_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -59,12 +58,11 @@ static void ibpost_ctl_send_done(struct ib_cq *cq, struct ib_wc *wc)
 					      scqe);
 
 	WRITE_ONCE(ctl->sends_out, ctl->sends_out - 1);
-	if (wc->status != IB_WC_SUCCESS &&
-	    !(ctl->draining && wc->status == IB_WC_WR_FLUSH_ERR) &&
+	ibpost_ep_credit_give(ctl->ep, 1);
+	if (wc->status != IB_WC_SUCCESS && ibpost_ep_wc_error(ctl->ep, wc) &&
 	    ctl->wc_status == IB_WC_SUCCESS)
 		WRITE_ONCE(ctl->wc_status, wc->status);
-	if (ctl->wq)
-		wake_up_all(ctl->wq);
+	ibpost_ep_wake(ctl->ep);
 }
 
 /**
@@ -84,8 +82,7 @@ size_t ibpost_ctl_size(u32 nslots)
 /**
  * ibpost_ctl_init() - allocate the slots and post every receive.
  * @ctl: zeroed channel.
- * @qp: a QP with @nrx receive WRs free.
- * @lkey: the PD's local DMA lkey.
+ * @ep: an endpoint with @nrx receive WRs free.
  * @size: bytes per slot (ibpost_ctl_size()).
  * @nrx: receives to post, 1..IBPOST_CTL_RX.
  *
@@ -93,18 +90,17 @@ size_t ibpost_ctl_size(u32 nslots)
  * Return: 0 or a negative errno; on failure ibpost_ctl_free() cleans up
  * (after the QP was drained when a receive had been posted).
  */
-int ibpost_ctl_init(struct ibpost_ctl *ctl, struct ib_qp *qp, u32 lkey,
-		    size_t size, u32 nrx)
+int ibpost_ctl_init(struct ibpost_ctl *ctl, struct ibpost_ep *ep, size_t size,
+		    u32 nrx)
 {
 	u32 i;
 	int ret;
 
-	ctl->qp = qp;
-	ctl->lkey = lkey;
+	ctl->ep = ep;
 	ctl->msg = -1;
 	ctl->nrx = min_t(u32, nrx, IBPOST_CTL_RX);
 	ctl->scqe.done = ibpost_ctl_send_done;
-	ret = ibpost_buf_alloc(&ctl->buf, qp->device, IBPOST_CTL_RX + 1, size);
+	ret = ibpost_buf_alloc(&ctl->buf, ep->ibdev, IBPOST_CTL_RX + 1, size);
 	if (ret)
 		return ret;
 	for (i = 0; i < ctl->nrx; i++) {
@@ -132,14 +128,14 @@ void ibpost_ctl_free(struct ibpost_ctl *ctl)
  * @ctl: the channel.
  * @idx: slot below IBPOST_CTL_RX.
  *
- * Return: 0 or the errno of ib_post_recv().
+ * Return: 0 or the provider's errno.
  */
 int ibpost_ctl_post_rx(struct ibpost_ctl *ctl, u32 idx)
 {
 	struct ib_sge sge = {
 		.addr = ctl->buf.dma[idx],
 		.length = ctl->buf.slot_size,
-		.lkey = ctl->lkey,
+		.lkey = ctl->ep->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
 		.wr_cqe = &ctl->rx[idx].cqe,
@@ -148,7 +144,7 @@ int ibpost_ctl_post_rx(struct ibpost_ctl *ctl, u32 idx)
 	};
 
 	ibpost_buf_for_device(&ctl->buf, idx);
-	return ib_post_recv(ctl->qp, &wr, NULL);
+	return ibpost_ep_post_recv(ctl->ep, &wr);
 }
 
 /**
@@ -169,15 +165,16 @@ void *ibpost_ctl_sbuf(struct ibpost_ctl *ctl)
  * @zero_imm: send a zero-byte message with immediate data @imm instead.
  * @imm: the immediate data.
  *
- * Return: 0 or the errno of ib_post_send(); the completion is reaped by the
- * owner's polling (@ctl->sends_out drops back).
+ * Return: 0, -ENOSPC when the send queue has no slot for it, or the
+ * provider's errno; the completion is reaped by the owner's polling
+ * (@ctl->sends_out drops back).
  */
 int ibpost_ctl_send(struct ibpost_ctl *ctl, u32 len, bool zero_imm, u32 imm)
 {
 	struct ib_sge sge = {
 		.addr = ctl->buf.dma[IBPOST_CTL_RX],
 		.length = len,
-		.lkey = ctl->lkey,
+		.lkey = ctl->ep->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
 		.wr_cqe = &ctl->scqe,
@@ -192,11 +189,15 @@ int ibpost_ctl_send(struct ibpost_ctl *ctl, u32 len, bool zero_imm, u32 imm)
 		wr.ex.imm_data = cpu_to_be32(imm);
 	else
 		ibpost_buf_for_device(&ctl->buf, IBPOST_CTL_RX);
+	if (!ibpost_ep_credit_take(ctl->ep, 1))
+		return -ENOSPC;
 	/* counted first: with a softirq CQ the completion may come at once */
 	WRITE_ONCE(ctl->sends_out, ctl->sends_out + 1);
-	ret = ib_post_send(ctl->qp, &wr, NULL);
-	if (ret)
+	ret = ibpost_ep_post(ctl->ep, &wr, NULL);
+	if (ret) {
 		WRITE_ONCE(ctl->sends_out, ctl->sends_out - 1);
+		ibpost_ep_credit_give(ctl->ep, 1);
+	}
 	return ret;
 }
 
@@ -229,7 +230,8 @@ void ibpost_ctl_release(struct ibpost_ctl *ctl, const void *msg, bool repost)
 	if (!msg || idx < 0)
 		return;
 	ctl->msg = -1;
-	if (repost && !ctl->draining && ibpost_ctl_post_rx(ctl, idx) &&
+	if (repost && !READ_ONCE(ctl->ep->draining) &&
+	    ibpost_ctl_post_rx(ctl, idx) &&
 	    ctl->wc_status == IB_WC_SUCCESS)
 		ctl->wc_status = IB_WC_GENERAL_ERR;
 }

@@ -10,7 +10,8 @@
 #include <uapi/ibpost.h>
 
 #include "buf.h"
-#include "conn.h"
+#include "ep.h"
+#include "pair.h"
 #include "wire.h"
 
 /* Control receives each side keeps posted. */
@@ -31,9 +32,8 @@ struct ibpost_ctl_rx {
 };
 
 /**
- * struct ibpost_ctl - messages over SEND on a connected QP.
- * @qp: the QP.
- * @lkey: local DMA lkey of its PD.
+ * struct ibpost_ctl - messages over SEND on a connected endpoint.
+ * @ep: the endpoint (its drain state, its first error, its wake-ups).
  * @buf: slot i < IBPOST_CTL_RX receives, slot IBPOST_CTL_RX sends.
  * @nrx: receives posted by ibpost_ctl_init() (at most IBPOST_CTL_RX).
  * @rx: the receives.
@@ -43,14 +43,12 @@ struct ibpost_ctl_rx {
  * @msg_len: its bytes.
  * @zimm: immediate data of the last zero-byte message.
  * @zcount: zero-byte messages received.
- * @wc_status: first error completion (IB_WC_SUCCESS: none).
- * @draining: the QP is being flushed: flush completions are not errors.
- * @wq: woken on every control completion when the CQ is polled from
- *	softirq (a session's), NULL when the owner polls it.
+ * @wc_status: first error completion of the channel's WRs, or
+ *	IB_WC_GENERAL_ERR when the peer broke the protocol (IB_WC_SUCCESS:
+ *	none).
  */
 struct ibpost_ctl {
-	struct ib_qp *qp;
-	u32 lkey;
+	struct ibpost_ep *ep;
 	struct ibpost_buf buf;
 	u32 nrx;
 	struct ibpost_ctl_rx rx[IBPOST_CTL_RX];
@@ -61,12 +59,10 @@ struct ibpost_ctl {
 	u32 zimm;
 	u32 zcount;
 	enum ib_wc_status wc_status;
-	bool draining;
-	wait_queue_head_t *wq;
 };
 
-int ibpost_ctl_init(struct ibpost_ctl *ctl, struct ib_qp *qp, u32 lkey,
-		    size_t size, u32 nrx);
+int ibpost_ctl_init(struct ibpost_ctl *ctl, struct ibpost_ep *ep, size_t size,
+		    u32 nrx);
 void ibpost_ctl_free(struct ibpost_ctl *ctl);
 int ibpost_ctl_post_rx(struct ibpost_ctl *ctl, u32 idx);
 void *ibpost_ctl_sbuf(struct ibpost_ctl *ctl);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ibpost: one transfer job (internal to the engine).
+ * ibpost: one transfer job: its state and the job core (job.c) that the
+ * hot path (post.c), ping-pong (pingpong.c) and the peer client (peer.c)
+ * share.  ibpost_run() (run.c) drives them.
  */
 #ifndef _IBPOST_JOB_H
 #define _IBPOST_JOB_H
@@ -11,18 +13,19 @@
 #include <ibpost.h>
 
 #include "buf.h"
-#include "conn.h"
-#include "ctl.h"
 #include "device.h"
+#include "ep.h"
 #include "mr.h"
+#include "peer.h"
+#include "pingpong.h"
 #include "sgl.h"
-#include "session.h"
 #include "sq.h"
 
 /* No completion for this long while WRs are outstanding: give up. */
 #define IBPOST_STALL_TIMEOUT	(10 * HZ)
 
 struct ibpost_job;
+struct ibpost_session;
 
 /**
  * struct ibpost_wr_ctx - completion context of the send WR in one slot.
@@ -53,75 +56,6 @@ struct ibpost_recv_ctx {
 };
 
 /**
- * struct ibpost_pp - ping-pong state (IBPOST_RUN_PINGPONG).
- * @mrs: MR over each initiator slot: the target of the pong.
- * @pong: the pong WR, posted on the target QP.
- * @pong_sge: its SGE: the message as it landed in target slot 0.
- * @pong_cqe: completion entry of the pongs.
- * @pong_off: where in the initiator's slot a pong lands (after the SGEs).
- * @thread: the target side's thread, NULL when it runs inline.
- * @seq: iterations the initiator completed (warm-up included).
- * @tseq: pongs the target side sent.
- * @ping_out: pings posted and not completed.
- * @pong_out: pongs posted and not completed.
- * @ping_done: ping completions so far (WR index of an error).
- * @pong_done: pong completions so far.
- * @stop: tells the target thread to finish.
- * @finished: ibpost_pp_finish() ran.
- * @t_err: first failure of the target side (0: none); read by the
- *	initiator, merged into the job when the thread is gone.
- * @t_reason: its IBPOST_R_* code.
- * @t_wr: the iteration it concerns.
- * @t_wc: first error completion of a pong.
- * @t_wc_errors: error completions of pongs.
- * @t_mm: first mismatch the target side found.
- */
-struct ibpost_pp {
-	struct ibpost_mrs mrs;
-	struct ib_rdma_wr pong;
-	struct ib_sge pong_sge;
-	struct ib_cqe pong_cqe;
-	u32 pong_off;
-	struct task_struct *thread;
-	u64 seq;
-	u64 tseq;
-	u32 ping_out;
-	u32 pong_out;
-	u64 ping_done;
-	u64 pong_done;
-	bool stop;
-	bool finished;
-	int t_err;
-	u32 t_reason;
-	u64 t_wr;
-	struct ib_wc t_wc;
-	u32 t_wc_errors;
-	struct ibpost_mismatch t_mm;
-};
-
-/**
- * struct ibpost_peer - the client side of a job against a server (peer.c).
- * @cp: connect parameters and the rejection's words.
- * @hello: private data of the connect request.
- * @ctl: the control channel.
- * @raddr: address of each remote slot.
- * @rkey: rkey of each remote slot.
- * @nslots: remote slots; WR i targets slot i % @nslots.
- * @conn: the server's number for the connection.
- * @fault: test faults this job injects.
- */
-struct ibpost_peer {
-	struct ibpost_conn_peer cp;
-	struct ibpost_wire_hello hello;
-	struct ibpost_ctl ctl;
-	u64 *raddr;
-	u32 *rkey;
-	u32 nslots;
-	u32 conn;
-	u32 fault;
-};
-
-/**
  * struct ibpost_job - everything one run owns.
  * @run: the request; status and result are written into it.
  * @ext: kernel-side arguments.
@@ -133,11 +67,22 @@ struct ibpost_peer {
  * @target_layout: contiguous message within a target slot (WRITE/READ).
  * @recv_num_sge: SGEs per receive WR.
  * @depth: send queue depth.
- * @sess: the session the job runs on (its QP pair and their lifetime).
- * @conn: the session's QP pair.
+ * @sess: the session the job runs on (its endpoints and their lifetime).
+ * @ini: the initiator endpoint: the job's WRs are posted on it.
+ * @tgt: the target endpoint of a loopback job (receives, remote MRs);
+ *	NULL against a peer, whose target is the server's.
  * @local: initiator slots.
  * @target: target slots.
  * @mrs: remote-access MRs over @target (WRITE/READ).
+ * @raddr: remote address of each remote slot (the MRs', or the server's).
+ * @rkey: rkey of each remote slot.
+ * @rslots: remote slots; WR seq targets slot seq % @rslots.
+ * @verify_rdma: the initiator checks what a WRITE put at the target or a
+ *	READ fetched (against a peer: a READ only; the server checks the
+ *	rest).
+ * @stamp_target: a READ's source is stamped here (not by a server).
+ * @pattern_mod: the pattern a READ finds is that of WR seq % @pattern_mod
+ *	(the server stamps each slot once), 0: of WR seq.
  * @wrs: prebuilt WR of each slot (ib_rdma_wr embeds the plain send WR).
  * @sges: prebuilt SGEs, @depth * num_sge.
  * @ctx: completion context of each slot.
@@ -159,7 +104,6 @@ struct ibpost_peer {
  * @is_peer: the target is a server on another host (@peer).
  * @peer: client state of a peer job.
  * @entered: the job is a poster of @sess (ibpost_session_enter()).
- * @draining: teardown started: flushed completions are not errors.
  * @err: first failure, 0 while all is well.
  */
 struct ibpost_job {
@@ -174,10 +118,17 @@ struct ibpost_job {
 	u32 recv_num_sge;
 	u32 depth;
 	struct ibpost_session *sess;
-	struct ibpost_conn *conn;
+	struct ibpost_ep *ini;
+	struct ibpost_ep *tgt;
 	struct ibpost_buf local;
 	struct ibpost_buf target;
 	struct ibpost_mrs mrs;
+	u64 *raddr;
+	u32 *rkey;
+	u32 rslots;
+	bool verify_rdma;
+	bool stamp_target;
+	u32 pattern_mod;
 	struct ib_rdma_wr *wrs;
 	struct ib_sge *sges;
 	struct ibpost_wr_ctx *ctx;
@@ -199,22 +150,8 @@ struct ibpost_job {
 	bool is_peer;
 	struct ibpost_peer peer;
 	bool entered;
-	bool draining;
 	int err;
 };
-
-/*
- * Run pending softirqs now, in this thread.  Software providers defer work
- * of kernel QPs to tasklets (rdma_rxe runs the requester of a kernel QP as
- * a tasklet, the loopback packet as NET_RX); raised from process context
- * they would wait for ksoftirqd or the next interrupt.  On hardware nothing
- * is pending and this costs two preempt-count updates.
- */
-static inline void ibpost_softirq_flush(void)
-{
-	local_bh_disable();
-	local_bh_enable();
-}
 
 /*
  * The end of a kthread that others stop with kthread_stop(): wait for it
@@ -230,26 +167,11 @@ static inline void ibpost_kthread_wait_stop(void)
 	}
 }
 
-int ibpost_job_prepare(struct ibpost_job *job);
-int ibpost_job_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms);
 void ibpost_job_fail(struct ibpost_job *job, int err, u32 reason, u64 wr);
 bool ibpost_job_should_stop(struct ibpost_job *job);
-void ibpost_wc_error(struct ibpost_job *job, const struct ib_wc *wc, u64 seq);
+void ibpost_wc_error(struct ibpost_job *job, struct ibpost_ep *ep,
+		     const struct ib_wc *wc, u64 seq);
 void ibpost_stamp(struct ibpost_job *job, u64 seq, u32 slot);
 void ibpost_note_mismatch(struct ibpost_job *job, u64 wr, u32 bad);
-
-/* pingpong.c */
-int ibpost_pp_prepare(struct ibpost_job *job);
-int ibpost_pp_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms);
-void ibpost_pp_finish(struct ibpost_job *job);
-
-/* peer.c */
-void ibpost_peer_caps(struct ibpost_job *job, struct ibpost_conn_caps *caps);
-void ibpost_peer_rejected(struct ibpost_job *job);
-int ibpost_peer_start(struct ibpost_job *job);
-int ibpost_peer_fin(struct ibpost_job *job);
-bool ibpost_peer_lost(struct ibpost_job *job);
-u64 ibpost_peer_pattern_wr(const struct ibpost_job *job, u64 seq);
-void ibpost_peer_free(struct ibpost_job *job);
 
 #endif /* _IBPOST_JOB_H */

@@ -47,6 +47,8 @@ static u8 ibpost_mr_key(void)
 
 struct ibpost_mr_wait {
 	struct ib_cqe cqe;
+	struct ibpost_ep *ep;
+	u32 want;
 	u32 done;
 	u32 failed;
 	enum ib_wc_status status;
@@ -59,54 +61,60 @@ static void ibpost_mr_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_mr_wait *w = container_of(wc->wr_cqe,
 						struct ibpost_mr_wait, cqe);
 
-	w->done++;
-	if (wc->status != IB_WC_SUCCESS && !w->failed++)
+	if (wc->status != IB_WC_SUCCESS &&
+	    ibpost_ep_wc_error(w->ep, wc) && !w->failed++)
 		w->status = wc->status;
+	ibpost_ep_credit_give(w->ep, 1);
+	WRITE_ONCE(w->done, w->done + 1);
+	ibpost_ep_wake(w->ep);
 }
 
-/* Poll the target CQ until @want completions of @w arrived. */
-static int ibpost_mr_wait(struct ibpost_conn *c, struct ibpost_mr_wait *w,
-			  u32 want)
+static bool ibpost_mr_all_done(void *arg)
 {
-	unsigned long end = jiffies + IBPOST_MR_TIMEOUT;
+	struct ibpost_mr_wait *w = arg;
 
-	while (w->done < want) {
-		if (!ib_process_cq_direct(c->cq_b, 16)) {
-			if (time_after(jiffies, end))
-				return -ETIMEDOUT;
-			cond_resched();
-		}
-	}
-	return w->failed ? -EIO : 0;
+	return READ_ONCE(w->done) >= w->want;
+}
+
+/* Reap until every WR posted of @w completed. */
+static int ibpost_mr_wait(struct ibpost_mr_wait *w)
+{
+	struct ibpost_ep_wait wait = {
+		.ep = { w->ep },
+		.done = ibpost_mr_all_done,
+		.arg = w,
+		.deadline = jiffies + IBPOST_MR_TIMEOUT,
+	};
+	int ret = ibpost_ep_poll_until(&wait);
+
+	return ret ? ret : w->failed ? -EIO : 0;
 }
 
 /*
- * Post one signaled WR per MR in [from, to) on the target QP; *@posted
+ * Post one signaled WR per MR in [from, to) on @w's endpoint; @w->want
  * counts those the provider took, even when it refused a later one.
  */
-static int ibpost_mr_post(struct ibpost_mrs *m, struct ibpost_conn *c,
-			  u32 from, u32 to, int access, bool reg,
-			  struct ibpost_mr_wait *w, u32 *posted)
+static int ibpost_mr_post(struct ibpost_mrs *m, u32 from, u32 to, int access,
+			  bool reg, struct ibpost_mr_wait *w)
 {
-	struct ib_reg_wr *rwr = w->rwr;
-	struct ib_send_wr *iwr = w->iwr;
-	const struct ib_send_wr *bad;
 	struct ib_send_wr *first = NULL, *prev = NULL, *wr;
-	u32 i;
+	u32 i, taken = 0;
 	int ret;
 
+	if (!ibpost_ep_credit_take(w->ep, to - from))
+		return -ENOSPC;
 	for (i = from; i < to; i++) {
 		if (reg) {
 			/* A new key each time: an rkey handed out before is dead. */
 			ib_update_fast_reg_key(m->mr[i], ibpost_mr_key());
-			memset(&rwr[i - from], 0, sizeof(rwr[0]));
-			rwr[i - from].mr = m->mr[i];
-			rwr[i - from].key = m->mr[i]->rkey;
-			rwr[i - from].access = access;
-			wr = &rwr[i - from].wr;
+			memset(&w->rwr[i - from], 0, sizeof(w->rwr[0]));
+			w->rwr[i - from].mr = m->mr[i];
+			w->rwr[i - from].key = m->mr[i]->rkey;
+			w->rwr[i - from].access = access;
+			wr = &w->rwr[i - from].wr;
 			wr->opcode = IB_WR_REG_MR;
 		} else {
-			wr = &iwr[i - from];
+			wr = &w->iwr[i - from];
 			memset(wr, 0, sizeof(*wr));
 			wr->opcode = IB_WR_LOCAL_INV;
 			wr->ex.invalidate_rkey = m->mr[i]->rkey;
@@ -119,38 +127,36 @@ static int ibpost_mr_post(struct ibpost_mrs *m, struct ibpost_conn *c,
 			first = wr;
 		prev = wr;
 	}
-	if (!first)
-		return 0;
-	bad = NULL;
-	ret = ib_post_send(c->qp_b, first, &bad);
-	for (wr = first; wr && wr != bad; wr = wr->next)
-		(*posted)++;
+	ret = ibpost_ep_post(w->ep, first, &taken);
+	ibpost_ep_credit_give(w->ep, to - from - taken);
+	w->want += taken;
 	return ret;
 }
 
-static int ibpost_mr_run(struct ibpost_mrs *m, struct ibpost_conn *c,
+static int ibpost_mr_run(struct ibpost_mrs *m, struct ibpost_ep *ep,
 			 int access, bool reg)
 {
 	struct ibpost_mr_wait *w;
-	u32 from, to, posted = 0;
+	u32 from, to;
 	int ret = 0;
 
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
 		return -ENOMEM;
 	w->cqe.done = ibpost_mr_done;
+	w->ep = ep;
 	for (from = 0; from < m->n && !ret; from = to) {
 		to = min(m->n, from + IBPOST_MR_CHAIN);
-		ret = ibpost_mr_post(m, c, from, to, access, reg, w, &posted);
+		ret = ibpost_mr_post(m, from, to, access, reg, w);
 		if (!ret)
-			ret = ibpost_mr_wait(c, w, posted);
+			ret = ibpost_mr_wait(w);
 	}
 	/*
 	 * Completions of WRs already posted still reference @w: reap them,
 	 * flushing the QP if the device stopped answering.
 	 */
-	if (ret && w->done < posted && ibpost_mr_wait(c, w, posted))
-		ib_drain_qp(c->qp_b);
+	if (ret && !ibpost_mr_all_done(w) && ibpost_mr_wait(w) == -ETIMEDOUT)
+		ibpost_ep_drain(ep);
 	kfree(w);
 	return ret;
 }
@@ -158,15 +164,15 @@ static int ibpost_mr_run(struct ibpost_mrs *m, struct ibpost_conn *c,
 /**
  * ibpost_mrs_register() - register every slot of @b for remote access.
  * @m: MR set to fill (zeroed).
- * @c: connection; REG_MR WRs are posted on its target QP.
+ * @ep: the endpoint REG_MR WRs are posted on (the MRs' PD is its PD).
  * @b: target buffer.
  * @access: IB_ACCESS_* flags the job's opcode needs.
  * @st: failure reason.
  *
- * Context: process context, may sleep; polls the target CQ.
+ * Context: process context, may sleep; reaps @ep's completions.
  * Return: 0 or a negative errno; on failure ibpost_mrs_free() cleans up.
  */
-int ibpost_mrs_register(struct ibpost_mrs *m, struct ibpost_conn *c,
+int ibpost_mrs_register(struct ibpost_mrs *m, struct ibpost_ep *ep,
 			const struct ibpost_buf *b, int access,
 			struct ibpost_status *st)
 {
@@ -180,8 +186,8 @@ int ibpost_mrs_register(struct ibpost_mrs *m, struct ibpost_conn *c,
 		return -ENOMEM;
 	}
 	for (i = 0; i < b->nslots; i++) {
-		m->mr[i] = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG,
-				      ibpost_mr_alloc_pages(c->pd, pages));
+		m->mr[i] = ib_alloc_mr(ep->pd, IB_MR_TYPE_MEM_REG,
+				      ibpost_mr_alloc_pages(ep->pd, pages));
 		if (IS_ERR(m->mr[i])) {
 			ret = PTR_ERR(m->mr[i]);
 			m->mr[i] = NULL;
@@ -201,7 +207,7 @@ int ibpost_mrs_register(struct ibpost_mrs *m, struct ibpost_conn *c,
 		}
 		ib_update_fast_reg_key(m->mr[i], ib_inc_rkey(m->mr[i]->rkey));
 	}
-	ret = ibpost_mr_run(m, c, access, true);
+	ret = ibpost_mr_run(m, ep, access, true);
 	if (ret) {
 		ibpost_status_set(st, IBPOST_R_WC_ERROR, -ret, 0);
 		return ret;
@@ -213,19 +219,19 @@ int ibpost_mrs_register(struct ibpost_mrs *m, struct ibpost_conn *c,
 /**
  * ibpost_mrs_register_sg() - register one MR over a mapped scatterlist.
  * @m: MR set to fill (zeroed); gets one MR.
- * @c: connection; the REG_MR WR is posted on its target QP.
+ * @ep: the endpoint the REG_MR WR is posted on.
  * @sgl: DMA-mapped scatterlist.
  * @mapped: entries ib_dma_map_sg() returned.
  * @pages: pages the entries touch (ibpost_sg_pages()).
  * @access: IB_ACCESS_* flags.
  *
- * Context: process context, may sleep; polls the target CQ, so callers
- * serialize registrations on one connection.
+ * Context: process context, may sleep; waits for @ep's completions, so
+ * callers serialize registrations on one endpoint.
  * Return: 0; -EINVAL when the entries do not form one MR (a gap that is
  * not at a page boundary); another negative errno; on failure
  * ibpost_mrs_free() cleans up.
  */
-int ibpost_mrs_register_sg(struct ibpost_mrs *m, struct ibpost_conn *c,
+int ibpost_mrs_register_sg(struct ibpost_mrs *m, struct ibpost_ep *ep,
 			   struct scatterlist *sgl, int mapped, u32 pages,
 			   int access)
 {
@@ -234,8 +240,8 @@ int ibpost_mrs_register_sg(struct ibpost_mrs *m, struct ibpost_conn *c,
 	m->mr = kcalloc(1, sizeof(*m->mr), GFP_KERNEL);
 	if (!m->mr)
 		return -ENOMEM;
-	m->mr[0] = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG,
-			       ibpost_mr_alloc_pages(c->pd, pages));
+	m->mr[0] = ib_alloc_mr(ep->pd, IB_MR_TYPE_MEM_REG,
+			       ibpost_mr_alloc_pages(ep->pd, pages));
 	if (IS_ERR(m->mr[0])) {
 		ret = PTR_ERR(m->mr[0]);
 		m->mr[0] = NULL;
@@ -247,7 +253,7 @@ int ibpost_mrs_register_sg(struct ibpost_mrs *m, struct ibpost_conn *c,
 	if (ret != mapped)
 		return ret < 0 ? ret : -EINVAL;
 	ib_update_fast_reg_key(m->mr[0], ib_inc_rkey(m->mr[0]->rkey));
-	ret = ibpost_mr_run(m, c, access, true);
+	ret = ibpost_mr_run(m, ep, access, true);
 	if (ret)
 		return ret;
 	m->registered = 1;
@@ -257,19 +263,19 @@ int ibpost_mrs_register_sg(struct ibpost_mrs *m, struct ibpost_conn *c,
 /**
  * ibpost_mrs_invalidate() - LOCAL_INV every registered MR.
  * @m: the MR set.
- * @c: connection, its target QP still able to post.
+ * @ep: the endpoint they were registered on, still able to post.
  *
  * Context: process context, may sleep.
  * Return: 0 or a negative errno (the MRs are then destroyed by
  * ibpost_mrs_free(), which invalidates them as well).
  */
-int ibpost_mrs_invalidate(struct ibpost_mrs *m, struct ibpost_conn *c)
+int ibpost_mrs_invalidate(struct ibpost_mrs *m, struct ibpost_ep *ep)
 {
 	int ret;
 
 	if (!m->registered)
 		return 0;
-	ret = ibpost_mr_run(m, c, 0, false);
+	ret = ibpost_mr_run(m, ep, 0, false);
 	m->registered = 0;
 	return ret;
 }

@@ -6,9 +6,9 @@
 #define _IBPOST_MR_H
 
 #include "buf.h"
-#include "conn.h"
+#include "ep.h"
 
-/* Registration WRs in flight at once: the target QP's send queue size. */
+/* Registration WRs in flight at once (send-queue slots they need). */
 #define IBPOST_MR_CHAIN		16
 
 /**
@@ -23,13 +23,13 @@ struct ibpost_mrs {
 	u32 registered;
 };
 
-int ibpost_mrs_register(struct ibpost_mrs *m, struct ibpost_conn *c,
+int ibpost_mrs_register(struct ibpost_mrs *m, struct ibpost_ep *ep,
 			const struct ibpost_buf *b, int access,
 			struct ibpost_status *st);
-int ibpost_mrs_register_sg(struct ibpost_mrs *m, struct ibpost_conn *c,
+int ibpost_mrs_register_sg(struct ibpost_mrs *m, struct ibpost_ep *ep,
 			   struct scatterlist *sgl, int mapped, u32 pages,
 			   int access);
-int ibpost_mrs_invalidate(struct ibpost_mrs *m, struct ibpost_conn *c);
+int ibpost_mrs_invalidate(struct ibpost_mrs *m, struct ibpost_ep *ep);
 void ibpost_mrs_free(struct ibpost_mrs *m);
 
 #endif /* _IBPOST_MR_H */

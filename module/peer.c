@@ -2,8 +2,9 @@
 /*
  * ibpost: the client side of a job against `ibpost serve` on another host.
  *
- * The job keeps its initiator QP, local buffers and hot path (post.c); what
- * changes is where the target is.  The connect request carries a hello
+ * The job keeps its initiator endpoint, local buffers and hot path
+ * (post.c); what changes is where the target is: the remote slot table
+ * the hot path uses comes from the server.  The connect request carries a hello
  * (wire.h) that sizes the server's queues; after ESTABLISHED the job sends
  * its description, and the server answers with the slots (address, rkey)
  * it registered for this job alone.  At the end a zero-byte fin carries the
@@ -85,37 +86,64 @@ void ibpost_peer_rejected(struct ibpost_job *job)
 	job->run->result.peer = 1;
 }
 
+/* A wait for the server (ibpost_ep_poll_until()). */
+struct ibpost_peer_wait {
+	struct ibpost_job *job;
+	bool (*done)(struct ibpost_job *job);
+};
+
+static bool ibpost_peer_wait_done(void *arg)
+{
+	struct ibpost_peer_wait *pw = arg;
+
+	return pw->done(pw->job);
+}
+
+static int ibpost_peer_wait_stop(void *arg)
+{
+	struct ibpost_job *job = ((struct ibpost_peer_wait *)arg)->job;
+	struct ibpost_ctl *ctl = &job->peer.ctl;
+
+	if (ctl->wc_status != IB_WC_SUCCESS) {
+		struct ib_wc wc = { .status = ctl->wc_status };
+
+		ibpost_wc_error(job, job->ini, &wc, IBPOST_STATUS_NONE);
+		return job->err;
+	}
+	return ibpost_job_should_stop(job) ? job->err : 0;
+}
+
+/* Waiting for a message: no need to spin. */
+static void ibpost_peer_wait_idle(void *arg)
+{
+	ibpost_softirq_flush();
+	usleep_range(20, 100);
+}
+
 /*
- * Poll until @done() or the server's answer times out.  Control and data
+ * Reap until @done() or the server's answer times out.  Control and data
  * completions share the CQ: keep-alives are reposted by the handler.
  */
 static int ibpost_peer_wait(struct ibpost_job *job,
 			    bool (*done)(struct ibpost_job *job), u32 ms)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(ms);
-	struct ibpost_ctl *ctl = &job->peer.ctl;
+	struct ibpost_peer_wait pw = { .job = job, .done = done };
+	struct ibpost_ep_wait w = {
+		.ep = { job->ini },
+		.done = ibpost_peer_wait_done,
+		.stop = ibpost_peer_wait_stop,
+		.idle = ibpost_peer_wait_idle,
+		.arg = &pw,
+		.deadline = jiffies + msecs_to_jiffies(ms),
+	};
+	int ret = ibpost_ep_poll_until(&w);
 
-	for (;;) {
-		ib_process_cq_direct(job->conn->cq_a, 16);
-		if (ctl->wc_status != IB_WC_SUCCESS) {
-			struct ib_wc wc = { .status = ctl->wc_status };
-
-			ibpost_wc_error(job, &wc, IBPOST_STATUS_NONE);
-			return job->err;
-		}
-		if (done(job))
-			return 0;
-		if (ibpost_job_should_stop(job))
-			return job->err;
-		if (time_after(jiffies, end)) {
-			ibpost_job_fail(job, -ETIMEDOUT, IBPOST_R_TIMEOUT,
-					IBPOST_STATUS_NONE);
-			job->run->status.limit = ms;
-			return job->err;
-		}
-		ibpost_softirq_flush();
-		usleep_range(20, 100);
+	if (ret == -ETIMEDOUT) {
+		ibpost_job_fail(job, -ETIMEDOUT, IBPOST_R_TIMEOUT,
+				IBPOST_STATUS_NONE);
+		job->run->status.limit = ms;
 	}
+	return ret ? job->err : 0;
 }
 
 static bool ibpost_peer_have_msg(struct ibpost_job *job)
@@ -204,15 +232,22 @@ static int ibpost_peer_slots(struct ibpost_job *job,
 	struct ibpost_peer *p = &job->peer;
 	struct ibpost_status *st = &job->run->status;
 	u32 n = be32_to_cpu(m->nslots), i;
+	u64 *raddr;
+	u32 *rkey;
 
 	if (!n || n > 2 * job->depth || ibpost_wire_ready_size(n) > len) {
 		ibpost_status_set(st, IBPOST_R_PEER_PROTO, n, 2 * job->depth);
 		job->err = -EPROTO;
 		return -EPROTO;
 	}
-	p->raddr = kvcalloc(n, sizeof(*p->raddr), GFP_KERNEL);
-	p->rkey = kvcalloc(n, sizeof(*p->rkey), GFP_KERNEL);
-	if (!p->raddr || !p->rkey) {
+	raddr = kvcalloc(n, sizeof(*raddr), GFP_KERNEL);
+	rkey = kvcalloc(n, sizeof(*rkey), GFP_KERNEL);
+	/* The job frees them, whatever happens now. */
+	kvfree(job->raddr);
+	kvfree(job->rkey);
+	job->raddr = raddr;
+	job->rkey = rkey;
+	if (!raddr || !rkey) {
 		ibpost_status_set(st, IBPOST_R_NOMEM, n, 0);
 		job->err = -ENOMEM;
 		return -ENOMEM;
@@ -225,18 +260,21 @@ static int ibpost_peer_slots(struct ibpost_job *job,
 			job->err = -EPROTO;
 			return -EPROTO;
 		}
-		p->raddr[i] = be64_to_cpu(m->slot[i].addr);
-		p->rkey[i] = be32_to_cpu(m->slot[i].rkey);
+		raddr[i] = be64_to_cpu(m->slot[i].addr);
+		rkey[i] = be32_to_cpu(m->slot[i].rkey);
 	}
-	p->nslots = n;
+	job->rslots = n;
+	/* The server stamped slot i once, with the pattern of WR i. */
+	if (ibpost_peer_reads(job))
+		job->pattern_mod = n;
 	if (p->fault & IBPOST_PEER_FAULT_STALE_RKEY) {
 		for (i = 0; i < n; i++) {
-			p->raddr[i] = READ_ONCE(ibpost_peer_prev_addr);
-			p->rkey[i] = READ_ONCE(ibpost_peer_prev_rkey);
+			raddr[i] = READ_ONCE(ibpost_peer_prev_addr);
+			rkey[i] = READ_ONCE(ibpost_peer_prev_rkey);
 		}
 	} else {
-		WRITE_ONCE(ibpost_peer_prev_addr, p->raddr[0]);
-		WRITE_ONCE(ibpost_peer_prev_rkey, p->rkey[0]);
+		WRITE_ONCE(ibpost_peer_prev_addr, raddr[0]);
+		WRITE_ONCE(ibpost_peer_prev_rkey, rkey[0]);
 	}
 	return 0;
 }
@@ -256,8 +294,7 @@ int ibpost_peer_start(struct ibpost_job *job)
 	u32 len;
 	int ret;
 
-	ret = ibpost_ctl_init(&p->ctl, job->conn->qp_a,
-			      job->conn->pd->local_dma_lkey,
+	ret = ibpost_ctl_init(&p->ctl, job->ini,
 			      ibpost_ctl_size(2 * job->depth), IBPOST_CTL_RX);
 	if (ret) {
 		ibpost_job_fail(job, ret, IBPOST_R_NOMEM, IBPOST_STATUS_NONE);
@@ -338,38 +375,10 @@ int ibpost_peer_fin(struct ibpost_job *job)
 }
 
 /**
- * ibpost_peer_lost() - did the server go away?
- * @job: a peer job.
- *
- * Return: true once the connection was disconnected or lost its device.
- */
-bool ibpost_peer_lost(struct ibpost_job *job)
-{
-	return ibpost_cm_lost(job->conn);
-}
-
-/**
- * ibpost_peer_pattern_wr() - the WR whose pattern a READ must find.
- * @job: a peer job.
- * @seq: the READ's sequence number.
- *
- * Return: the server stamps slot i with the pattern of WR i once, so WR
- * @seq (reading slot @seq modulo the slots) finds that one.
- */
-u64 ibpost_peer_pattern_wr(const struct ibpost_job *job, u64 seq)
-{
-	if (!ibpost_peer_reads(job))
-		return seq;
-	return do_div(seq, job->peer.nslots);
-}
-
-/**
- * ibpost_peer_free() - free the control channel and the slot table.
+ * ibpost_peer_free() - free the control channel.
  * @job: the job, its QP drained.
  */
 void ibpost_peer_free(struct ibpost_job *job)
 {
 	ibpost_ctl_free(&job->peer.ctl);
-	kvfree(job->peer.rkey);
-	kvfree(job->peer.raddr);
 }

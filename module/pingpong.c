@@ -29,7 +29,6 @@
 #include <linux/ktime.h>
 
 #include "job.h"
-#include "stats.h"
 
 #define IBPOST_PP_PONG		0x80
 
@@ -59,7 +58,7 @@ static void ibpost_pp_ping_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	job->pp.ping_out--;
 	if (unlikely(wc->status != IB_WC_SUCCESS))
-		ibpost_wc_error(job, wc, job->pp.ping_done);
+		ibpost_wc_error(job, job->ini, wc, job->pp.ping_done);
 	job->pp.ping_done++;
 }
 
@@ -70,29 +69,13 @@ static void ibpost_pp_pong_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_pp *pp = &job->pp;
 
 	pp->pong_out--;
-	if (unlikely(wc->status != IB_WC_SUCCESS) && !job->draining) {
+	if (unlikely(wc->status != IB_WC_SUCCESS) &&
+	    ibpost_ep_wc_error(job->tgt, wc)) {
 		if (!pp->t_wc_errors++)
 			pp->t_wc = *wc;
 		ibpost_pp_t_fail(job, -EIO, IBPOST_R_WC_ERROR);
 	}
 	pp->pong_done++;
-}
-
-/*
- * Reap completions: a side with a thread of its own polls its own CQ
- * (@tgt: the target's), the inline mode both; run deferred provider work
- * when nothing came.
- */
-static void ibpost_pp_poll(struct ibpost_job *job, bool tgt)
-{
-	int got = 0;
-
-	if (!tgt)
-		got += ib_process_cq_direct(job->conn->cq_a, 16);
-	if (tgt || !job->pp.thread)
-		got += ib_process_cq_direct(job->conn->cq_b, 16);
-	if (!got)
-		ibpost_softirq_flush();
 }
 
 /*
@@ -156,34 +139,61 @@ static int ibpost_pp_wait_byte(struct ibpost_job *job, bool tgt,
 	}
 }
 
-/* Wait until fewer than @max of *@out are outstanding. */
-static int ibpost_pp_wait_room(struct ibpost_job *job, bool tgt,
-			       const u32 *out, u32 max)
-{
-	unsigned long since = jiffies;
-	int ret;
+/* A wait of one side for its completions (ibpost_ep_poll_until()). */
+struct ibpost_pp_wait {
+	struct ibpost_job *job;
+	bool tgt;
+	const u32 *out;
+	u32 max;
+	unsigned long since;
+};
 
-	while (READ_ONCE(*out) >= max) {
-		ibpost_pp_poll(job, tgt);
-		ret = ibpost_pp_check(job, tgt, since);
-		if (ret)
-			return ret;
-		cond_resched();
-	}
-	return 0;
+static bool ibpost_pp_room(void *arg)
+{
+	struct ibpost_pp_wait *w = arg;
+
+	return READ_ONCE(*w->out) < w->max;
 }
 
-static int ibpost_pp_post(struct ib_qp *qp, struct ib_send_wr *wr, u32 *out)
+static int ibpost_pp_wait_stop(void *arg)
 {
-	const struct ib_send_wr *bad;
-	int ret;
+	struct ibpost_pp_wait *w = arg;
 
-	local_bh_disable();
-	ret = ib_post_send(qp, wr, &bad);
-	local_bh_enable();
-	if (!ret)
-		(*out)++;
-	return ret;
+	return ibpost_pp_check(w->job, w->tgt, w->since);
+}
+
+static int ibpost_pp_gone(void *arg)
+{
+	struct ibpost_pp_wait *w = arg;
+
+	return READ_ONCE(w->job->dev->dying) ? -ENODEV : 0;
+}
+
+/*
+ * Reap until fewer than @max of *@out are outstanding: a side with a
+ * thread of its own reaps its own CQ (@tgt: the target's), the inline
+ * mode both.  @stop: ibpost_pp_wait_stop(), or only device removal (the
+ * stall timeout is then the deadline).
+ */
+static int ibpost_pp_wait_room(struct ibpost_job *job, bool tgt,
+			       const u32 *out, u32 max,
+			       int (*stop)(void *arg))
+{
+	struct ibpost_pp_wait pw = {
+		.job = job, .tgt = tgt, .out = out, .max = max,
+		.since = jiffies,
+	};
+	struct ibpost_ep_wait w = {
+		.ep = { tgt ? job->tgt : job->ini,
+			!tgt && !job->pp.thread ? job->tgt : NULL },
+		.done = ibpost_pp_room,
+		.stop = stop,
+		.arg = &pw,
+	};
+
+	if (stop != ibpost_pp_wait_stop)
+		w.deadline = pw.since + IBPOST_STALL_TIMEOUT;
+	return ibpost_ep_poll_until(&w);
 }
 
 /*
@@ -220,10 +230,13 @@ static int ibpost_pp_target_step(struct ibpost_job *job, bool tgt)
 	}
 	*last = tag | IBPOST_PP_PONG;
 	ibpost_buf_for_device(&job->target, 0);
-	ret = ibpost_pp_wait_room(job, tgt, &pp->pong_out, IBPOST_MR_CHAIN);
+	ret = ibpost_pp_wait_room(job, tgt, &pp->pong_out, IBPOST_MR_CHAIN,
+				  ibpost_pp_wait_stop);
 	if (ret)
 		return ret;
-	ret = ibpost_pp_post(job->conn->qp_b, &pp->pong.wr, &pp->pong_out);
+	ret = ibpost_ep_post(job->tgt, &pp->pong.wr, NULL);
+	if (!ret)
+		pp->pong_out++;
 	if (ret) {
 		ibpost_pp_t_fail(job, ret, IBPOST_R_POST);
 		return ret;
@@ -235,18 +248,11 @@ static int ibpost_pp_target_step(struct ibpost_job *job, bool tgt)
 static int ibpost_pp_thread_fn(void *arg)
 {
 	struct ibpost_job *job = arg;
-	struct ibpost_pp *pp = &job->pp;
-	unsigned long since;
 
 	while (!ibpost_pp_target_step(job, true))
 		;
 	/* Let the pongs in flight complete before the QP is drained. */
-	since = jiffies;
-	while (pp->pong_out && !READ_ONCE(job->dev->dying) &&
-	       time_before(jiffies, since + IBPOST_STALL_TIMEOUT)) {
-		ibpost_pp_poll(job, true);
-		cond_resched();
-	}
+	ibpost_pp_wait_room(job, true, &job->pp.pong_out, 1, ibpost_pp_gone);
 	ibpost_kthread_wait_stop();
 	return 0;
 }
@@ -267,10 +273,13 @@ static int ibpost_pp_iter(struct ibpost_job *job)
 		ibpost_stamp(job, pp->seq, 0);
 	*src = tag;
 	ibpost_buf_for_device(&job->local, 0);
-	ret = ibpost_pp_wait_room(job, false, &pp->ping_out, job->depth);
+	ret = ibpost_pp_wait_room(job, false, &pp->ping_out, job->depth,
+				  ibpost_pp_wait_stop);
 	if (ret)
 		return ret;
-	ret = ibpost_pp_post(job->conn->qp_a, &job->wrs[0].wr, &pp->ping_out);
+	ret = ibpost_ep_post(job->ini, &job->wrs[0].wr, NULL);
+	if (!ret)
+		pp->ping_out++;
 	run->result.post_calls++;
 	if (ret) {
 		ibpost_job_fail(job, ret, IBPOST_R_POST, pp->seq);
@@ -302,7 +311,7 @@ int ibpost_pp_prepare(struct ibpost_job *job)
 	unsigned int cpu;
 	int ret;
 
-	ret = ibpost_mrs_register(&pp->mrs, job->conn, &job->local,
+	ret = ibpost_mrs_register(&pp->mrs, job->tgt, &job->local,
 				  IB_ACCESS_LOCAL_WRITE |
 				  IB_ACCESS_REMOTE_WRITE, &run->status);
 	if (ret)
@@ -312,7 +321,7 @@ int ibpost_pp_prepare(struct ibpost_job *job)
 	pp->pong_cqe.done = ibpost_pp_pong_done;
 	pp->pong_sge.addr = job->target.dma[0];
 	pp->pong_sge.length = run->msg_size;
-	pp->pong_sge.lkey = job->conn->pd->local_dma_lkey;
+	pp->pong_sge.lkey = job->tgt->pd->local_dma_lkey;
 	wr->opcode = IB_WR_RDMA_WRITE;
 	wr->send_flags = IB_SEND_SIGNALED;
 	wr->sg_list = &pp->pong_sge;
@@ -369,20 +378,15 @@ static void ibpost_pp_stop(struct ibpost_job *job)
 void ibpost_pp_finish(struct ibpost_job *job)
 {
 	struct ibpost_pp *pp = &job->pp;
-	unsigned long since = jiffies;
 
 	if (pp->finished)
 		return;
 	pp->finished = true;
 
-	while (pp->ping_out && !READ_ONCE(job->dev->dying) &&
-	       time_before(jiffies, since + IBPOST_STALL_TIMEOUT)) {
-		ibpost_pp_poll(job, false);
-		cond_resched();
-	}
+	ibpost_pp_wait_room(job, false, &pp->ping_out, 1, ibpost_pp_gone);
 	ibpost_pp_stop(job);
 	if (pp->t_wc_errors)
-		ibpost_wc_error(job, &pp->t_wc, pp->t_wr);
+		ibpost_wc_error(job, job->tgt, &pp->t_wc, pp->t_wr);
 	if (pp->t_mm.count) {
 		job->mm = pp->t_mm;
 		ibpost_note_mismatch(job, pp->t_wr, pp->t_mm.count);

@@ -6,55 +6,19 @@
  * interrupt, no softirq hop), as perftest busy-polls in userspace, and
  * completions arrive through struct ib_cqe done callbacks.  Send-queue
  * occupancy is counted by ibpost (sq.c), never inferred from the provider.
+ * What differs between a loopback and a peer job (where the remote slots
+ * are, who verifies and stamps) is computed before the run: this file
+ * never asks which kind of job it runs.
  */
-#include <linux/bottom_half.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
-#include <linux/sched/signal.h>
 
 #include "job.h"
-#include "stats.h"
-
-#define IBPOST_POLL_BUDGET	64
-
-/**
- * ibpost_job_fail() - record the first failure of a job.
- * @job: the job.
- * @err: negative errno the run returns.
- * @reason: IBPOST_R_* code.
- * @wr: WR index it concerns, or IBPOST_STATUS_NONE.
- */
-void ibpost_job_fail(struct ibpost_job *job, int err, u32 reason, u64 wr)
-{
-	struct ibpost_status *st = &job->run->status;
-
-	if (job->err)
-		return;
-	job->err = err;
-	ibpost_status_set(st, reason, 0, 0);
-	st->wr = wr > U32_MAX ? U32_MAX : (u32)wr;
-}
+#include "post.h"
 
 static bool ibpost_op_reads(const struct ibpost_job *job)
 {
 	return job->run->op == IBPOST_OP_READ;
-}
-
-void ibpost_note_mismatch(struct ibpost_job *job, u64 wr, u32 bad)
-{
-	struct ibpost_result *res = &job->run->result;
-
-	if (!bad)
-		return;
-	if (!res->verify_errors) {
-		res->verify_wr = wr > U32_MAX ? U32_MAX : (u32)wr;
-		res->verify_sge = job->mm.sge;
-		res->verify_offset = job->mm.off;
-		res->verify_expected = job->mm.expected;
-		res->verify_got = job->mm.got;
-	}
-	res->verify_errors = job->mm.count;
-	ibpost_job_fail(job, -EIO, IBPOST_R_VERIFY, wr);
 }
 
 /* Check what WR @seq put at the target (WRITE) or fetched (READ). */
@@ -66,7 +30,10 @@ static void ibpost_verify_rdma(struct ibpost_job *job, u64 seq)
 	const struct ibpost_sge_desc *bl = ibpost_op_reads(job) ?
 		job->send_layout : &job->target_layout;
 	u8 *va = ibpost_buf_va(b, slot);
-	u64 pwr = job->is_peer ? ibpost_peer_pattern_wr(job, seq) : seq;
+	u64 pwr = seq;
+
+	if (job->pattern_mod)
+		pwr = do_div(pwr, job->pattern_mod);
 
 	ibpost_buf_for_cpu(b, slot);
 	if ((job->ext->fault & IBPOST_FAULT_CORRUPT) && seq == job->warmup)
@@ -81,14 +48,10 @@ static void ibpost_verify_rdma(struct ibpost_job *job, u64 seq)
 static void ibpost_account(struct ibpost_job *job, u64 from, u64 to, u64 now)
 {
 	struct ibpost_result *res = &job->run->result;
-	bool verify = job->run->flags & IBPOST_RUN_VERIFY;
 	u64 s;
 
-	/* Against a peer only a READ lands here; the server checks the rest. */
-	if (job->is_peer && !ibpost_op_reads(job))
-		verify = false;
 	for (s = from; s <= to; s++) {
-		if (verify && !job->has_recv)
+		if (job->verify_rdma)
 			ibpost_verify_rdma(job, s);
 		if (s < job->warmup)
 			continue;
@@ -96,22 +59,6 @@ static void ibpost_account(struct ibpost_job *job, u64 from, u64 to, u64 now)
 		res->bytes += job->run->msg_size;
 	}
 	job->t_end = now;
-}
-
-void ibpost_wc_error(struct ibpost_job *job, const struct ib_wc *wc, u64 seq)
-{
-	struct ibpost_result *res = &job->run->result;
-
-	if (job->draining && wc->status == IB_WC_WR_FLUSH_ERR)
-		return;
-	if (wc->status < IBPOST_WC_STATUS_MAX)
-		res->wc_status[wc->status]++;
-	if (!res->wc_errors++) {
-		res->first_err_status = wc->status;
-		res->first_err_vendor = wc->vendor_err;
-		res->first_err_wr = seq > U32_MAX ? U32_MAX : (u32)seq;
-	}
-	ibpost_job_fail(job, -EIO, IBPOST_R_WC_ERROR, seq);
 }
 
 static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -122,7 +69,7 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	u64 now = ktime_get_ns(), from = job->sq.retired;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		ibpost_wc_error(job, wc, ctx->seq);
+		ibpost_wc_error(job, job->ini, wc, ctx->seq);
 		return;
 	}
 	if (!ibpost_sq_retire(&job->sq, ctx->seq))
@@ -135,7 +82,7 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static int ibpost_post_recv(struct ibpost_job *job, struct ibpost_recv_ctx *r)
 {
-	int ret = ib_post_recv(job->conn->qp_b, &r->wr, NULL);
+	int ret = ibpost_ep_post_recv(job->tgt, &r->wr);
 
 	if (ret)
 		ibpost_job_fail(job, ret, IBPOST_R_POST, IBPOST_STATUS_NONE);
@@ -185,45 +132,25 @@ static void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	u64 msg = job->recv_done;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		ibpost_wc_error(job, wc, msg);
+		ibpost_wc_error(job, job->tgt, wc, msg);
 		return;
 	}
 	job->recv_done++;
 	job->t_progress = jiffies;
 	if (job->run->flags & IBPOST_RUN_VERIFY)
 		ibpost_recv_check(job, r, wc, msg);
-	if (!job->err && !job->draining)
+	if (!job->err && !READ_ONCE(job->tgt->draining))
 		ibpost_post_recv(job, r);
 }
 
-/* Stamp the source of WR @seq with its pattern (verification runs). */
-void ibpost_stamp(struct ibpost_job *job, u64 seq, u32 slot)
+/* Point WR @seq at remote slot @seq % rslots. */
+static void ibpost_remote(struct ibpost_job *job, u64 seq,
+			  struct ib_rdma_wr *w)
 {
-	u32 n = job->run->num_sge;
+	u32 r = do_div(seq, job->rslots);
 
-	if (ibpost_op_reads(job)) {
-		if (job->is_peer)
-			return;		/* the server stamped its slots */
-		ibpost_pattern_fill(ibpost_buf_va(&job->target, slot),
-				    &job->target_layout, 1, job->send_layout,
-				    n, seq);
-		ibpost_buf_for_device(&job->target, slot);
-	} else {
-		ibpost_pattern_fill(ibpost_buf_va(&job->local, slot),
-				    job->send_layout, n, job->send_layout, n,
-				    seq);
-		ibpost_buf_for_device(&job->local, slot);
-	}
-}
-
-/* Point WR @seq at its remote slot (slots of a peer != local slots). */
-static void ibpost_peer_remote(struct ibpost_job *job, u64 seq,
-			       struct ib_rdma_wr *w)
-{
-	u32 r = do_div(seq, job->peer.nslots);
-
-	w->remote_addr = job->peer.raddr[r];
-	w->rkey = job->peer.rkey[r];
+	w->remote_addr = job->raddr[r];
+	w->rkey = job->rkey[r];
 }
 
 /* Link @n prebuilt WRs starting at the next sequence number. */
@@ -241,8 +168,8 @@ static struct ib_send_wr *ibpost_chain(struct ibpost_job *job, u32 n)
 		wr->send_flags &= ~IB_SEND_SIGNALED;
 		if (ibpost_sq_signaled(&job->sq, seq, last))
 			wr->send_flags |= IB_SEND_SIGNALED;
-		if (job->is_peer && job->peer.nslots != job->depth)
-			ibpost_peer_remote(job, seq, &job->wrs[slot]);
+		if (job->rslots != job->depth)
+			ibpost_remote(job, seq, &job->wrs[slot]);
 		if ((job->ext->fault & IBPOST_FAULT_REMOTE_RANGE) &&
 		    seq == last && seq >= job->warmup)
 			job->wrs[slot].remote_addr += job->target.slot_size;
@@ -261,9 +188,8 @@ static struct ib_send_wr *ibpost_chain(struct ibpost_job *job, u32 n)
 static void ibpost_post_batch(struct ibpost_job *job, u32 n)
 {
 	struct ibpost_result *res = &job->run->result;
-	const struct ib_send_wr *bad = NULL;
 	struct ib_send_wr *first, *wr;
-	u32 ok = 0;
+	u32 taken;
 	u64 now;
 	int ret;
 
@@ -271,26 +197,13 @@ static void ibpost_post_batch(struct ibpost_job *job, u32 n)
 	now = ktime_get_ns();
 	for (wr = first; wr; wr = wr->next)
 		container_of(wr->wr_cqe, struct ibpost_wr_ctx, cqe)->t_post = now;
-	/*
-	 * With BHs off, work a software provider defers to a tasklet is only
-	 * marked pending (no ksoftirqd wake-up and context switch per post)
-	 * and runs right here when they are turned back on.
-	 */
-	local_bh_disable();
-	ret = ib_post_send(job->conn->qp_a, first, &bad);
-	local_bh_enable();
+	ret = ibpost_ep_post(job->ini, first, &taken);
 	res->post_calls++;
-	if (likely(!ret)) {
-		ibpost_sq_posted(&job->sq, n);
-		res->posted += n;
-		return;
-	}
-	/* WRs before bad_wr were taken: account them as posted. */
-	for (wr = first; wr && wr != bad; wr = wr->next)
-		ok++;
-	ibpost_sq_posted(&job->sq, ok);
-	res->posted += ok;
-	ibpost_job_fail(job, ret, IBPOST_R_POST, job->sq.posted);
+	/* WRs before the refused one were taken: account them as posted. */
+	ibpost_sq_posted(&job->sq, taken);
+	res->posted += taken;
+	if (unlikely(ret))
+		ibpost_job_fail(job, ret, IBPOST_R_POST, job->sq.posted);
 }
 
 /*
@@ -307,39 +220,44 @@ static u64 ibpost_recv_room(const struct ibpost_job *job)
 	return job->recv_done + job->depth - job->sq.posted;
 }
 
-/**
- * ibpost_job_should_stop() - check what ends a job early.
- * @job: the job.
- *
- * Return: true after a failure, on device removal, on a signal (the job's
- * error is then set) or when completions stalled.
- */
-bool ibpost_job_should_stop(struct ibpost_job *job)
+/* A pump's state between rounds of ibpost_ep_poll_until(). */
+struct ibpost_pump {
+	struct ibpost_job *job;
+	u64 deadline;
+	u32 duration_ms;
+};
+
+static bool ibpost_pump_done(void *arg)
 {
-	if (job->err)
-		return true;
-	if (READ_ONCE(job->dev->dying)) {
-		ibpost_job_fail(job, -ENODEV, IBPOST_R_DEVICE_GONE,
-				job->sq.posted);
-		return true;
-	}
-	if (job->is_peer && ibpost_peer_lost(job)) {
-		ibpost_job_fail(job, -ECONNRESET, IBPOST_R_PEER_LOST,
-				job->sq.posted);
-		return true;
-	}
-	if (signal_pending(current)) {
-		job->run->result.interrupted = 1;
-		ibpost_job_fail(job, -EINTR, IBPOST_R_NONE, job->sq.posted);
-		return true;
-	}
-	if (job->sq.posted > job->sq.retired &&
-	    time_after(jiffies, job->t_progress + IBPOST_STALL_TIMEOUT)) {
-		ibpost_job_fail(job, -ETIMEDOUT, IBPOST_R_TIMEOUT,
-				job->sq.retired);
-		return true;
-	}
-	return false;
+	struct ibpost_job *job = ((struct ibpost_pump *)arg)->job;
+
+	return job->sq.retired >= job->phase_end &&
+	       (!job->has_recv || job->recv_done >= job->phase_end);
+}
+
+static int ibpost_pump_stop(void *arg)
+{
+	struct ibpost_job *job = ((struct ibpost_pump *)arg)->job;
+
+	return ibpost_job_should_stop(job) ? job->err : 0;
+}
+
+/* Post the next batch when the send queue and the receives have room. */
+static void ibpost_pump_kick(void *arg)
+{
+	struct ibpost_pump *p = arg;
+	struct ibpost_job *job = p->job;
+	struct ibpost_sq *sq = &job->sq;
+	u32 n;
+
+	if (p->duration_ms && job->phase_end == U64_MAX &&
+	    ktime_get_ns() >= p->deadline)
+		job->phase_end = sq->posted + 1;
+	if (sq->posted >= job->phase_end)
+		return;
+	n = (u32)min_t(u64, job->run->batch, job->phase_end - sq->posted);
+	if (ibpost_sq_room(sq) >= n && ibpost_recv_room(job) >= n)
+		ibpost_post_batch(job, n);
 }
 
 /**
@@ -355,34 +273,22 @@ bool ibpost_job_should_stop(struct ibpost_job *job)
  */
 int ibpost_job_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms)
 {
-	u64 deadline = ktime_get_ns() + (u64)duration_ms * NSEC_PER_MSEC;
-	struct ibpost_sq *sq = &job->sq;
-	u32 batch = job->run->batch, n;
-	int got;
+	struct ibpost_pump p = {
+		.job = job,
+		.deadline = ktime_get_ns() + (u64)duration_ms * NSEC_PER_MSEC,
+		.duration_ms = duration_ms,
+	};
+	struct ibpost_ep_wait w = {
+		.ep = { job->ini, job->has_recv ? job->tgt : NULL },
+		.done = ibpost_pump_done,
+		.stop = ibpost_pump_stop,
+		.kick = ibpost_pump_kick,
+		.arg = &p,
+	};
 
 	job->phase_end = phase_end;
 	job->t_progress = jiffies;
-	while (sq->retired < job->phase_end ||
-	       (job->has_recv && job->recv_done < job->phase_end)) {
-		if (ibpost_job_should_stop(job))
-			break;
-		if (duration_ms && job->phase_end == U64_MAX &&
-		    ktime_get_ns() >= deadline)
-			job->phase_end = sq->posted + 1;
-		if (sq->posted < job->phase_end) {
-			n = (u32)min_t(u64, batch, job->phase_end - sq->posted);
-			if (ibpost_sq_room(sq) >= n && ibpost_recv_room(job) >= n)
-				ibpost_post_batch(job, n);
-		}
-		got = ib_process_cq_direct(job->conn->cq_a, IBPOST_POLL_BUDGET);
-		if (job->has_recv)
-			got += ib_process_cq_direct(job->conn->cq_b,
-						    IBPOST_POLL_BUDGET);
-		if (!got)
-			ibpost_softirq_flush();
-		/* Busy or idle, never hog the CPU (soft lockups, other jobs). */
-		cond_resched();
-	}
+	ibpost_ep_poll_until(&w);
 	return job->err;
 }
 
@@ -396,7 +302,7 @@ static void ibpost_build_send_wr(struct ibpost_job *job, u32 slot)
 	for (i = 0; i < run->num_sge; i++) {
 		sge[i].addr = job->local.dma[slot] + job->send_layout[i].offset;
 		sge[i].length = job->send_layout[i].length;
-		sge[i].lkey = job->conn->pd->local_dma_lkey;
+		sge[i].lkey = job->ini->pd->local_dma_lkey;
 	}
 	if (job->ext->fault & IBPOST_FAULT_BAD_LKEY)
 		sge[0].lkey ^= 0x00dead00;
@@ -424,12 +330,7 @@ static void ibpost_build_send_wr(struct ibpost_job *job, u32 slot)
 		w->wr.opcode = IB_WR_RDMA_READ;
 		break;
 	}
-	if (job->is_peer) {
-		ibpost_peer_remote(job, slot, w);
-		return;
-	}
-	w->remote_addr = job->mrs.mr[slot]->iova;
-	w->rkey = job->mrs.mr[slot]->rkey;
+	ibpost_remote(job, slot, w);
 }
 
 /**
@@ -468,7 +369,7 @@ int ibpost_job_prepare(struct ibpost_job *job)
 				sge[i].addr = job->target.dma[slot] +
 					      job->recv_layout[i].offset;
 				sge[i].length = job->recv_layout[i].length;
-				sge[i].lkey = job->conn->pd->local_dma_lkey;
+				sge[i].lkey = job->tgt->pd->local_dma_lkey;
 			}
 			r->wr.sg_list = sge;
 			r->wr.num_sge = job->recv_num_sge;

@@ -7,18 +7,24 @@
  * up.  So do what a real consumer does: create small RC QPs, binary search
  * the largest accepted request, and report what the provider wrote back.
  */
-#include "conn.h"
 #include "device.h"
+#include "ep.h"
 
 #define IBPOST_INLINE_PROBE_MAX	65536U
 
 static int ibpost_probe_one(struct ib_pd *pd, struct ib_cq *cq, u32 request,
 			    u32 *granted)
 {
+	struct ibpost_ep_caps ec = {
+		.send_wr = 1, .send_sge = 1, .inline_data = request,
+		.recv_wr = 1, .recv_sge = 1,
+	};
+	struct ibpost_ep ep = { .cq = cq };
 	struct ib_qp_init_attr init;
 	struct ib_qp *qp;
 
-	ibpost_qp_init(&init, cq, 1, 1, request, 1, 1, false);
+	/* The attributes every endpoint's QP is created with. */
+	ibpost_ep_qp_attr(&ep, &ec, &init);
 	qp = ib_create_qp(pd, &init);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);

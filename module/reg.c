@@ -41,7 +41,7 @@ static void ibpost_mreg_release(struct ibpost_mreg *m)
 	if (!m->mapped)
 		return;
 	ibpost_mrs_free(&m->mrs);
-	ib_dma_unmap_sg(m->s->conn.ibdev, m->sgl, m->nents,
+	ib_dma_unmap_sg(m->s->ep->ibdev, m->sgl, m->nents,
 			DMA_BIDIRECTIONAL);
 	m->mapped = 0;
 }
@@ -95,7 +95,7 @@ struct ibpost_mreg *ibpost_reg(struct ibpost_session *s,
 	if (!ibpost_session_live(s))
 		goto err_unlock;
 	ret = -ENOMEM;
-	m->mapped = ib_dma_map_sg(s->conn.ibdev, sgl, nents,
+	m->mapped = ib_dma_map_sg(s->ep->ibdev, sgl, nents,
 				  DMA_BIDIRECTIONAL);
 	if (!m->mapped)
 		goto err_unlock;
@@ -103,7 +103,7 @@ struct ibpost_mreg *ibpost_reg(struct ibpost_session *s,
 	ret = -EINVAL;
 	if (pages > s->dev->info.attrs.max_fast_reg_page_list_len)
 		goto err_unmap;
-	ret = ibpost_mrs_register_sg(&m->mrs, &s->conn, sgl, m->mapped, pages,
+	ret = ibpost_mrs_register_sg(&m->mrs, s->ep, sgl, m->mapped, pages,
 				     ibpost_reg_access(access));
 	if (ret)
 		goto err_mr;
@@ -117,7 +117,7 @@ struct ibpost_mreg *ibpost_reg(struct ibpost_session *s,
 err_mr:
 	ibpost_mrs_free(&m->mrs);
 err_unmap:
-	ib_dma_unmap_sg(s->conn.ibdev, sgl, nents, DMA_BIDIRECTIONAL);
+	ib_dma_unmap_sg(s->ep->ibdev, sgl, nents, DMA_BIDIRECTIONAL);
 err_unlock:
 	mutex_unlock(&s->reg_lock);
 	kfree(m);
@@ -141,7 +141,7 @@ void ibpost_unreg(struct ibpost_mreg *m)
 
 	mutex_lock(&s->reg_lock);
 	if (m->mapped && ibpost_session_live(s))
-		ibpost_mrs_invalidate(&m->mrs, &s->conn);
+		ibpost_mrs_invalidate(&m->mrs, s->ep);
 	ibpost_mreg_release(m);
 	list_del(&m->node);
 	mutex_unlock(&s->reg_lock);

@@ -44,6 +44,65 @@ static int ibpost_sconn_fail(struct ibpost_status *st, int err, u32 reason,
 	return err;
 }
 
+/* A wait of the connection's thread (ibpost_ep_poll_until()). */
+struct ibpost_sconn_wait {
+	struct ibpost_sconn *sc;
+	bool (*done)(struct ibpost_sconn *sc);
+	bool alive;
+	u32 ms;
+	struct ibpost_status *st;
+	int post_err;
+};
+
+static bool ibpost_sconn_wait_done(void *arg)
+{
+	struct ibpost_sconn_wait *sw = arg;
+
+	return sw->done(sw->sc);
+}
+
+static int ibpost_sconn_wait_stop(void *arg)
+{
+	struct ibpost_sconn_wait *sw = arg;
+	struct ibpost_sconn *sc = sw->sc;
+	u32 idle_ms = sc->srv->args.idle_ms;
+
+	if (time_after(sc->ep.t_reaped, sc->t_active))
+		sc->t_active = sc->ep.t_reaped;
+	if (sw->post_err)
+		return ibpost_sconn_fail(sw->st, sw->post_err, IBPOST_R_POST,
+					 0, 0);
+	if (sc->wc_status != IB_WC_SUCCESS ||
+	    sc->ctl.wc_status != IB_WC_SUCCESS)
+		return ibpost_sconn_fail(sw->st, -EIO, IBPOST_R_WC_ERROR, 0, 0);
+	if (kthread_should_stop())
+		return ibpost_sconn_fail(sw->st, -ESHUTDOWN,
+					 IBPOST_R_PEER_LOST, 0, 0);
+	if (READ_ONCE(sc->dev->dying))
+		return ibpost_sconn_fail(sw->st, -ENODEV,
+					 IBPOST_R_DEVICE_GONE, 0, 0);
+	if (READ_ONCE(sc->lost))
+		return ibpost_sconn_fail(sw->st, -ECONNRESET,
+					 IBPOST_R_PEER_LOST, 0, 0);
+	if (time_after(jiffies, sc->t_active + msecs_to_jiffies(idle_ms)))
+		return ibpost_sconn_fail(sw->st, -ETIMEDOUT, IBPOST_R_TIMEOUT,
+					 idle_ms, idle_ms);
+	return 0;
+}
+
+/* A quiet client hears a keep-alive: a dead one is noticed by its QP. */
+static void ibpost_sconn_wait_kick(void *arg)
+{
+	struct ibpost_sconn_wait *sw = arg;
+	struct ibpost_sconn *sc = sw->sc;
+	unsigned long idle = msecs_to_jiffies(sc->srv->args.idle_ms);
+
+	if (sw->alive && !sc->ctl.sends_out &&
+	    time_after(jiffies, sc->t_active + idle / 4) &&
+	    ibpost_ctl_send(&sc->ctl, 0, true, IBPOST_WIRE_IMM_ALIVE))
+		sw->post_err = -EIO;
+}
+
 /*
  * Nothing completed: spin on while messages are arriving (a receive must
  * be reposted soon, or the client's SENDs meet receiver-not-ready), else
@@ -51,12 +110,13 @@ static int ibpost_sconn_fail(struct ibpost_status *st, int err, u32 reason,
  * (its RDMA WRITEs and READs need nothing of this thread, and every
  * wake-up takes CPU time from the provider on the same machine).
  */
-static void ibpost_sconn_idle(struct ibpost_sconn *sc)
+static void ibpost_sconn_idle(void *arg)
 {
+	struct ibpost_sconn *sc = ((struct ibpost_sconn_wait *)arg)->sc;
 	bool recv = sc->target.nslots && ibpost_op_has_recv(sc->op);
 
 	ibpost_softirq_flush();
-	if (recv && time_before(jiffies, sc->t_active + msecs_to_jiffies(4)))
+	if (recv && time_before(jiffies, sc->ep.t_reaped + msecs_to_jiffies(4)))
 		return;
 	if (recv)
 		usleep_range(50, 200);
@@ -69,45 +129,24 @@ static int ibpost_sconn_wait(struct ibpost_sconn *sc,
 			     bool (*done)(struct ibpost_sconn *sc), u32 ms,
 			     bool alive, struct ibpost_status *st)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(ms);
-	unsigned long idle = msecs_to_jiffies(sc->srv->args.idle_ms);
-	int got;
+	struct ibpost_sconn_wait sw = {
+		.sc = sc, .done = done, .alive = alive, .ms = ms, .st = st,
+	};
+	struct ibpost_ep_wait w = {
+		.ep = { &sc->ep },
+		.done = ibpost_sconn_wait_done,
+		.stop = ibpost_sconn_wait_stop,
+		.kick = ibpost_sconn_wait_kick,
+		.idle = ibpost_sconn_idle,
+		.arg = &sw,
+		.deadline = ms ? jiffies + msecs_to_jiffies(ms) : 0,
+	};
+	int ret = ibpost_ep_poll_until(&w);
 
-	for (;;) {
-		got = ib_process_cq_direct(sc->c.cq_b, 64);
-		if (got)
-			sc->t_active = jiffies;
-		if (sc->wc_status != IB_WC_SUCCESS ||
-		    sc->ctl.wc_status != IB_WC_SUCCESS)
-			return ibpost_sconn_fail(st, -EIO, IBPOST_R_WC_ERROR,
-						 0, 0);
-		if (done(sc))
-			return 0;
-		if (kthread_should_stop())
-			return ibpost_sconn_fail(st, -ESHUTDOWN,
-						 IBPOST_R_PEER_LOST, 0, 0);
-		if (READ_ONCE(sc->dev->dying))
-			return ibpost_sconn_fail(st, -ENODEV,
-						 IBPOST_R_DEVICE_GONE, 0, 0);
-		if (READ_ONCE(sc->lost))
-			return ibpost_sconn_fail(st, -ECONNRESET,
-						 IBPOST_R_PEER_LOST, 0, 0);
-		if (ms && time_after(jiffies, end))
-			return ibpost_sconn_fail(st, -ETIMEDOUT,
-						 IBPOST_R_TIMEOUT, ms, ms);
-		if (time_after(jiffies, sc->t_active + idle))
-			return ibpost_sconn_fail(st, -ETIMEDOUT,
-						 IBPOST_R_TIMEOUT,
-						 sc->srv->args.idle_ms,
-						 sc->srv->args.idle_ms);
-		if (alive && !sc->ctl.sends_out &&
-		    time_after(jiffies, sc->t_active + idle / 4) &&
-		    ibpost_ctl_send(&sc->ctl, 0, true, IBPOST_WIRE_IMM_ALIVE))
-			return ibpost_sconn_fail(st, -EIO, IBPOST_R_POST, 0, 0);
-		if (!got)
-			ibpost_sconn_idle(sc);
-		cond_resched();
-	}
+	if (ret == -ETIMEDOUT && st->reason == IBPOST_R_NONE)
+		ret = ibpost_sconn_fail(st, -ETIMEDOUT, IBPOST_R_TIMEOUT, ms,
+					ms);
+	return ret;
 }
 
 static bool ibpost_sconn_have_msg(struct ibpost_sconn *sc)
@@ -140,7 +179,7 @@ static int ibpost_sconn_counts(struct ibpost_sconn *sc,
 	struct ib_port_attr pattr;
 	size_t want;
 
-	if (!ib_query_port(sc->c.ibdev, sc->c.port, &pattr))
+	if (!ib_query_port(sc->ep.ibdev, sc->ep.port, &pattr))
 		max_msg = min_t(u32, max_msg, pattr.max_msg_sz);
 	sc->op = be32_to_cpu(m->op);
 	sc->flags = be32_to_cpu(m->flags);
@@ -193,7 +232,7 @@ static int ibpost_sconn_counts(struct ibpost_sconn *sc,
 static int ibpost_sconn_sizes(struct ibpost_sconn *sc, u32 *nslots,
 			      u32 *slot_size, struct ibpost_status *st)
 {
-	u32 max_frpl = sc->c.ibdev->attrs.max_fast_reg_page_list_len;
+	u32 max_frpl = sc->ep.ibdev->attrs.max_fast_reg_page_list_len;
 	u64 mem;
 
 	*nslots = sc->op == IBPOST_OP_WRITE_IMM ? 2 * sc->depth : sc->depth;
@@ -286,7 +325,7 @@ static void ibpost_srecv_check(struct ibpost_sconn *sc,
 
 static int ibpost_srecv_post(struct ibpost_sconn *sc, struct ibpost_srecv *r)
 {
-	return ib_post_recv(sc->c.qp_b, &r->wr, NULL);
+	return ibpost_ep_post_recv(&sc->ep, &r->wr);
 }
 
 static void ibpost_srecv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -296,7 +335,7 @@ static void ibpost_srecv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_sconn *sc = r->sc;
 
 	if (wc->status != IB_WC_SUCCESS) {
-		if (!(sc->draining && wc->status == IB_WC_WR_FLUSH_ERR) &&
+		if (ibpost_ep_wc_error(&sc->ep, wc) &&
 		    sc->wc_status == IB_WC_SUCCESS)
 			sc->wc_status = wc->status;
 		return;
@@ -311,7 +350,7 @@ static void ibpost_srecv_done(struct ib_cq *cq, struct ib_wc *wc)
 	sc->bytes += wc->byte_len;
 	if (ibpost_sconn_verify(sc))
 		ibpost_srecv_check(sc, r, wc, sc->msgs - 1);
-	if (!sc->draining && ibpost_srecv_post(sc, r) &&
+	if (!READ_ONCE(sc->ep.draining) && ibpost_srecv_post(sc, r) &&
 	    sc->wc_status == IB_WC_SUCCESS)
 		sc->wc_status = IB_WC_GENERAL_ERR;
 }
@@ -338,7 +377,7 @@ static int ibpost_sconn_recvs(struct ibpost_sconn *sc)
 		for (k = 0; sges && k < ns; k++) {
 			sge[k].addr = sc->target.dma[i] + sc->recv_layout[k].offset;
 			sge[k].length = sc->recv_layout[k].length;
-			sge[k].lkey = sc->c.pd->local_dma_lkey;
+			sge[k].lkey = sc->ep.pd->local_dma_lkey;
 		}
 		r->wr.sg_list = sges ? sge : NULL;
 		r->wr.num_sge = sges ? ns : 0;
@@ -360,7 +399,7 @@ static int ibpost_sconn_setup(struct ibpost_sconn *sc,
 	ret = ibpost_sconn_sizes(sc, &nslots, &slot_size, st);
 	if (ret)
 		return ret;
-	ret = ibpost_buf_alloc(&sc->target, sc->c.ibdev, nslots, slot_size);
+	ret = ibpost_buf_alloc(&sc->target, sc->ep.ibdev, nslots, slot_size);
 	if (ret)
 		return ibpost_sconn_fail(st, ret, IBPOST_R_NOMEM,
 					 (u64)nslots * slot_size, 0);
@@ -378,7 +417,7 @@ static int ibpost_sconn_setup(struct ibpost_sconn *sc,
 			 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 		if (ibpost_sconn_session(sc))
 			access |= IB_ACCESS_REMOTE_READ;
-		ret = ibpost_mrs_register(&sc->mrs, &sc->c, &sc->target,
+		ret = ibpost_mrs_register(&sc->mrs, &sc->ep, &sc->target,
 					  access, st);
 		if (ret)
 			return ret;
@@ -472,18 +511,17 @@ static int ibpost_sconn_result(struct ibpost_sconn *sc,
 static void ibpost_sconn_teardown(struct ibpost_sconn *sc, bool qp_ok)
 {
 	if (qp_ok)
-		ibpost_mrs_invalidate(&sc->mrs, &sc->c);
+		ibpost_mrs_invalidate(&sc->mrs, &sc->ep);
 	rdma_disconnect(sc->id);
-	sc->draining = true;
-	sc->ctl.draining = true;
-	ib_drain_qp(sc->c.qp_b);
+	ibpost_ep_drain(&sc->ep);
 	ibpost_mrs_free(&sc->mrs);
 	ibpost_buf_free(&sc->target);
 	ibpost_ctl_free(&sc->ctl);
 	kvfree(sc->rsges);
 	kvfree(sc->recvs);
 	rdma_destroy_qp(sc->id);
-	ib_free_cq(sc->c.cq_b);
+	sc->ep.qp = NULL;
+	ibpost_ep_destroy(&sc->ep);
 	rdma_destroy_id(sc->id);
 	sc->id = NULL;
 	ibpost_dev_put(sc->dev);
@@ -517,7 +555,7 @@ static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 	if (ret)
 		return ret;
 	/* Every WR of the client completed: its rkeys die now. */
-	ret = ibpost_mrs_invalidate(&sc->mrs, &sc->c);
+	ret = ibpost_mrs_invalidate(&sc->mrs, &sc->ep);
 	if (ret)
 		return ibpost_sconn_fail(st, ret, IBPOST_R_WC_ERROR, 0, 0);
 	return ibpost_sconn_result(sc, st);

@@ -204,46 +204,45 @@ static int ibpost_srv_qp(struct ibpost_sconn *sc)
 {
 	u32 depth = be32_to_cpu(sc->hello.depth);
 	u32 rsge = max_t(u32, be32_to_cpu(sc->hello.recv_sge), 1);
-	u32 send_wr = IBPOST_MR_CHAIN + 2;
+	struct ibpost_ep_caps ec = {
+		.send_wr = IBPOST_MR_CHAIN + 2,
+		.send_sge = 1,
+		.recv_wr = depth + IBPOST_CTL_RX,
+		.recv_sge = rsge,
+		.poll = IB_POLL_DIRECT,
+	};
 	struct ib_qp_init_attr init;
 	int ret;
 
-	sc->c.ibdev = sc->id->device;
-	sc->c.pd = sc->dev->pd;
-	sc->c.port = sc->id->port_num;
-	sc->c.cq_b = ib_alloc_cq(sc->c.ibdev, NULL,
-				 send_wr + depth + IBPOST_CTL_RX + 4, 0,
-				 IB_POLL_DIRECT);
-	if (IS_ERR(sc->c.cq_b)) {
-		ret = PTR_ERR(sc->c.cq_b);
-		sc->c.cq_b = NULL;
-		return ret;
-	}
-	ibpost_qp_init(&init, sc->c.cq_b, send_wr, 1, 0,
-		       depth + IBPOST_CTL_RX, rsge, true);
-	ret = rdma_create_qp(sc->id, sc->c.pd, &init);
+	ret = ibpost_ep_cq(&sc->ep, sc->id->device, sc->dev->pd,
+			   sc->id->port_num, &ec);
 	if (ret)
 		return ret;
-	sc->c.qp_b = sc->id->qp;
+	/* The QP is the id's: rdma_destroy_qp() frees it. */
+	sc->ep.cm_id = sc->id;
+	ibpost_ep_qp_attr(&sc->ep, &ec, &init);
+	ret = rdma_create_qp(sc->id, sc->ep.pd, &init);
+	if (ret)
+		return ret;
+	ibpost_ep_qp_set(&sc->ep, sc->id->qp, &init);
 	/*
 	 * One control receive, for the job: data messages take receives in
 	 * order, so with a SEND opcode every receive after it is a data one.
 	 */
-	return ibpost_ctl_init(&sc->ctl, sc->c.qp_b, sc->c.pd->local_dma_lkey,
-			       ibpost_ctl_size(2 * depth), 1);
+	return ibpost_ctl_init(&sc->ctl, &sc->ep, ibpost_ctl_size(2 * depth),
+			       1);
 }
 
 /* Undo ibpost_srv_qp() (the connection was never accepted). */
 static void ibpost_srv_qp_free(struct ibpost_sconn *sc)
 {
-	if (sc->c.qp_b) {
-		sc->ctl.draining = true;
-		ib_drain_qp(sc->c.qp_b);
+	if (sc->ep.qp) {
+		ibpost_ep_drain(&sc->ep);
 		rdma_destroy_qp(sc->id);
+		sc->ep.qp = NULL;
 	}
 	ibpost_ctl_free(&sc->ctl);
-	if (sc->c.cq_b)
-		ib_free_cq(sc->c.cq_b);
+	ibpost_ep_destroy(&sc->ep);
 }
 
 static int ibpost_srv_accept(struct ibpost_sconn *sc,

@@ -13,7 +13,8 @@
 #include <uapi/ibpost.h>
 
 #include "buf.h"
-#include "conn.h"
+#include "ep.h"
+#include "pair.h"
 #include "ctl.h"
 #include "device.h"
 #include "mr.h"
@@ -78,7 +79,7 @@ struct ibpost_srecv {
  * @srv: the server.
  * @id: the rdma_cm id of the connection.
  * @dev: its device, referenced.
- * @c: QP (as target QP @c.qp_b), CQ and PD, for mr.c.
+ * @ep: the connection's endpoint (QP on @id, CQ, PD).
  * @thread: the connection's thread.
  * @num: the server's number of the connection.
  * @hello: what the connect request said.
@@ -103,7 +104,6 @@ struct ibpost_srecv {
  * @fin: the client's fin arrived.
  * @fin_wrs: WRs the client posted (from the fin).
  * @wc_status: first error completion of a data receive.
- * @draining: the QP is being flushed.
  * @lost: the rdma_cm connection ended (set by the id's handler).
  * @wake: the thread's wait queue.
  * @finished: the thread is done with the connection (server's @lock).
@@ -115,7 +115,7 @@ struct ibpost_sconn {
 	struct ibpost_server *srv;
 	struct rdma_cm_id *id;
 	struct ibpost_dev *dev;
-	struct ibpost_conn c;
+	struct ibpost_ep ep;
 	struct task_struct *thread;
 	u32 num;
 	struct ibpost_wire_hello hello;
@@ -140,7 +140,6 @@ struct ibpost_sconn {
 	bool fin;
 	u32 fin_wrs;
 	enum ib_wc_status wc_status;
-	bool draining;
 	bool lost;
 	wait_queue_head_t wake;
 	bool finished;

@@ -2,8 +2,8 @@
 /*
  * ibpost: sessions: a connected QP pair a kernel consumer keeps open.
  *
- * A session is the connection layer of a job (conn.c, cm.c, mr.c) with
- * the initiator's CQ polled from softirq, so that requests submitted by
+ * A session is the connection layer of a job (ep.c, pair.c, cm.c, mr.c)
+ * with the initiator's CQ polled from softirq, so that requests submitted by
  * any thread complete through their own callbacks (submit.c).  It lives
  * until its consumer closes it; when its device goes away first, every
  * outstanding request is completed with -ENODEV, every device resource is
@@ -29,6 +29,54 @@ static struct ibpost_dev *ibpost_session_dev(const struct ibpost_session_attr *a
 	if (a->dev_name)
 		return ibpost_dev_get_by_name(a->dev_name);
 	return a->ibdev ? ibpost_dev_get_by_ibdev(a->ibdev) : NULL;
+}
+
+/*
+ * The session's endpoint: one connected to a server (@caps->peer), or the
+ * initiator of a loopback pair.
+ */
+static int ibpost_session_connect(struct ibpost_session *s,
+				  struct ibpost_dev *dev, u32 port,
+				  const struct ibpost_conn_caps *caps,
+				  const struct sockaddr_storage *addr,
+				  struct ibpost_status *st)
+{
+	int ret;
+
+	if (caps->peer) {
+		ret = ibpost_peer_ep_create(&s->pep, dev->ibdev, dev->pd, port,
+					    caps, addr, st);
+		if (!ret)
+			s->ep = &s->pep;
+		return ret;
+	}
+	s->pair = kzalloc(sizeof(*s->pair), GFP_KERNEL);
+	if (!s->pair)
+		return -ENOMEM;
+	ret = ibpost_pair_create(s->pair, dev->ibdev, dev->pd, port, caps,
+				 addr, st);
+	if (ret) {
+		kfree(s->pair);
+		s->pair = NULL;
+		return ret;
+	}
+	s->ep = &s->pair->ini;
+	return 0;
+}
+
+/* Flush and free the session's endpoints (drained first). */
+static void ibpost_session_disconnect(struct ibpost_session *s)
+{
+	if (s->pair) {
+		ibpost_pair_drain(s->pair);
+		ibpost_pair_destroy(s->pair);
+		kfree(s->pair);
+		s->pair = NULL;
+	} else if (s->ep) {
+		ibpost_ep_drain(s->ep);
+		ibpost_peer_ep_destroy(s->ep);
+	}
+	s->ep = NULL;
 }
 
 /**
@@ -74,11 +122,10 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 	INIT_LIST_HEAD(&s->orphans);
 	INIT_LIST_HEAD(&s->regs);
 	mutex_init(&s->reg_lock);
-	ret = ibpost_conn_create(&s->conn, dev->ibdev, dev->pd, port, caps,
-				 addr, st);
+	ret = ibpost_session_connect(s, dev, port, caps, addr, st);
 	if (ret)
 		goto err_put;
-	s->max_sge = min(caps->send_sge, s->conn.granted.max_send_sge);
+	s->max_sge = min(caps->send_sge, s->ep->granted.max_send_sge);
 	s->max_sge_rd = min_t(u32, s->max_sge, dev->info.attrs.max_sge_rd);
 	s->sq_free = caps->send_wr;
 	/* Device removal sets dying, then walks this list under the lock. */
@@ -94,8 +141,7 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 	return s;
 
 err_conn:
-	ibpost_conn_drain(&s->conn);
-	ibpost_conn_destroy(&s->conn);
+	ibpost_session_disconnect(s);
 err_put:
 	ibpost_dev_put(dev);
 	mutex_destroy(&s->reg_lock);
@@ -179,7 +225,8 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	if (da->max_qp_wr < 2 || attr->depth > (u32)da->max_qp_wr - 1 ||
 	    !rdma_is_port_valid(dev->ibdev, port))
 		goto out;
-	caps.send_wr = attr->depth;
+	/* One slot more: registrations post on the session's endpoint. */
+	caps.send_wr = attr->depth + 1;
 	caps.send_sge = da->max_send_sge;
 	if (attr->max_sge)
 		caps.send_sge = min_t(u32, attr->max_sge, da->max_send_sge);
@@ -252,8 +299,10 @@ static void ibpost_session_kill(struct ibpost_session *s, int err)
 	wait_event(s->wq, ibpost_session_idle(s));
 
 	mutex_lock(&s->reg_lock);
-	ibpost_speer_drain(s);
-	ibpost_conn_drain(&s->conn);
+	if (s->pair)
+		ibpost_pair_drain(s->pair);
+	else
+		ibpost_ep_drain(s->ep);
 	ibpost_speer_release(s);
 	ibpost_regs_release(s);
 	mutex_unlock(&s->reg_lock);
@@ -265,7 +314,7 @@ static void ibpost_session_kill(struct ibpost_session *s, int err)
 		list_del_init(&req->node);
 		ibpost_req_complete(s, req, req->status);
 	}
-	ibpost_conn_destroy(&s->conn);
+	ibpost_session_disconnect(s);
 	ibpost_dev_put(s->dev);
 	s->dev = NULL;
 }

@@ -10,9 +10,10 @@
 #include <linux/wait.h>
 #include <ibpost.h>
 
-#include "conn.h"
 #include "device.h"
+#include "ep.h"
 #include "mr.h"
+#include "pair.h"
 
 /* Where a session is in its life. */
 enum ibpost_sess_state {
@@ -22,11 +23,14 @@ enum ibpost_sess_state {
 };
 
 /**
- * struct ibpost_session - a consumer's connected QP pair.
+ * struct ibpost_session - a connected endpoint with a lifetime (a
+ *	consumer's, or a job's).
  * @node: entry in the list of all sessions.
  * @attr: what it was opened with.
  * @dev: the device, referenced until the session dies.
- * @conn: the QP pair: initiator CQ polled from softirq.
+ * @ep: the initiator endpoint (a consumer's: CQ polled from softirq).
+ * @pair: a loopback session's pair (@ep is its initiator), else NULL.
+ * @pep: a session with a peer: its one endpoint (@ep points here).
  * @max_sge: SGEs per send WR (granted).
  * @max_sge_rd: SGEs per RDMA READ WR.
  * @max_msg: bytes per WR (the port's max_msg_sz).
@@ -39,8 +43,8 @@ enum ibpost_sess_state {
  * @wq: submitters waiting for slots, the session waiting for @posting.
  * @orphans: requests whose post failed part-way: completed when the QP has
  *	been drained.
- * @reg_lock: serializes registrations (they poll the target CQ) against
- *	each other and against the session's death; protects @regs.
+ * @reg_lock: serializes registrations (they wait for @ep's completions)
+ *	against each other and against the session's death; protects @regs.
  * @regs: live registrations.
  * @stats: counters.
  * @id: number in debugfs.
@@ -50,7 +54,9 @@ struct ibpost_session {
 	struct list_head node;
 	struct ibpost_session_attr attr;
 	struct ibpost_dev *dev;
-	struct ibpost_conn conn;
+	struct ibpost_ep *ep;
+	struct ibpost_pair *pair;
+	struct ibpost_ep pep;
 	u32 max_sge;
 	u32 max_sge_rd;
 	u32 max_msg;
@@ -107,7 +113,6 @@ struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 				      struct ibpost_conn_caps *caps);
 int ibpost_speer_start(struct ibpost_session *s);
 void ibpost_speer_fin(struct ibpost_session *s);
-void ibpost_speer_drain(struct ibpost_session *s);
 void ibpost_speer_release(struct ibpost_session *s);
 void ibpost_speer_free(struct ibpost_speer *p);
 

@@ -86,10 +86,10 @@ static int ibpost_speer_wait(struct ibpost_session *s, u32 ms)
 	struct ibpost_ctl *ctl = &s->peer->ctl;
 	long left;
 
-	left = wait_event_timeout(s->wq,
+	left = wait_event_timeout(s->ep->wq,
 				  READ_ONCE(ctl->msg) >= 0 ||
 				  READ_ONCE(ctl->wc_status) != IB_WC_SUCCESS ||
-				  ibpost_cm_lost(&s->conn),
+				  READ_ONCE(s->ep->lost),
 				  msecs_to_jiffies(ms));
 	if (READ_ONCE(ctl->msg) >= 0)
 		return 0;
@@ -155,9 +155,7 @@ int ibpost_speer_start(struct ibpost_session *s)
 	u32 len;
 	int ret;
 
-	p->ctl.wq = &s->wq;
-	ret = ibpost_ctl_init(&p->ctl, s->conn.qp_a,
-			      s->conn.pd->local_dma_lkey, ibpost_ctl_size(1),
+	ret = ibpost_ctl_init(&p->ctl, s->ep, ibpost_ctl_size(1),
 			      IBPOST_CTL_RX);
 	if (!ret)
 		ret = ibpost_ctl_send(&p->ctl, ibpost_speer_build_job(s), false,
@@ -194,16 +192,6 @@ void ibpost_speer_fin(struct ibpost_session *s)
 		return;
 	m = ibpost_ctl_take(&p->ctl, &len);
 	ibpost_ctl_release(&p->ctl, m, false);
-}
-
-/**
- * ibpost_speer_drain() - the session's QP is about to be flushed.
- * @s: the session.
- */
-void ibpost_speer_drain(struct ibpost_session *s)
-{
-	if (s->peer)
-		s->peer->ctl.draining = true;
 }
 
 /**

@@ -58,7 +58,7 @@ void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 	u64 ns = ktime_get_ns() - req->t_submit;
 	unsigned long flags;
 
-	ib_dma_unmap_sg(s->conn.ibdev, req->sgl, req->nents,
+	ib_dma_unmap_sg(s->ep->ibdev, req->sgl, req->nents,
 			ibpost_req_dir(req));
 	spin_lock_irqsave(&s->lock, flags);
 	s->sq_free += req->nwr;
@@ -234,22 +234,21 @@ static void ibpost_req_build(struct ibpost_session *s, struct ibpost_req *req,
 static void ibpost_req_orphan(struct ibpost_session *s, struct ibpost_req *req,
 			      int err)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	unsigned long flags;
 
 	req->status = err;
 	spin_lock_irqsave(&s->lock, flags);
 	list_add_tail(&req->node, &s->orphans);
 	spin_unlock_irqrestore(&s->lock, flags);
-	ib_modify_qp(s->conn.qp_a, &attr, IB_QP_STATE);
+	ibpost_ep_set_error(s->ep);
 	ibpost_session_error(s);
 }
 
 static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req,
 			   struct ib_rdma_wr *wrs)
 {
-	const struct ib_send_wr *bad = NULL;
 	unsigned long flags;
+	u32 taken;
 	int ret;
 
 	spin_lock_irqsave(&s->lock, flags);
@@ -258,10 +257,10 @@ static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req,
 	s->stats.wrs += req->nwr;
 	spin_unlock_irqrestore(&s->lock, flags);
 	req->t_submit = ktime_get_ns();
-	ret = ib_post_send(s->conn.qp_a, &wrs[0].wr, &bad);
+	ret = ibpost_ep_post(s->ep, &wrs[0].wr, &taken);
 	if (!ret)
 		return 0;
-	if (bad == &wrs[0].wr) {
+	if (!taken) {
 		spin_lock_irqsave(&s->lock, flags);
 		s->stats.requests--;
 		s->stats.inflight--;
@@ -317,12 +316,12 @@ int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 	wrs = kcalloc(max_wr, sizeof(*wrs), gfp);
 	if (!sges || !wrs)
 		goto err_free;
-	req->mapped = ib_dma_map_sg(s->conn.ibdev, req->sgl, req->nents,
+	req->mapped = ib_dma_map_sg(s->ep->ibdev, req->sgl, req->nents,
 				    ibpost_req_dir(req));
 	if (!req->mapped)
 		goto err_free;
 	nsge = ibpost_sg_to_sges(req->sgl, req->mapped,
-				 s->conn.pd->local_dma_lkey, sges);
+				 s->ep->pd->local_dma_lkey, sges);
 	req->nwr = ibpost_split_nwr(nsge, max_sge);
 	ibpost_req_build(s, req, wrs, sges, nsge, max_sge);
 	/* Once posted, @req may complete (and be reused) at any moment. */
@@ -337,7 +336,7 @@ int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 	return 0;
 
 err_unmap:
-	ib_dma_unmap_sg(s->conn.ibdev, req->sgl, req->nents,
+	ib_dma_unmap_sg(s->ep->ibdev, req->sgl, req->nents,
 			ibpost_req_dir(req));
 err_free:
 	kfree(wrs);

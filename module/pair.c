@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: connect endpoints: two RC QPs of one device to each other, or
+ * one to a server on another host.
+ *
+ * rdma_cm cannot resolve a route over rxe on lo on 6.1 ("rdma_resolve_route
+ * failed"), the first soft-RoCE device users make, so by default a loopback
+ * pair is connected directly: each QP is moved INIT -> RTR -> RTS with the
+ * other's QP number and an address vector built from the port's own GID
+ * (RoCE) or LID (InfiniBand), as perftest does without -R.  Given an IP
+ * address of the device, the pair is connected through rdma_cm instead
+ * (cm.c), as perftest -R does.
+ */
+#include <linux/etherdevice.h>
+#include <rdma/ib_cache.h>
+
+#include "abi.h"
+#include "pair.h"
+
+#define IBPOST_PSN		0x1000
+#define IBPOST_RD_ATOMIC	16
+
+/* Pick a GID: RoCE v2 with an IPv4-mapped address first, like perftest. */
+static const struct ib_gid_attr *ibpost_pick_gid(struct ib_device *ibdev,
+						 u32 port, int tbl_len)
+{
+	const struct ib_gid_attr *best = NULL, *a;
+	int i, score, best_score = -1;
+
+	for (i = 0; i < tbl_len; i++) {
+		a = rdma_get_gid_attr(ibdev, port, i);
+		if (IS_ERR(a))
+			continue;
+		score = 0;
+		if (a->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP)
+			score += 2;
+		if (ipv6_addr_v4mapped((const struct in6_addr *)a->gid.raw))
+			score += 1;
+		if (score > best_score) {
+			if (best)
+				rdma_put_gid_attr(best);
+			best = a;
+			best_score = score;
+		} else {
+			rdma_put_gid_attr(a);
+		}
+	}
+	return best;
+}
+
+/* @pattr: the port's attributes, queried once by the caller. */
+static int ibpost_fill_av(struct ibpost_ep *ep, struct rdma_ah_attr *ah,
+			  const struct ib_port_attr *pattr,
+			  struct ibpost_status *st)
+{
+	const struct ib_gid_attr *gid;
+	union ib_gid dgid;
+	int ret;
+
+	ah->type = rdma_ah_find_type(ep->ibdev, ep->port);
+	rdma_ah_set_port_num(ah, ep->port);
+	rdma_ah_set_sl(ah, 0);
+	if (!rdma_protocol_roce(ep->ibdev, ep->port)) {
+		rdma_ah_set_dlid(ah, pattr->lid);
+		return 0;
+	}
+	gid = ibpost_pick_gid(ep->ibdev, ep->port, pattr->gid_tbl_len);
+	if (!gid) {
+		ret = -EADDRNOTAVAIL;
+		goto refuse;
+	}
+	dgid = gid->gid;	/* loopback: the destination is our own GID */
+	rdma_ah_set_grh(ah, &dgid, 0, gid->index, 64, 0);
+	/* Loopback: the destination MAC is the port's own. */
+	ret = rdma_read_gid_l2_fields(gid, NULL, ah->roce.dmac);
+	rdma_put_gid_attr(gid);
+	if (ret)
+		goto refuse;
+	return 0;
+
+refuse:
+	ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
+	return ret;
+}
+
+static int ibpost_qp_to_rts(struct ibpost_ep *ep, u32 dest_qpn,
+			    const struct rdma_ah_attr *ah, enum ib_mtu mtu)
+{
+	struct ib_qp_attr attr = {};
+	int ret;
+
+	attr.qp_state = IB_QPS_INIT;
+	attr.pkey_index = 0;
+	attr.port_num = ep->port;
+	attr.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
+	ret = ib_modify_qp(ep->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	attr.path_mtu = mtu;
+	attr.dest_qp_num = dest_qpn;
+	attr.rq_psn = IBPOST_PSN;
+	attr.max_dest_rd_atomic = IBPOST_RD_ATOMIC;
+	attr.min_rnr_timer = 1;
+	attr.ah_attr = *ah;
+	ret = ib_modify_qp(ep->qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.sq_psn = IBPOST_PSN;
+	attr.max_rd_atomic = IBPOST_RD_ATOMIC;
+	return ib_modify_qp(ep->qp, &attr, IB_QP_STATE | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+			    IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+/**
+ * ibpost_conn_ini_caps() - the initiator endpoint's queues.
+ * @caps: what the job or session asks for.
+ * @ec: out.
+ */
+void ibpost_conn_ini_caps(const struct ibpost_conn_caps *caps,
+			  struct ibpost_ep_caps *ec)
+{
+	memset(ec, 0, sizeof(*ec));
+	ec->send_wr = caps->send_wr;
+	ec->send_sge = caps->send_sge;
+	ec->inline_data = caps->inline_data;
+	/* With a peer the initiator also takes the control receives. */
+	ec->recv_wr = caps->peer ? caps->recv_wr : 1;
+	ec->recv_sge = 1;
+	ec->rdma_ctxs = caps->rdma_ctxs;
+	ec->poll = caps->softirq ? IB_POLL_SOFTIRQ : IB_POLL_DIRECT;
+}
+
+/* The target endpoint's queues (loopback pairs). */
+static void ibpost_conn_tgt_caps(const struct ibpost_conn_caps *caps,
+				 struct ibpost_ep_caps *ec)
+{
+	memset(ec, 0, sizeof(*ec));
+	ec->send_wr = caps->target_send_wr;
+	ec->send_sge = 1;
+	ec->recv_wr = caps->recv_wr;
+	ec->recv_sge = caps->recv_sge;
+	ec->poll = IB_POLL_DIRECT;
+}
+
+static int ibpost_direct_pair(struct ibpost_pair *p,
+			      const struct ibpost_conn_caps *caps,
+			      struct ibpost_status *st)
+{
+	struct rdma_ah_attr ah = {};
+	struct ibpost_ep_caps ec;
+	struct ib_port_attr pattr;
+	int ret;
+
+	ibpost_conn_ini_caps(caps, &ec);
+	ret = ibpost_ep_qp(&p->ini, &ec);
+	if (ret)
+		goto err;
+	ibpost_conn_tgt_caps(caps, &ec);
+	ret = ibpost_ep_qp(&p->tgt, &ec);
+	if (ret)
+		goto err;
+	ret = ib_query_port(p->ini.ibdev, p->ini.port, &pattr);
+	if (ret)
+		goto err;
+	ret = ibpost_fill_av(&p->ini, &ah, &pattr, st);
+	if (ret)
+		goto err;
+	ret = ibpost_qp_to_rts(&p->ini, p->tgt.qp->qp_num, &ah,
+			       pattr.active_mtu);
+	if (!ret)
+		ret = ibpost_qp_to_rts(&p->tgt, p->ini.qp->qp_num, &ah,
+				       pattr.active_mtu);
+	if (ret)
+		goto err;
+	return 0;
+
+err:
+	/* The caller frees the endpoints' QPs with their CQs. */
+	if (st->reason == IBPOST_R_NONE)
+		ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
+	return ret;
+}
+
+/**
+ * ibpost_pair_create() - create and connect a loopback pair.
+ * @p: zeroed pair to fill.
+ * @ibdev: the device.
+ * @pd: the PD of the pair's trust domain.
+ * @port: port number.
+ * @caps: queue sizes (without @caps->peer).
+ * @addr: connect through rdma_cm to this address of the device, or NULL
+ *	to connect the QPs directly.
+ * @st: failure reason.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno; on failure nothing is left allocated.
+ */
+int ibpost_pair_create(struct ibpost_pair *p, struct ib_device *ibdev,
+		       struct ib_pd *pd, u32 port,
+		       const struct ibpost_conn_caps *caps,
+		       const struct sockaddr_storage *addr,
+		       struct ibpost_status *st)
+{
+	struct ibpost_ep_caps ec;
+	int ret;
+
+	ibpost_conn_ini_caps(caps, &ec);
+	ret = ibpost_ep_cq(&p->ini, ibdev, pd, port, &ec);
+	if (ret)
+		goto err;
+	ibpost_conn_tgt_caps(caps, &ec);
+	ret = ibpost_ep_cq(&p->tgt, ibdev, pd, port, &ec);
+	if (ret)
+		goto err_ini;
+	if (addr)
+		ret = ibpost_cm_pair(p, caps, addr, st);
+	else
+		ret = ibpost_direct_pair(p, caps, st);
+	if (ret)
+		goto err_tgt;
+	return 0;
+
+err_tgt:
+	ibpost_cm_pair_close(p);
+	ibpost_ep_destroy(&p->tgt);
+err_ini:
+	ibpost_ep_destroy(&p->ini);
+err:
+	if (st->reason == IBPOST_R_NONE)
+		ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
+	memset(p, 0, sizeof(*p));
+	return ret;
+}
+
+/**
+ * ibpost_pair_drain() - flush both QPs; every posted WR completes.
+ * @p: the pair.
+ *
+ * Context: process context; polls the direct CQs until both QPs are empty.
+ */
+void ibpost_pair_drain(struct ibpost_pair *p)
+{
+	ibpost_ep_drain(&p->ini);
+	ibpost_ep_drain(&p->tgt);
+}
+
+/**
+ * ibpost_pair_destroy() - free the ids, QPs and CQs (after
+ *	ibpost_pair_drain()).
+ * @p: the pair.
+ */
+void ibpost_pair_destroy(struct ibpost_pair *p)
+{
+	ibpost_cm_pair_close(p);
+	ibpost_ep_destroy(&p->tgt);
+	ibpost_ep_destroy(&p->ini);
+	memset(p, 0, sizeof(*p));
+}
+
+/**
+ * ibpost_peer_ep_create() - connect one endpoint to ``ibpost serve``.
+ * @ep: zeroed endpoint to fill.
+ * @ibdev: the device.
+ * @pd: the PD of the endpoint's trust domain.
+ * @port: port number.
+ * @caps: queue sizes, with @caps->peer.
+ * @addr: the server's address.
+ * @st: failure reason.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno (-ECONNREFUSED: the server rejected);
+ * on failure nothing is left allocated.
+ */
+int ibpost_peer_ep_create(struct ibpost_ep *ep, struct ib_device *ibdev,
+			  struct ib_pd *pd, u32 port,
+			  const struct ibpost_conn_caps *caps,
+			  const struct sockaddr_storage *addr,
+			  struct ibpost_status *st)
+{
+	struct ibpost_ep_caps ec;
+	int ret;
+
+	ibpost_conn_ini_caps(caps, &ec);
+	ret = ibpost_ep_cq(ep, ibdev, pd, port, &ec);
+	if (ret)
+		goto err;
+	ret = ibpost_cm_connect(ep, caps, addr, st);
+	if (ret)
+		goto err_ep;
+	return 0;
+
+err_ep:
+	ibpost_ep_destroy(ep);
+err:
+	if (st->reason == IBPOST_R_NONE)
+		ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
+	memset(ep, 0, sizeof(*ep));
+	return ret;
+}
+
+/**
+ * ibpost_peer_ep_destroy() - disconnect and free a peer endpoint (drained).
+ * @ep: the endpoint.
+ */
+void ibpost_peer_ep_destroy(struct ibpost_ep *ep)
+{
+	ibpost_cm_close(ep);
+	ibpost_ep_destroy(ep);
+	memset(ep, 0, sizeof(*ep));
+}

@@ -74,6 +74,8 @@ struct ibpost_recv_ctx {
  * @local: initiator slots.
  * @target: target slots.
  * @mrs: remote-access MRs over @target (WRITE/READ).
+ * @sink: MRs over @local when an RDMA READ's sink must be one with remote
+ *	write access (iWARP); empty otherwise (the PD's local DMA lkey).
  * @raddr: remote address of each remote slot (the MRs', or the server's).
  * @rkey: rkey of each remote slot.
  * @rslots: remote slots; WR seq targets slot seq % @rslots.
@@ -123,6 +125,7 @@ struct ibpost_job {
 	struct ibpost_buf local;
 	struct ibpost_buf target;
 	struct ibpost_mrs mrs;
+	struct ibpost_mrs sink;
 	u64 *raddr;
 	u32 *rkey;
 	u32 rslots;

@@ -12,6 +12,9 @@
  * (cm.c), as perftest -R does.
  */
 #include <linux/etherdevice.h>
+#include <linux/inetdevice.h>
+#include <linux/in.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_cache.h>
 
 #include "abi.h"
@@ -194,6 +197,48 @@ err:
 	return ret;
 }
 
+/*
+ * iWARP QPs are connected only through rdma_cm (there is no direct move to
+ * RTS as on RoCE): a loopback pair on an iWARP port asked to connect
+ * directly goes through rdma_cm to the port's own first IPv4 address
+ * instead (127.0.0.1 for siw on lo).
+ */
+static int ibpost_pair_iwarp_addr(struct ib_device *ibdev, u32 port,
+				  struct sockaddr_storage *ss,
+				  struct ibpost_status *st)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	const struct in_ifaddr *ifa;
+	struct ib_device *owner;
+	struct net_device *nd;
+	struct in_device *in;
+	int ret = -EADDRNOTAVAIL;
+
+	memset(ss, 0, sizeof(*ss));
+	/* ib_device_get_netdev() is not exported: find the netdev by owner. */
+	rcu_read_lock();
+	for_each_netdev_rcu(&init_net, nd) {
+		owner = ib_device_get_by_netdev(nd, RDMA_DRIVER_UNKNOWN);
+		if (!owner)
+			continue;
+		ib_device_put(owner);
+		if (owner != ibdev)
+			continue;
+		in = __in_dev_get_rcu(nd);
+		ifa = in ? rcu_dereference(in->ifa_list) : NULL;
+		if (ifa) {
+			in4->sin_family = AF_INET;
+			in4->sin_addr.s_addr = ifa->ifa_local;
+			ret = 0;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (ret)
+		ibpost_status_set(st, IBPOST_R_CONNECT, EADDRNOTAVAIL, port);
+	return ret;
+}
+
 /**
  * ibpost_pair_create() - create and connect a loopback pair.
  * @p: zeroed pair to fill.
@@ -202,7 +247,8 @@ err:
  * @port: port number.
  * @caps: queue sizes (without @caps->peer).
  * @addr: connect through rdma_cm to this address of the device, or NULL
- *	to connect the QPs directly.
+ *	to connect the QPs directly (on iWARP: through rdma_cm to the port's
+ *	first IPv4 address).
  * @st: failure reason.
  *
  * Context: process context, may sleep.
@@ -214,9 +260,16 @@ int ibpost_pair_create(struct ibpost_pair *p, struct ib_device *ibdev,
 		       const struct sockaddr_storage *addr,
 		       struct ibpost_status *st)
 {
+	struct sockaddr_storage iw;
 	struct ibpost_ep_caps ec;
 	int ret;
 
+	if (!addr && rdma_protocol_iwarp(ibdev, port)) {
+		ret = ibpost_pair_iwarp_addr(ibdev, port, &iw, st);
+		if (ret)
+			goto err;
+		addr = &iw;
+	}
 	ibpost_conn_ini_caps(caps, &ec);
 	ret = ibpost_ep_cq(&p->ini, ibdev, pd, port, &ec);
 	if (ret)

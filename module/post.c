@@ -297,12 +297,15 @@ static void ibpost_build_send_wr(struct ibpost_job *job, u32 slot)
 	struct ibpost_run *run = job->run;
 	struct ib_rdma_wr *w = &job->wrs[slot];
 	struct ib_sge *sge = &job->sges[slot * run->num_sge];
-	u32 i;
+	u32 i, lkey = job->ini->pd->local_dma_lkey;
 
+	/* The MR maps the slot from its first byte: iova = DMA address. */
+	if (job->sink.n)
+		lkey = job->sink.mr[slot]->lkey;
 	for (i = 0; i < run->num_sge; i++) {
 		sge[i].addr = job->local.dma[slot] + job->send_layout[i].offset;
 		sge[i].length = job->send_layout[i].length;
-		sge[i].lkey = job->ini->pd->local_dma_lkey;
+		sge[i].lkey = lkey;
 	}
 	if (job->ext->fault & IBPOST_FAULT_BAD_LKEY)
 		sge[0].lkey ^= 0x00dead00;

@@ -127,6 +127,17 @@ static int ibpost_job_layouts(struct ibpost_job *job)
 				 &job->recv_layout);
 }
 
+/*
+ * iWARP places an RDMA READ's response only into memory registered with
+ * remote write access (RFC 5040; the kernel's rw.c does the same): the
+ * local DMA lkey will not do there, so the READ's sink slots get an MR.
+ */
+static bool ibpost_job_iwarp_sink(const struct ibpost_job *job)
+{
+	return job->run->op == IBPOST_OP_READ &&
+	       rdma_protocol_iwarp(job->dev->ibdev, job->port);
+}
+
 static int ibpost_job_sizes(struct ibpost_job *job, u32 *local_slot,
 			    u32 *target_slot)
 {
@@ -154,6 +165,8 @@ static int ibpost_job_sizes(struct ibpost_job *job, u32 *local_slot,
 		*local_slot += PAGE_ALIGN(run->msg_size);
 		mapped = max(mapped, *local_slot);
 	}
+	if (ibpost_job_iwarp_sink(job))
+		mapped = max(mapped, *local_slot);
 	if (ibpost_op_is_rdma(run->op) &&
 	    (mapped >> PAGE_SHIFT) > job->lim.max_frpl) {
 		ibpost_status_set(st, IBPOST_R_FRPL, mapped >> PAGE_SHIFT,
@@ -323,6 +336,14 @@ static int ibpost_job_buffers(struct ibpost_job *job, u32 local_slot,
 				  0);
 		return ret;
 	}
+	if (ibpost_job_iwarp_sink(job)) {
+		ret = ibpost_mrs_register(&job->sink, job->ini, &job->local,
+					  IB_ACCESS_LOCAL_WRITE |
+					  IB_ACCESS_REMOTE_WRITE,
+					  &run->status);
+		if (ret)
+			return ret;
+	}
 	if (!ibpost_op_is_rdma(run->op) || job->is_peer)
 		return 0;
 	access = run->op == IBPOST_OP_READ ? IB_ACCESS_REMOTE_READ :
@@ -377,12 +398,14 @@ static void ibpost_job_teardown(struct ibpost_job *job)
 		if (!job->err) {
 			ibpost_mrs_invalidate(&job->pp.mrs, job->tgt);
 			ibpost_mrs_invalidate(&job->mrs, job->tgt);
+			ibpost_mrs_invalidate(&job->sink, job->ini);
 		}
 		ibpost_ep_drain(job->ini);
 		if (job->tgt)
 			ibpost_ep_drain(job->tgt);
 	}
 	ibpost_peer_free(job);
+	ibpost_mrs_free(&job->sink);
 	ibpost_mrs_free(&job->pp.mrs);
 	ibpost_mrs_free(&job->mrs);
 	ibpost_buf_free(&job->target);

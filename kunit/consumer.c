@@ -310,14 +310,18 @@ out:
 	return ret;
 }
 
-/* A disk of local pages registered for the peer (here: the device). */
+/*
+ * A disk of local pages registered for the peer (here: the device); on a
+ * session with a peer, a registration that shows ibpost_reg() works there.
+ */
 struct cons_local {
 	struct page **pages;
 	struct sg_table sgt;
 	struct ibpost_mreg *reg;
 };
 
-static int cons_local_disk(struct cons *c, struct cons_local *l, u32 n)
+static int cons_local_disk(struct cons *c, struct cons_local *l, u32 n,
+			   struct ibpost_rdesc *desc)
 {
 	int ret;
 
@@ -328,12 +332,16 @@ static int cons_local_disk(struct cons *c, struct cons_local *l, u32 n)
 	if (ret)
 		return ret;
 	l->reg = ibpost_reg(c->s, l->sgt.sgl, n, IBPOST_ACCESS_REMOTE_READ |
-			    IBPOST_ACCESS_REMOTE_WRITE, &c->disk);
+			    IBPOST_ACCESS_REMOTE_WRITE, desc);
 	if (IS_ERR(l->reg)) {
 		ret = PTR_ERR(l->reg);
 		l->reg = NULL;
+		return ret;
 	}
-	return ret;
+	/* The MR maps every page given, no more, no less. */
+	if (desc->length != (u64)n * PAGE_SIZE || !desc->rkey)
+		return -EIO;
+	return 0;
 }
 
 static void cons_local_free(struct cons_local *l, u32 n)
@@ -383,6 +391,7 @@ int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
 	};
 	struct cons c = { .cfg = cfg };
 	struct cons_local local = {};
+	struct ibpost_rdesc mine;
 	struct cons_thread *th;
 	struct sockaddr_storage ss;
 	u32 i, ndisk;
@@ -407,10 +416,14 @@ int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
 		ret = -ENOMEM;
 		goto out_close;
 	}
-	if (cfg->peer)	/* the disk is the server's memory */
+	if (cfg->peer) {	/* the disk is the server's memory */
 		ret = ibpost_session_remote(c.s, &c.disk);
-	else
-		ret = cons_local_disk(&c, &local, ndisk);
+		/* Registration works on a session with a peer too. */
+		if (!ret)
+			ret = cons_local_disk(&c, &local, ndisk, &mine);
+	} else {
+		ret = cons_local_disk(&c, &local, ndisk, &c.disk);
+	}
 	for (i = 0; i < cfg->threads && !ret; i++)
 		ret = cons_thread_alloc(&c, &th[i], i);
 	if (!ret)

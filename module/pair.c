@@ -86,6 +86,14 @@ refuse:
 	return ret;
 }
 
+/* A failed connection says why, unless a step already did. */
+static int ibpost_connect_failed(struct ibpost_status *st, int ret)
+{
+	if (ret && st->reason == IBPOST_R_NONE)
+		ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
+	return ret;
+}
+
 static int ibpost_qp_to_rts(struct ibpost_ep *ep, u32 dest_qpn,
 			    const struct rdma_ah_attr *ah, enum ib_mtu mtu)
 {
@@ -192,9 +200,7 @@ static int ibpost_direct_pair(struct ibpost_pair *p,
 
 err:
 	/* The caller frees the endpoints' QPs with their CQs. */
-	if (st->reason == IBPOST_R_NONE)
-		ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
-	return ret;
+	return ibpost_connect_failed(st, ret);
 }
 
 /*
@@ -283,19 +289,14 @@ int ibpost_pair_create(struct ibpost_pair *p, struct ib_device *ibdev,
 	else
 		ret = ibpost_direct_pair(p, caps, st);
 	if (ret)
-		goto err_tgt;
-	return 0;
+		ibpost_pair_destroy(p);
+	return ibpost_connect_failed(st, ret);
 
-err_tgt:
-	ibpost_cm_pair_close(p);
-	ibpost_ep_destroy(&p->tgt);
 err_ini:
 	ibpost_ep_destroy(&p->ini);
 err:
-	if (st->reason == IBPOST_R_NONE)
-		ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
 	memset(p, 0, sizeof(*p));
-	return ret;
+	return ibpost_connect_failed(st, ret);
 }
 
 /**
@@ -358,10 +359,8 @@ int ibpost_peer_ep_create(struct ibpost_ep *ep, struct ib_device *ibdev,
 err_ep:
 	ibpost_ep_destroy(ep);
 err:
-	if (st->reason == IBPOST_R_NONE)
-		ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
 	memset(ep, 0, sizeof(*ep));
-	return ret;
+	return ibpost_connect_failed(st, ret);
 }
 
 /**

@@ -434,6 +434,8 @@ static int ibpost_job_start(struct ibpost_job *job)
 	if (ret)
 		return ret;
 	job->depth = run->depth;
+	/* WR seq targets remote slot seq % depth until a server says more. */
+	job->rslots = job->depth;
 	job->warmup = run->warmup;
 	job->is_peer = run->flags & IBPOST_RUN_PEER;
 	/* Against a peer, receives are the server's. */

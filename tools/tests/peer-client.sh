@@ -180,7 +180,7 @@ for addr in "$S" fd00:192::1; do
 	rc=0
 	insmod "$CONS" dev=rxe0 peer="$addr" threads=4 reqs=16 || rc=$?
 	line=$(dmesg | grep 'ibpost_consumer:' | tail -n 1 | sed 's/^\[[^]]*\] //')
-	t_check "session API to $addr: 4 threads x 16 x 128 KiB written into the server's memory and read back, every byte checked: $line" \
+	t_check "session API to $addr: 4 threads x 16 x 128 KiB written into the server's memory and read back, every byte checked, and ibpost_reg() of local pages on the same session: $line" \
 		test "$rc" = 0
 	[[ $rc == 0 ]] && rmmod ibpost_consumer
 done

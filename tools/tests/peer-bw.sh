@@ -16,6 +16,8 @@
 #                                send), nothing when it failed (3 tries)
 #   ibpost_bw OP [ITERS (1000)]  BW[MiB/s] of one ibpost run, nothing when it failed
 #   median                       the median of the positive values on stdin
+# Both figures are MiB/s: perftest's "BW average[MB/sec]" is bytes / 0x100000
+# (format_factor in perftest 4.5's print_report_bw).
 # PBW_RAW: a file that gets every client run's output appended (default none).
 # shellcheck shell=bash
 

@@ -200,16 +200,16 @@ bench() {	# bench OP
 		p="$p $(perf_bw "$1")"
 		i="$i $(ibpost_bw "$1")"
 	done
-	echo "# $1 runs: perftest MB/s$p; ibpost MiB/s$i"
+	echo "# $1 runs: perftest MiB/s$p; ibpost MiB/s$i"
 	p=$(tr ' ' '\n' <<<"$p" | grep . | median)
 	i=$(tr ' ' '\n' <<<"$i" | grep . | median)
-	printf '%-9s %6s %12s %12s %7s\n' "$1" 64K "${p:--}" "${i:--}" \
-		"$(awk -v a="$i" -v b="$p" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / (b * 1e6 / 1048576); else print "-" }')"
+	printf '%-9s %6s %13s %12s %7s\n' "$1" 64K "${p:--}" "${i:--}" \
+		"$(awk -v a="$i" -v b="$p" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }')"
 }
 {
 	echo "# 64 KiB between two guests (rxe0 over a QEMU socket wire, TCG), depth 128"
-	echo "# medians of 3 runs; perftest's BW average is in MB/s (10^6): the ratio converts it"
-	printf '%-9s %6s %12s %12s %7s\n' op size "perftest MB/s" "ibpost MiB/s" ratio
+	echo "# medians of 3 runs, MiB/s (perftest's 'BW average[MB/sec]' is bytes / 2^20)"
+	printf '%-9s %6s %13s %12s %7s\n' op size "perftest MiB/s" "ibpost MiB/s" ratio
 	bench write
 	bench send
 } | tee "$IBPOST_OUT/peer-bench.txt"

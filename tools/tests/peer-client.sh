@@ -20,6 +20,8 @@ TAP_FILE=$IBPOST_OUT/peer-client.tap
 : >"$TAP_FILE"
 # shellcheck source=tools/tests/tap.sh
 . tools/tests/tap.sh
+# shellcheck source=tools/tests/peer-bw.sh
+. tools/tests/peer-bw.sh
 
 rig_ibpost_paths
 phase=$(rig_arg phase)
@@ -27,7 +29,11 @@ S=$(rig_arg peer)
 S6='[fd00:192::1]'
 LIVE=/sys/kernel/debug/ibpost/live
 FAULT=/sys/module/ibpost/parameters/peer_fault
-rig_load_rxe && rig_pair_net || { t_fail "rxe0 on the wire" "set-up"; t_done; exit 1; }
+if ! rig_load_rxe || ! rig_pair_net; then
+	t_fail "rxe0 on the wire" "set-up"
+	t_done
+	exit 1
+fi
 ip -6 addr add fd00:192::2/64 dev eth0 nodad
 insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
@@ -187,39 +193,25 @@ done
 
 # Bandwidth between the guests: ibpost beside perftest (-R: rdma_cm too),
 # both at perftest's default send-queue depth (128), 3 runs each taken in
-# turn, the median of each.
-perf_bw() {	# perf_bw PERFTEST PORT: MB/s of one run
-	local i
-	for i in 1 2 3; do
-		timeout 120 "$1" -d rxe0 -R -F -p "$2" -s 65536 -n 1000 "$S" 2>/dev/null |
-			awk '$1 == 65536 { print $4 }' | grep . && return
-		sleep 2
-	done
-}
-ibpost_bw() {	# ibpost_bw OP: MiB/s of one run
-	run --connect "$S" --op "$1" --size 64K --depth 128 -n 1000 --json 2>/dev/null |
-		python3 -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["results"][0]["bw_mib_s"])' 2>/dev/null
-}
-# median of the positive values (a perftest run that failed prints 0.00)
-median() { awk '$1 > 0' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
-bench() {	# bench OP PERFTEST PORT
+# turn, the median of each (tools/tests/peer-bw.sh).
+bench() {	# bench OP
 	local p='' i='' k
-	for k in 1 2 3; do
-		p="$p $(perf_bw "$2" "$3")"
+	for ((k = 0; k < 3; k++)); do
+		p="$p $(perf_bw "$1")"
 		i="$i $(ibpost_bw "$1")"
 	done
-	echo "# $1 runs: perftest MB/s$p; ibpost MiB/s$i"
+	echo "# $1 runs: perftest MiB/s$p; ibpost MiB/s$i"
 	p=$(tr ' ' '\n' <<<"$p" | grep . | median)
 	i=$(tr ' ' '\n' <<<"$i" | grep . | median)
-	printf '%-9s %6s %12s %12s %7s\n' "$1" 64K "${p:--}" "${i:--}" \
-		"$(awk -v a="$i" -v b="$p" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / (b * 1e6 / 1048576); else print "-" }')"
+	printf '%-9s %6s %13s %12s %7s\n' "$1" 64K "${p:--}" "${i:--}" \
+		"$(awk -v a="$i" -v b="$p" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }')"
 }
 {
 	echo "# 64 KiB between two guests (rxe0 over a QEMU socket wire, TCG), depth 128"
-	echo "# medians of 3 runs; perftest's BW average is in MB/s (10^6): the ratio converts it"
-	printf '%-9s %6s %12s %12s %7s\n' op size "perftest MB/s" "ibpost MiB/s" ratio
-	bench write ib_write_bw 18610
-	bench send ib_send_bw 18611
+	echo "# medians of 3 runs, MiB/s (perftest's 'BW average[MB/sec]' is bytes / 2^20)"
+	printf '%-9s %6s %13s %12s %7s\n' op size "perftest MiB/s" "ibpost MiB/s" ratio
+	bench write
+	bench send
 } | tee "$IBPOST_OUT/peer-bench.txt"
 t_check "the bandwidth table has both rows with figures" \
 	bash -c "grep -v '^#' '$IBPOST_OUT/peer-bench.txt' | awk 'NR > 1 && \$5 != \"-\"' | wc -l | grep -qx 2"

@@ -15,26 +15,26 @@ TAP_FILE=$IBPOST_OUT/peer-server.tap
 : >"$TAP_FILE"
 # shellcheck source=tools/tests/tap.sh
 . tools/tests/tap.sh
+# shellcheck source=tools/tests/peer-bw.sh
+. tools/tests/peer-bw.sh
 
 rig_ibpost_paths
 LOG=$IBPOST_OUT/serve.log
 LIVE=/sys/kernel/debug/ibpost/live
-rig_load_rxe && rig_pair_net || { t_fail "rxe0 on the wire" "set-up"; t_done; exit 1; }
+if ! rig_load_rxe || ! rig_pair_net; then
+	t_fail "rxe0 on the wire" "set-up"
+	t_done
+	exit 1
+fi
 ip -6 addr add fd00:192::1/64 dev eth0 nodad
 insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
 "$IBPOST" serve --idle 3000 >"$LOG" 2>&1 &
 spid=$!
-perf_loop() {	# perftest serves one client per run: keep one listening
-	while [[ ! -e $IBPOST_OUT/stop ]]; do
-		timeout 300 "$@" >>"$IBPOST_OUT/perftest-server.log" 2>&1
-		sleep 0.2
-	done
-}
 touch "$IBPOST_OUT/ready"
 
-deleted=0 wpid='' ppid=''
+deleted=0 perf_pids=()
 for _ in $(seq 3600); do
 	[[ -e $IBPOST_OUT/stop ]] && break
 	if ((!deleted)) && grep -q 'job write size 12347 ' "$LOG"; then
@@ -47,16 +47,12 @@ for _ in $(seq 3600); do
 		# Only now: rxe cannot take a device away from a process that
 		# has it open (no disassociate), so perftest would block the
 		# deletion.  The client's bench comes after that test.
-		perf_loop ib_write_bw -d rxe0 -R -F -p 18610 &
-		wpid=$!
-		perf_loop ib_send_bw -d rxe0 -R -F -p 18611 &
-		ppid=$!
+		perf_servers 1000
 	fi
 	sleep 0.5
 done
 [[ -e $IBPOST_OUT/stop ]] || t_fail "told to stop" "no $IBPOST_OUT/stop in 30 min"
-[[ -n $wpid ]] && kill "$wpid" "$ppid" 2>/dev/null
-pkill -f 'ib_(write|send)_bw -d rxe0'
+perf_servers_stop
 kill -INT "$spid"
 src=0
 wait "$spid" || src=$?

@@ -1,0 +1,38 @@
+#!/bin/bash
+# make bench's two-guest rows, server side (tools/tests/bench-pair.sh boots it
+# through tools/rig/pair.sh, beside tools/tests/bench-pair-client.sh): rxe0 on
+# the wire, ibpost loaded, `ibpost serve` (its lines in $IBPOST_OUT/serve.log)
+# and perftest's ib_write_bw / ib_send_bw -R servers for rig.iters WRs a run
+# (tools/tests/peer-bw.sh), until the host creates $IBPOST_OUT/stop.
+set -uo pipefail
+cd "$IBPOST_REPO" || exit 1
+# shellcheck source=tools/rig/guest-lib.sh
+. tools/rig/guest-lib.sh
+# shellcheck source=tools/tests/peer-bw.sh
+. tools/tests/peer-bw.sh
+
+rig_ibpost_paths
+iters=$(rig_arg iters) || iters=2000
+if ! rig_load_rxe || ! rig_pair_net; then
+	echo "bench: server: rxe0 on the wire: set-up failed" >&2
+	exit 1
+fi
+insmod "$KO" || { echo "bench: server: insmod $KO failed" >&2; exit 1; }
+
+"$IBPOST" serve --idle 3000 >"$IBPOST_OUT/serve.log" 2>&1 &
+spid=$!
+perf_servers "$iters"
+echo "bench: server: ibpost serve and the perftest servers ($iters WRs a run) are up"
+for _ in $(seq 3600); do
+	[[ -e $IBPOST_OUT/stop ]] && break
+	sleep 0.5
+done
+[[ -e $IBPOST_OUT/stop ]] || echo "bench: server: no $IBPOST_OUT/stop in 30 min" >&2
+perf_servers_stop
+kill -INT "$spid"
+rc=0
+wait "$spid" || rc=$?
+sleep 1
+rmmod ibpost || rc=1
+echo "bench: server: done (rc $rc)"
+exit "$rc"

@@ -223,6 +223,7 @@ static int ibpost_cm_qp_a(struct ibpost_conn *c,
 
 	ibpost_qp_init(&init, c->cq_a, caps->send_wr, caps->send_sge,
 		       caps->inline_data, recv_wr, 1, true);
+	ibpost_qp_rw(&init, c->port, caps->rdma_ctxs);
 	ret = rdma_create_qp(c->cm_a, c->pd, &init);
 	if (ret)
 		return ret;

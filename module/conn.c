@@ -152,6 +152,24 @@ void ibpost_qp_init(struct ib_qp_init_attr *init, struct ib_cq *cq,
 }
 
 /**
+ * ibpost_qp_rw() - let rdma_rw_ctx_init() build WRs for an initiator QP.
+ * @init: attributes from ibpost_qp_init().
+ * @port: port the QP is bound to.
+ * @rdma_ctxs: rdma_rw contexts (0: the QP is not used with rdma_rw).
+ *
+ * The core then sizes the send queue for them and, where rdma_rw
+ * registers memory (iWARP READ sinks, max_sgl_rd, force_mr), creates the
+ * QP's pool of @rdma_ctxs MRs.
+ */
+void ibpost_qp_rw(struct ib_qp_init_attr *init, u32 port, u32 rdma_ctxs)
+{
+	if (!rdma_ctxs)
+		return;
+	init->port_num = port;
+	init->cap.max_rdma_ctxs = rdma_ctxs;
+}
+
+/**
  * ibpost_qp_granted() - what the provider granted, less the drain slots.
  * @init: attributes after creation.
  * @granted: out (may be NULL).
@@ -177,6 +195,7 @@ static int ibpost_direct_pair(struct ibpost_conn *c,
 
 	ibpost_qp_init(&init, c->cq_a, caps->send_wr, caps->send_sge,
 		       caps->inline_data, 1, 1, true);
+	ibpost_qp_rw(&init, c->port, caps->rdma_ctxs);
 	c->qp_a = ib_create_qp(c->pd, &init);
 	if (IS_ERR(c->qp_a)) {
 		ret = PTR_ERR(c->qp_a);
@@ -217,6 +236,37 @@ err:
 	return ret;
 }
 
+/*
+ * The initiator's CQ: a share of a pooled one when its handlers run from
+ * softirq, else its own, polled directly by the job.
+ */
+static int ibpost_cq_a_get(struct ibpost_conn *c,
+			   const struct ibpost_conn_caps *caps)
+{
+	/* With a peer the initiator QP also takes the control receives. */
+	u32 nr = caps->send_wr + 2 + (caps->peer ? caps->recv_wr + 1 : 0);
+
+	if (caps->softirq) {
+		/* The pool would allocate CQs forever for an impossible size. */
+		if (nr > (u32)c->ibdev->attrs.max_cqe)
+			return -EINVAL;
+		c->cq_a = ib_cq_pool_get(c->ibdev, nr, -1, IB_POLL_SOFTIRQ);
+		if (!IS_ERR(c->cq_a))
+			c->cq_a_pool = nr;
+	} else {
+		c->cq_a = ib_alloc_cq(c->ibdev, NULL, nr, 0, IB_POLL_DIRECT);
+	}
+	return PTR_ERR_OR_ZERO(c->cq_a);
+}
+
+static void ibpost_cq_a_put(struct ibpost_conn *c)
+{
+	if (c->cq_a_pool)
+		ib_cq_pool_put(c->cq_a, c->cq_a_pool);
+	else
+		ib_free_cq(c->cq_a);
+}
+
 /**
  * ibpost_conn_create() - create and connect the QP pair of a job.
  * @c: zeroed connection to fill.
@@ -242,14 +292,9 @@ int ibpost_conn_create(struct ibpost_conn *c, struct ib_device *ibdev,
 	c->ibdev = ibdev;
 	c->pd = pd;
 	c->port = port;
-	/* With a peer the initiator QP also takes the control receives. */
-	c->cq_a = ib_alloc_cq(ibdev, NULL, caps->send_wr + 2 +
-			      (caps->peer ? caps->recv_wr + 1 : 0), 0,
-			      caps->softirq ? IB_POLL_SOFTIRQ : IB_POLL_DIRECT);
-	if (IS_ERR(c->cq_a)) {
-		ret = PTR_ERR(c->cq_a);
+	ret = ibpost_cq_a_get(c, caps);
+	if (ret)
 		goto err;
-	}
 	if (caps->peer) {
 		ret = ibpost_cm_connect(c, caps, addr, st);
 		if (ret)
@@ -274,7 +319,7 @@ int ibpost_conn_create(struct ibpost_conn *c, struct ib_device *ibdev,
 err_cq_b:
 	ib_free_cq(c->cq_b);
 err_cq_a:
-	ib_free_cq(c->cq_a);
+	ibpost_cq_a_put(c);
 err:
 	if (st->reason == IBPOST_R_NONE)
 		ibpost_status_set(st, IBPOST_R_CONNECT, -ret, 0);
@@ -309,6 +354,6 @@ void ibpost_conn_destroy(struct ibpost_conn *c)
 	}
 	if (c->cq_b)
 		ib_free_cq(c->cq_b);
-	ib_free_cq(c->cq_a);
+	ibpost_cq_a_put(c);
 	memset(c, 0, sizeof(*c));
 }

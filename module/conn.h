@@ -38,7 +38,11 @@ struct ibpost_conn_peer {
  * @recv_sge: SGEs per receive WR of the target.
  * @target_send_wr: send WRs of the target (memory registration).
  * @softirq: the initiator's CQ calls its ib_cqe handlers from softirq
- *	(IB_POLL_SOFTIRQ, sessions); else the owner polls it (IB_POLL_DIRECT).
+ *	(IB_POLL_SOFTIRQ, sessions; taken from the device's CQ pool); else the
+ *	owner polls it (IB_POLL_DIRECT, a CQ of its own).
+ * @rdma_ctxs: rdma_rw contexts of the initiator QP (cap.max_rdma_ctxs,
+ *	the size of its MR pool where rdma_rw registers); 0 when the QP is
+ *	not used with rdma_rw_ctx_init().
  * @cm_timeout_ms: rdma_cm step timeout (0: IBPOST_CM_TIMEOUT_MS).
  * @peer: connect @qp_a to a server at the given address; no target QP.
  */
@@ -50,6 +54,7 @@ struct ibpost_conn_caps {
 	u32 recv_sge;
 	u32 target_send_wr;
 	bool softirq;
+	u32 rdma_ctxs;
 	u32 cm_timeout_ms;
 	struct ibpost_conn_peer *peer;
 };
@@ -59,7 +64,10 @@ struct ibpost_conn_caps {
  * @ibdev: the device.
  * @pd: its PD (owned by the device registry).
  * @port: port both QPs use.
- * @cq_a: completions of @qp_a (polled directly by the job).
+ * @cq_a: completions of @qp_a (polled directly by the job, or a shared
+ *	softirq CQ of the device's pool).
+ * @cq_a_pool: CQEs of @cq_a claimed from the pool (ib_cq_pool_get()); 0
+ *	when @cq_a is the connection's own (ib_alloc_cq()).
  * @cq_b: completions of @qp_b (NULL with a peer).
  * @qp_a: initiator: posts the job's work requests.
  * @qp_b: target: receives, owns the remote MRs (NULL with a peer).
@@ -74,6 +82,7 @@ struct ibpost_conn {
 	struct ib_pd *pd;
 	u32 port;
 	struct ib_cq *cq_a;
+	u32 cq_a_pool;
 	struct ib_cq *cq_b;
 	struct ib_qp *qp_a;
 	struct ib_qp *qp_b;
@@ -92,6 +101,7 @@ int ibpost_conn_create(struct ibpost_conn *c, struct ib_device *ibdev,
 void ibpost_qp_init(struct ib_qp_init_attr *init, struct ib_cq *cq,
 		    u32 send_wr, u32 send_sge, u32 inline_data, u32 recv_wr,
 		    u32 recv_sge, bool drain);
+void ibpost_qp_rw(struct ib_qp_init_attr *init, u32 port, u32 rdma_ctxs);
 void ibpost_qp_granted(const struct ib_qp_init_attr *init,
 		       struct ib_qp_cap *granted);
 

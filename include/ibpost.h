@@ -111,12 +111,9 @@ struct ibpost_mreg;
 /** Registration access: peers may RDMA WRITE the buffer. */
 #define IBPOST_ACCESS_REMOTE_WRITE	(1U << 1)
 
-/** Submission: never sleep; -EAGAIN when the send queue is full. */
+/** Submission: never wait for send-queue room; -EAGAIN when it is full. */
 #define IBPOST_REQ_NOWAIT		(1U << 0)
-/**
- * Submission: signal every WR of the request's chain (its RDMA WRs and the
- * registrations rdma_rw added), not only the last.
- */
+/** Submission: signal every WR of the chain (MR WRs too), not only the last. */
 #define IBPOST_REQ_SIGNAL_ALL		(1U << 1)
 #define IBPOST_REQ_FLAGS		(IBPOST_REQ_NOWAIT | IBPOST_REQ_SIGNAL_ALL)
 

@@ -170,7 +170,7 @@ struct ibpost_req {
  * @requests: requests accepted.
  * @completed: requests completed (any status).
  * @bytes: bytes of requests completed without error.
- * @wrs: WRs posted.
+ * @wrs: WRs posted (rdma_rw's REG_MR and LOCAL_INV included).
  * @errors: requests completed with an error.
  * @sq_full: submissions that found the send queue full (waited, or
  *	-EAGAIN with IBPOST_REQ_NOWAIT).

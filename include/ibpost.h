@@ -15,6 +15,7 @@
 #include <linux/socket.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rw.h>
 #include <uapi/ibpost.h>
 
 /* Faults a test may inject past validation (struct ibpost_run_ext.fault). */
@@ -110,9 +111,9 @@ struct ibpost_mreg;
 /** Registration access: peers may RDMA WRITE the buffer. */
 #define IBPOST_ACCESS_REMOTE_WRITE	(1U << 1)
 
-/** Submission: never sleep; -EAGAIN when the send queue is full. */
+/** Submission: never wait for send-queue room; -EAGAIN when it is full. */
 #define IBPOST_REQ_NOWAIT		(1U << 0)
-/** Submission: signal every WR of a split request, not only the last. */
+/** Submission: signal every WR of the chain (MR WRs too), not only the last. */
 #define IBPOST_REQ_SIGNAL_ALL		(1U << 1)
 #define IBPOST_REQ_FLAGS		(IBPOST_REQ_NOWAIT | IBPOST_REQ_SIGNAL_ALL)
 
@@ -120,7 +121,8 @@ struct ibpost_mreg;
  * struct ibpost_req - one request of a session.
  * @op: IBPOST_OP_WRITE or IBPOST_OP_READ.
  * @flags: IBPOST_REQ_*.
- * @sgl: local memory: a scatterlist ibpost DMA-maps for the request.
+ * @sgl: local memory: a scatterlist rdma_rw_ctx_init() DMA-maps for the
+ *	request (and registers where the device needs an MR).
  * @nents: entries of @sgl.
  * @remote: the peer's buffer (from ibpost_reg()).
  * @remote_offset: where in @remote the request starts.
@@ -135,8 +137,8 @@ struct ibpost_mreg;
  * @cqe: private: completion of the last WR.
  * @cqe_mid: private: (error) completions of the other WRs.
  * @node: private: on the session's list of requests whose post failed.
- * @mapped: private: DMA-mapped entries.
- * @nwr: private: WRs the request was split into.
+ * @rw: private: the request's rdma_rw context (mapping, WRs, MRs).
+ * @nwr: private: send-queue slots the request holds (rdma_rw's WR count).
  * @status: private: first error of the request.
  * @t_submit: private: ktime_get_ns() at submission.
  *
@@ -157,7 +159,7 @@ struct ibpost_req {
 	struct ib_cqe cqe;
 	struct ib_cqe cqe_mid;
 	struct list_head node;
-	int mapped;
+	struct rdma_rw_ctx rw;
 	u32 nwr;
 	int status;
 	u64 t_submit;
@@ -168,7 +170,7 @@ struct ibpost_req {
  * @requests: requests accepted.
  * @completed: requests completed (any status).
  * @bytes: bytes of requests completed without error.
- * @wrs: WRs posted.
+ * @wrs: WRs posted (rdma_rw's REG_MR and LOCAL_INV included).
  * @errors: requests completed with an error.
  * @sq_full: submissions that found the send queue full (waited, or
  *	-EAGAIN with IBPOST_REQ_NOWAIT).

@@ -2,9 +2,10 @@
 /*
  * KUnit: ibpost's session API on an RDMA device (rdma_rxe), through the
  * exported API only: the block-driver-like consumer (consumer.c) with
- * several threads, splitting at max_sge, merging, NOWAIT on a full send
- * queue, callbacks exactly once on success, on error and on close, an
- * rkey dead after ibpost_unreg(), and refusals.
+ * several threads, rdma_rw's split at max_sge (and IBPOST_REQ_SIGNAL_ALL),
+ * one SGE per entry, NOWAIT on a full send queue, callbacks exactly once
+ * on success, on error and on close, an rkey dead after ibpost_unreg(), and
+ * refusals.
  */
 #include <kunit/test.h>
 #include <linux/bottom_half.h>
@@ -259,21 +260,74 @@ static void tk_split_test(struct kunit *test)
 	tk_down(r);
 }
 
-/* 8 entries over adjacent pages are one SGE: one WR even at max_sge 1. */
-static void tk_merge_test(struct kunit *test)
+/*
+ * rdma_rw builds one SGE per mapped entry: 8 pages as one entry are one
+ * WR at max_sge 1; as 8 entries (rxe maps them one to one) they are 8 WRs,
+ * in order at the right remote offsets.
+ */
+static void tk_entries_test(struct kunit *test)
 {
-	struct tk_rig *r = tk_up(test, 16, 1, 3, 3);
+	struct tk_rig *r = tk_up(test, 16, 1, 3, 4);
 	struct scatterlist *sg = kunit_kcalloc(test, 8, sizeof(*sg),
 					       GFP_KERNEL);
+	struct ibpost_session_stats *st;
 
 	KUNIT_ASSERT_NOT_NULL(test, sg);
 	tk_sg(sg, r->loc, 8, 1, 0);
 	tk_fill(sg, 8, 2);
-	KUNIT_EXPECT_EQ(test, tk_sync(test, r->s, IBPOST_OP_WRITE, sg, 8,
+	sg_init_table(sg, 1);
+	sg_set_page(sg, r->loc, 8 * PAGE_SIZE, 0);
+	KUNIT_EXPECT_EQ(test, tk_sync(test, r->s, IBPOST_OP_WRITE, sg, 1,
 				      &r->rd, 0), 0);
 	KUNIT_EXPECT_EQ(test, tk_stats(test, r->s)->wrs, 1ULL);
 	KUNIT_EXPECT_EQ(test, tk_bad(page_address(r->rem), 8 * PAGE_SIZE, 2),
 			0ULL);
+	tk_sg(sg, r->loc, 8, 1, 0);
+	KUNIT_EXPECT_EQ(test, tk_sync(test, r->s, IBPOST_OP_WRITE, sg, 8,
+				      &r->rd, 8 * PAGE_SIZE), 0);
+	st = tk_stats(test, r->s);
+	KUNIT_EXPECT_EQ(test, st->wrs, 1ULL + 8);
+	KUNIT_EXPECT_EQ(test, st->completed, 2ULL);
+	KUNIT_EXPECT_EQ(test, tk_bad(page_address(r->rem + 8), 8 * PAGE_SIZE,
+				     2), 0ULL);
+	tk_down(r);
+}
+
+/*
+ * IBPOST_REQ_SIGNAL_ALL: every WR of a 3-WR READ completes, the callback
+ * still runs once, after the last, with every byte in place.
+ */
+static void tk_signal_all_test(struct kunit *test)
+{
+	struct tk_rig *r = tk_up(test, 8, 4, 5, 4);
+	struct scatterlist *sg = kunit_kcalloc(test, 10, sizeof(*sg),
+					       GFP_KERNEL);
+	struct tk_io *io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
+	struct ibpost_session_stats *st;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sg);
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	tk_sg(sg, r->rem, 10, 1, 0);
+	tk_fill(sg, 10, 5);
+	tk_sg(sg, r->loc, 10, 2, 1);
+	KUNIT_ASSERT_EQ(test, tk_io_run(r->s, io, IBPOST_OP_READ, sg, 10,
+					&r->rd, 0, IBPOST_REQ_SIGNAL_ALL), 0);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&io->done, 10 * HZ),
+			0UL);
+	KUNIT_EXPECT_EQ(test, io->status, 0);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&io->calls), 1);
+	st = tk_stats(test, r->s);
+	KUNIT_EXPECT_EQ(test, st->wrs, 3ULL);
+	KUNIT_EXPECT_EQ(test, st->completed, 1ULL);
+	KUNIT_EXPECT_EQ(test, st->errors, 0ULL);
+	KUNIT_EXPECT_EQ(test, st->inflight, 0ULL);
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_EQ(test,
+				tk_bad_at(page_address(r->loc + 1 + 2 * i),
+					  PAGE_SIZE, (u64)i * PAGE_SIZE, 5),
+				0ULL);
 	tk_down(r);
 }
 
@@ -461,7 +515,8 @@ static void tk_refused_test(struct kunit *test)
 static struct kunit_case tk_cases[] = {
 	KUNIT_CASE(tk_consumer_test),
 	KUNIT_CASE(tk_split_test),
-	KUNIT_CASE(tk_merge_test),
+	KUNIT_CASE(tk_entries_test),
+	KUNIT_CASE(tk_signal_all_test),
 	KUNIT_CASE(tk_nowait_test),
 	KUNIT_CASE(tk_error_test),
 	KUNIT_CASE(tk_unreg_test),

@@ -48,6 +48,9 @@ int ibpost_ep_cq(struct ibpost_ep *ep, struct ib_device *ibdev,
 		cq = ib_alloc_cq(ibdev, NULL, n, 0, IB_POLL_DIRECT);
 		ep->bh_post = true;
 	} else {
+		/* The pool would allocate CQs forever for an impossible size. */
+		if (n > (u32)ibdev->attrs.max_cqe)
+			return -EINVAL;
 		/* Shared per-CPU CQs, as nvme-rdma and the rw API users do. */
 		cq = ib_cq_pool_get(ibdev, n, -1, caps->poll);
 		ep->cq_pooled = true;
@@ -73,13 +76,16 @@ void ibpost_ep_qp_attr(struct ibpost_ep *ep, const struct ibpost_ep_caps *caps,
 	init->send_cq = ep->cq;
 	init->recv_cq = ep->cq;
 	init->sq_sig_type = IB_SIGNAL_REQ_WR;
-	init->port_num = ep->port;
 	init->cap.max_send_wr = caps->send_wr + IBPOST_EP_DRAIN_SLOTS;
 	init->cap.max_send_sge = caps->send_sge;
 	init->cap.max_inline_data = caps->inline_data;
 	init->cap.max_recv_wr = caps->recv_wr + IBPOST_EP_DRAIN_SLOTS;
 	init->cap.max_recv_sge = max_t(u32, caps->recv_sge, 1);
-	init->cap.max_rdma_ctxs = caps->rdma_ctxs;
+	/* rdma_rw sizes the send queue and the QP's MR pool from these. */
+	if (caps->rdma_ctxs) {
+		init->port_num = ep->port;
+		init->cap.max_rdma_ctxs = caps->rdma_ctxs;
+	}
 }
 
 /**

@@ -11,7 +11,6 @@
 #include <linux/slab.h>
 
 #include "session.h"
-#include "split.h"
 
 static int ibpost_reg_access(u32 access)
 {
@@ -33,6 +32,23 @@ static bool ibpost_session_live(struct ibpost_session *s)
 	live = s->state == IBPOST_S_LIVE;
 	spin_unlock_irqrestore(&s->lock, flags);
 	return live;
+}
+
+/* Pages a fast-reg MR over the mapped entries needs: those each touches. */
+static u32 ibpost_sg_pages(struct scatterlist *sgl, int mapped)
+{
+	struct scatterlist *sg;
+	u64 first, last, pages = 0;
+	int i;
+
+	for_each_sg(sgl, sg, mapped, i) {
+		if (!sg_dma_len(sg))
+			continue;
+		first = sg_dma_address(sg) >> PAGE_SHIFT;
+		last = (sg_dma_address(sg) + sg_dma_len(sg) - 1) >> PAGE_SHIFT;
+		pages += last - first + 1;
+	}
+	return pages > U32_MAX ? U32_MAX : (u32)pages;
 }
 
 /* Deregister and unmap one registration (its QP no longer uses it). */

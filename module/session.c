@@ -126,7 +126,6 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 	if (ret)
 		goto err_put;
 	s->max_sge = min(caps->send_sge, s->ep->granted.max_send_sge);
-	s->max_sge_rd = min_t(u32, s->max_sge, dev->info.attrs.max_sge_rd);
 	s->sq_free = caps->send_wr;
 	/* Device removal sets dying, then walks this list under the lock. */
 	mutex_lock(&ibpost_sessions_lock);
@@ -227,6 +226,12 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 		goto out;
 	/* One slot more: registrations post on the session's endpoint. */
 	caps.send_wr = attr->depth + 1;
+	/*
+	 * Every MR rdma_rw takes comes with its REG_MR and RDMA WR, both in
+	 * the slots reserved before: half the depth never runs the QP's MR
+	 * pool dry.
+	 */
+	caps.rdma_ctxs = max(attr->depth / 2, 1U);
 	caps.send_sge = da->max_send_sge;
 	if (attr->max_sge)
 		caps.send_sge = min_t(u32, attr->max_sge, da->max_send_sge);

@@ -28,11 +28,13 @@ enum ibpost_sess_state {
  * @node: entry in the list of all sessions.
  * @attr: what it was opened with.
  * @dev: the device, referenced until the session dies.
- * @ep: the initiator endpoint (a consumer's: CQ polled from softirq).
+ * @ep: the initiator endpoint; a consumer's QP is set up for rdma_rw and
+ *	its CQ is a softirq one of the device's pool (a job's CQ is its own,
+ *	polled directly).
  * @pair: a loopback session's pair (@ep is its initiator), else NULL.
  * @pep: a session with a peer: its one endpoint (@ep points here).
- * @max_sge: SGEs per send WR (granted).
- * @max_sge_rd: SGEs per RDMA READ WR.
+ * @max_sge: SGEs per send WR (granted; rdma_rw splits at the QP's
+ *	max_write_sge / max_read_sge).
  * @max_msg: bytes per WR (the port's max_msg_sz).
  * @lock: @state, @sq_free, @posting, @orphans, @stats.
  * @state: enum ibpost_sess_state.
@@ -58,7 +60,6 @@ struct ibpost_session {
 	struct ibpost_pair *pair;
 	struct ibpost_ep pep;
 	u32 max_sge;
-	u32 max_sge_rd;
 	u32 max_msg;
 	spinlock_t lock;
 	enum ibpost_sess_state state;

@@ -2,25 +2,33 @@
 /*
  * ibpost: submitting a session's requests and completing them.
  *
- * A request's scatterlist is DMA-mapped, turned into SGEs (split.c) and
- * split into WRs of at most max_sge SGEs (max_sge_rd for READ); each WR
- * addresses the next bytes of the remote buffer.  The WRs go to the
- * provider as one chain and only the last is signaled (unless the caller
- * asks for every one): its completion means every WR of the request is
- * done, in order on an RC QP.  The request's send-queue slots are counted
- * by ibpost and given back only then, which is what hardware that frees
- * unsignaled slots late needs.
+ * The kernel's RDMA R/W API builds a request's WRs (drivers/infiniband/
+ * core/rw.c).  rdma_rw_ctx_init() DMA-maps the scatterlist and either
+ * splits it into RDMA WRs of at most the QP's max_write_sge (max_read_sge
+ * for READ) SGEs on the PD's local DMA lkey, or, where the device needs it
+ * (an iWARP READ sink must be an MR with remote write access; a device's
+ * max_sgl_rd; ib_core's force_mr), registers it with fast-reg MRs from
+ * the QP's pool and chains LOCAL_INV, REG_MR and the RDMA WR per MR.
+ * rdma_rw_ctx_wrs() gives the chain with its last WR signaled, and
+ * rdma_rw_ctx_destroy() returns the MRs and unmaps once the request is
+ * over: exactly once per successful rdma_rw_ctx_init().
  *
- * Slots are reserved before anything is mapped: for the most WRs the
- * request can need (merging only lowers it); the spare ones are returned
- * after mapping.  Without slots a submitter waits (process context) or
+ * What ibpost does itself: the chain goes to the provider in one post and
+ * the last WR's completion ends the request (on an RC QP every WR before it
+ * is done by then); the other WRs carry the request's cqe_mid, so an error
+ * or flush completion of any of them is the request's.  The request's
+ * send-queue slots are counted by ibpost and given back only at
+ * completion, which hardware that frees unsignaled slots late needs.
+ * Slots are reserved before rdma_rw is called, for the most WRs the
+ * request can need; the spare ones are given back as soon as rdma_rw said
+ * how many it built.  Without slots a submitter waits (process context) or
  * gets -EAGAIN (IBPOST_REQ_NOWAIT); it never overruns the send queue.
  */
 #include <linux/ktime.h>
-#include <linux/slab.h>
+#include <linux/math.h>
+#include <linux/sched/mm.h>
 
 #include "session.h"
-#include "split.h"
 #include "stats.h"
 
 /* Bytes of the request (CPU view of its scatterlist). */
@@ -46,9 +54,18 @@ static enum dma_data_direction ibpost_req_dir(const struct ibpost_req *req)
 	return req->op == IBPOST_OP_READ ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 }
 
+/* Undo rdma_rw_ctx_init(): MRs back to the QP's pool, the list unmapped. */
+static void ibpost_req_rw_destroy(struct ibpost_session *s,
+				  struct ibpost_req *req)
+{
+	rdma_rw_ctx_destroy(&req->rw, s->ep->qp, s->ep->port, req->sgl,
+			    req->nents, ibpost_req_dir(req));
+}
+
 /**
- * ibpost_req_complete() - unmap a request, count it, call its callback.
- * @s: its session (device resources still there).
+ * ibpost_req_complete() - end a request: free its rdma_rw context, count
+ *	it, call its callback.
+ * @s: its session (the initiator QP still there).
  * @req: the request.
  * @status: 0 or a negative errno.
  */
@@ -58,8 +75,7 @@ void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 	u64 ns = ktime_get_ns() - req->t_submit;
 	unsigned long flags;
 
-	ib_dma_unmap_sg(s->ep->ibdev, req->sgl, req->nents,
-			ibpost_req_dir(req));
+	ibpost_req_rw_destroy(s, req);
 	spin_lock_irqsave(&s->lock, flags);
 	s->sq_free += req->nwr;
 	s->stats.completed++;
@@ -128,10 +144,8 @@ static void ibpost_req_mid_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /* Check what can be checked before touching the device. */
-static int ibpost_req_check(struct ibpost_session *s, struct ibpost_req *req,
-			    u32 *max_wr)
+static int ibpost_req_check(struct ibpost_req *req)
 {
-	u32 max_sge = req->op == IBPOST_OP_READ ? s->max_sge_rd : s->max_sge;
 	u64 len;
 
 	req->reason = IBPOST_R_NONE;
@@ -147,21 +161,50 @@ static int ibpost_req_check(struct ibpost_session *s, struct ibpost_req *req,
 	if (req->remote_offset > req->remote->length ||
 	    len > req->remote->length - req->remote_offset)
 		return ibpost_req_refuse(req, IBPOST_R_SGE_RANGE, -EINVAL);
-	*max_wr = ibpost_split_nwr(req->nents, max_sge);
-	if (*max_wr > s->attr.depth)
-		return ibpost_req_refuse(req, IBPOST_R_DEPTH, -EINVAL);
 	return 0;
 }
 
 /*
- * Reserve @n slots and join the submitters the session's death waits
+ * The most send-queue slots @req can take (the QP exists: the session is
+ * live).  rdma_rw splits the mapped entries, at most @req->nents, at the
+ * QP's SGE limit; on a device where it may register instead it takes
+ * rdma_rw_mr_factor() MRs of up to three WRs each (LOCAL_INV, REG_MR and
+ * the RDMA WR: rdma_rw_max_send_wr()), and it falls back to splitting when
+ * the MR pool is empty but registering was only an optimization.
+ */
+static u32 ibpost_req_worst(struct ibpost_session *s,
+			    const struct ibpost_req *req)
+{
+	struct ib_qp *qp = s->ep->qp;
+	u32 port = s->ep->port;
+	u32 max_sge, mrs;
+	u64 wrs;
+
+	max_sge = req->op == IBPOST_OP_READ ? qp->max_read_sge :
+		  qp->max_write_sge;
+	if (!max_sge)
+		return U32_MAX;
+	wrs = DIV_ROUND_UP_ULL(req->nents, max_sge);
+	/* One WR per context: this device never registers. */
+	if (rdma_rw_max_send_wr(qp->device, port, 1, 0) > 1) {
+		mrs = rdma_rw_mr_factor(qp->device, port, req->nents);
+		wrs = max_t(u64, wrs,
+			    rdma_rw_max_send_wr(qp->device, port, mrs, 0));
+	}
+	return min_t(u64, wrs, U32_MAX);
+}
+
+/*
+ * Reserve the slots @req can need, *@max_wr (computed here, where the QP
+ * is known to exist), and join the submitters the session's death waits
  * for.  Waits for room unless IBPOST_REQ_NOWAIT.
  */
 static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
-			      u32 n)
+			      u32 *max_wr)
 {
 	unsigned long flags;
 	bool counted = false;
+	u32 n = 0;
 
 	for (;;) {
 		spin_lock_irqsave(&s->lock, flags);
@@ -171,10 +214,19 @@ static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
 						 s->state == IBPOST_S_ERROR ?
 						 -EIO : -ENOTCONN);
 		}
+		if (!n) {
+			n = ibpost_req_worst(s, req);
+			if (n > s->attr.depth) {
+				spin_unlock_irqrestore(&s->lock, flags);
+				return ibpost_req_refuse(req, IBPOST_R_DEPTH,
+							 -EINVAL);
+			}
+		}
 		if (s->sq_free >= n) {
 			s->sq_free -= n;
 			s->posting++;
 			spin_unlock_irqrestore(&s->lock, flags);
+			*max_wr = n;
 			return 0;
 		}
 		if (!counted)
@@ -200,35 +252,52 @@ static void ibpost_req_unreserve(struct ibpost_session *s, u32 spare)
 	wake_up_all(&s->wq);
 }
 
-/* Build the request's WR chain over @sges. */
-static void ibpost_req_build(struct ibpost_session *s, struct ibpost_req *req,
-			     struct ib_rdma_wr *wrs, struct ib_sge *sges,
-			     u32 nsge, u32 max_sge)
+/*
+ * Map (and where needed register) the request's memory and build its WRs.
+ * Blocking submitters allocate as GFP_NOIO would (rdma_rw allocates with
+ * GFP_KERNEL): a block driver's I/O must not recurse into I/O reclaim.
+ */
+static int ibpost_req_rw_init(struct ibpost_session *s, struct ibpost_req *req)
 {
-	u64 raddr = req->remote->addr + req->remote_offset;
-	u32 i, n;
+	unsigned int noio = memalloc_noio_save();
+	int ret;
 
-	for (i = 0; i < req->nwr; i++, sges += n, nsge -= n) {
-		n = min(nsge, max_sge);
-		wrs[i].wr.opcode = req->op == IBPOST_OP_READ ?
-				   IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
-		wrs[i].wr.sg_list = sges;
-		wrs[i].wr.num_sge = n;
-		wrs[i].wr.wr_cqe = &req->cqe_mid;
-		if (req->flags & IBPOST_REQ_SIGNAL_ALL)
-			wrs[i].wr.send_flags = IB_SEND_SIGNALED;
-		wrs[i].wr.next = i + 1 < req->nwr ? &wrs[i + 1].wr : NULL;
-		wrs[i].remote_addr = raddr;
-		wrs[i].rkey = req->remote->rkey;
-		raddr += ibpost_sges_bytes(sges, n);
-	}
-	wrs[req->nwr - 1].wr.wr_cqe = &req->cqe;
-	wrs[req->nwr - 1].wr.send_flags = IB_SEND_SIGNALED;
+	ret = rdma_rw_ctx_init(&req->rw, s->ep->qp, s->ep->port, req->sgl,
+			       req->nents, 0,
+			       req->remote->addr + req->remote_offset,
+			       req->remote->rkey, ibpost_req_dir(req));
+	memalloc_noio_restore(noio);
+	if (ret >= 0)
+		return ret;
+	/* An MR maps entries that meet at page boundaries, up to its list. */
+	if (ret == -EINVAL)
+		return ibpost_req_refuse(req, IBPOST_R_FRPL, ret);
+	return ibpost_req_refuse(req, IBPOST_R_NOMEM, ret);
 }
 
 /*
- * ib_post_send() took only the WRs before @bad: the request cannot end
- * through its last WR's completion.  Put the QP in error so the taken
+ * The request's chain: every WR carries the request (the last its
+ * completion, the others cqe_mid for their error completions); only the
+ * last is signaled unless IBPOST_REQ_SIGNAL_ALL.
+ */
+static struct ib_send_wr *ibpost_req_chain(struct ibpost_session *s,
+					   struct ibpost_req *req)
+{
+	struct ib_send_wr *first, *wr;
+
+	first = rdma_rw_ctx_wrs(&req->rw, s->ep->qp, s->ep->port,
+				&req->cqe, NULL);
+	for (wr = first; wr->next; wr = wr->next) {
+		wr->wr_cqe = &req->cqe_mid;
+		if (req->flags & IBPOST_REQ_SIGNAL_ALL)
+			wr->send_flags |= IB_SEND_SIGNALED;
+	}
+	return first;
+}
+
+/*
+ * ib_post_send() took only the WRs before the bad one: the request cannot
+ * end through its last WR's completion.  Put the QP in error so the taken
  * WRs flush, and complete the request when the session is drained.
  */
 static void ibpost_req_orphan(struct ibpost_session *s, struct ibpost_req *req,
@@ -244,9 +313,10 @@ static void ibpost_req_orphan(struct ibpost_session *s, struct ibpost_req *req,
 	ibpost_session_error(s);
 }
 
-static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req,
-			   struct ib_rdma_wr *wrs)
+/* Post the request's chain; 0 once the request is the session's. */
+static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req)
 {
+	struct ib_send_wr *first = ibpost_req_chain(s, req);
 	unsigned long flags;
 	u32 taken;
 	int ret;
@@ -257,17 +327,18 @@ static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req,
 	s->stats.wrs += req->nwr;
 	spin_unlock_irqrestore(&s->lock, flags);
 	req->t_submit = ktime_get_ns();
-	ret = ibpost_ep_post(s->ep, &wrs[0].wr, &taken);
+	ret = ibpost_ep_post(s->ep, first, &taken);
 	if (!ret)
 		return 0;
+	spin_lock_irqsave(&s->lock, flags);
+	s->stats.wrs -= req->nwr - taken;
 	if (!taken) {
-		spin_lock_irqsave(&s->lock, flags);
 		s->stats.requests--;
 		s->stats.inflight--;
-		s->stats.wrs -= req->nwr;
-		spin_unlock_irqrestore(&s->lock, flags);
-		return ibpost_req_refuse(req, IBPOST_R_POST, ret);
 	}
+	spin_unlock_irqrestore(&s->lock, flags);
+	if (!taken)
+		return ibpost_req_refuse(req, IBPOST_R_POST, ret);
 	ibpost_req_orphan(s, req, ret);
 	return 0;
 }
@@ -277,33 +348,35 @@ static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req,
  * @s: the session.
  * @req: the request; owned by ibpost until its @done callback returns.
  *
- * The scatterlist is DMA-mapped here and unmapped before @done is called;
- * a request of more SGEs than a WR carries is split into chained WRs.
+ * rdma_rw_ctx_init() maps the scatterlist (and registers it where the
+ * device needs an MR) and builds the WRs: split at the QP's SGE limits,
+ * max_sge for WRITE and the smaller of it and max_sge_rd for READ.  The
+ * mapping and any MR are released before @done is called.
  *
- * Context: process context, may sleep waiting for send-queue room; with
- * IBPOST_REQ_NOWAIT any context (never sleeps).
+ * Context: process context, may sleep: waiting for send-queue room, and in
+ * rdma_rw_ctx_init()'s allocations.  IBPOST_REQ_NOWAIT never waits for
+ * room; a request of one entry on a device that registers nothing (no
+ * iWARP READ, no force_mr) allocates nothing either and may then be
+ * submitted from any context.
  * Return: 0 when accepted (@done will be called exactly once); else the
  * request was not started, @done is not called, @req->reason says why:
- * -EINVAL (bad request, or more WRs than the session's depth), -EOPNOTSUPP
- * (opcode), -EAGAIN (send queue full with IBPOST_REQ_NOWAIT), -EIO (the
- * session's QP is in error), -ENOTCONN (closed or device gone), -ENOMEM,
- * or the provider's error from ib_post_send().
+ * -EINVAL (bad request, more WRs than the session's depth, or entries an
+ * MR cannot map: IBPOST_R_FRPL), -EOPNOTSUPP (opcode), -EAGAIN (send queue
+ * full with IBPOST_REQ_NOWAIT), -EIO (the session's QP is in error),
+ * -ENOTCONN (closed or device gone), -ENOMEM (or another mapping error of
+ * rdma_rw_ctx_init()), or the provider's error from ib_post_send().
  */
 int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 {
-	gfp_t gfp = req->flags & IBPOST_REQ_NOWAIT ? GFP_ATOMIC : GFP_NOIO;
-	u32 max_wr, nsge, max_sge, nwr;
-	struct ib_rdma_wr *wrs;
-	struct ib_sge *sges;
+	u32 max_wr, nwr;
 	int ret;
 
-	ret = ibpost_req_check(s, req, &max_wr);
+	ret = ibpost_req_check(req);
 	if (ret)
 		return ret;
 	if (!(req->flags & IBPOST_REQ_NOWAIT))
 		might_sleep();
-	max_sge = req->op == IBPOST_OP_READ ? s->max_sge_rd : s->max_sge;
-	ret = ibpost_req_reserve(s, req, max_wr);
+	ret = ibpost_req_reserve(s, req, &max_wr);
 	if (ret)
 		return ret;
 	req->sess = s;
@@ -311,38 +384,27 @@ int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 	req->cqe.done = ibpost_req_done;
 	req->cqe_mid.done = ibpost_req_mid_done;
 	INIT_LIST_HEAD(&req->node);
-	ret = -ENOMEM;
-	sges = kmalloc_array(req->nents, sizeof(*sges), gfp);
-	wrs = kcalloc(max_wr, sizeof(*wrs), gfp);
-	if (!sges || !wrs)
-		goto err_free;
-	req->mapped = ib_dma_map_sg(s->ep->ibdev, req->sgl, req->nents,
-				    ibpost_req_dir(req));
-	if (!req->mapped)
-		goto err_free;
-	nsge = ibpost_sg_to_sges(req->sgl, req->mapped,
-				 s->ep->pd->local_dma_lkey, sges);
-	req->nwr = ibpost_split_nwr(nsge, max_sge);
-	ibpost_req_build(s, req, wrs, sges, nsge, max_sge);
+	ret = ibpost_req_rw_init(s, req);
+	if (ret < 0)
+		goto err_unreserve;
+	/* The reservation is the send queue's bound: never post past it. */
+	if (WARN_ON_ONCE(!ret || ret > max_wr)) {
+		ret = ibpost_req_refuse(req, IBPOST_R_DEPTH, -EINVAL);
+		goto err_destroy;
+	}
+	req->nwr = ret;
 	/* Once posted, @req may complete (and be reused) at any moment. */
 	nwr = req->nwr;
-	ret = ibpost_req_post(s, req, wrs);
+	ret = ibpost_req_post(s, req);
 	if (ret)
-		goto err_unmap;
-	kfree(wrs);
-	kfree(sges);
-	/* The provider copied the WRs; the request holds its nwr slots. */
+		goto err_destroy;
+	/* The request holds its nwr slots until it completes. */
 	ibpost_req_unreserve(s, max_wr - nwr);
 	return 0;
 
-err_unmap:
-	ib_dma_unmap_sg(s->ep->ibdev, req->sgl, req->nents,
-			ibpost_req_dir(req));
-err_free:
-	kfree(wrs);
-	kfree(sges);
-	if (ret == -ENOMEM)
-		req->reason = IBPOST_R_NOMEM;
+err_destroy:
+	ibpost_req_rw_destroy(s, req);
+err_unreserve:
 	ibpost_req_unreserve(s, max_wr);
 	return ret;
 }

@@ -139,7 +139,7 @@ for kind in test stock; do
 	# otherwise just be missing).
 	if [[ $kind == test ]]; then
 		for suite in ibpost_abi ibpost_sgl ibpost_sq ibpost_stats \
-			ibpost_split ibpost_rxe ibpost_session; do
+			ibpost_rxe ibpost_session; do
 			[[ -s $gout/kunit-$suite.ktap ]] ||
 				record fail "kunit suite $suite reported"
 		done

@@ -350,6 +350,7 @@ int ibpost_cm_connect(struct ibpost_ep *ep,
 	ret = ibpost_cm_qp(ep, &ec);
 	if (ret)
 		goto out;
+	ibpost_cm_param(&param);
 	param.private_data = peer->priv;
 	param.private_data_len = peer->priv_len;
 	ret = rdma_connect(ep->cm_id, &param);

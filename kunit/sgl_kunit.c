@@ -382,6 +382,7 @@ enum ibpost_rf {
 	RF_IMM,
 	RF_LIM_MSG,
 	RF_LIM_RECV_SGE,
+	RF_LIM_DEV_FLAGS,
 };
 
 struct ibpost_set {
@@ -565,6 +566,52 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	{ "iters+warmup overflows", { { RF_ITERS, U64_MAX },
 				      { RF_WARMUP, 1 }, { RF_MSG, 1 } },
 	  -EOVERFLOW, IBPOST_R_OVERFLOW, U64_MAX, 1 },
+	/* device capabilities (iWARP, siw: both flags) */
+	{ "iWARP: SEND through rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY },
+	    { RF_FLAGS, IBPOST_RUN_CM | IBPOST_RUN_VERIFY },
+	    { RF_CM_FAMILY, AF_INET } } },
+	{ "iWARP: SEND_IMM through rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY }, { RF_FLAGS, IBPOST_RUN_CM },
+	    { RF_CM_FAMILY, AF_INET }, { RF_OP, IBPOST_OP_SEND_IMM } } },
+	{ "iWARP: WRITE against a peer",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY }, { RF_FLAGS, IBPOST_RUN_PEER },
+	    { RF_CM_FAMILY, AF_INET6 }, { RF_OP, IBPOST_OP_WRITE } } },
+	{ "iWARP: WRITE_IMM through rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY }, { RF_FLAGS, IBPOST_RUN_CM },
+	    { RF_CM_FAMILY, AF_INET }, { RF_OP, IBPOST_OP_WRITE_IMM } },
+	  -EOPNOTSUPP, IBPOST_R_CAP_WRITE_IMM, IBPOST_OP_WRITE_IMM, 0 },
+	{ "iWARP: WRITE_IMM against a peer",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_NO_WRITE_IMM },
+	    { RF_FLAGS, IBPOST_RUN_PEER }, { RF_CM_FAMILY, AF_INET },
+	    { RF_OP, IBPOST_OP_WRITE_IMM } },
+	  -EOPNOTSUPP, IBPOST_R_CAP_WRITE_IMM, IBPOST_OP_WRITE_IMM, 0 },
+	{ "iWARP: WRITE_IMM without rdma_cm names WRITE_IMM",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY }, { RF_OP, IBPOST_OP_WRITE_IMM } },
+	  -EOPNOTSUPP, IBPOST_R_CAP_WRITE_IMM, IBPOST_OP_WRITE_IMM, 0 },
+	{ "iWARP: loopback SEND without rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY } },
+	  -EOPNOTSUPP, IBPOST_R_CAP_CM_ONLY, IBPOST_RUN_VERIFY, 0 },
+	{ "cm-only: inline WRITE without rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_CM_ONLY },
+	    { RF_FLAGS, IBPOST_RUN_INLINE }, { RF_OP, IBPOST_OP_WRITE },
+	    { RF_MSG, 64 } },
+	  -EOPNOTSUPP, IBPOST_R_CAP_CM_ONLY, IBPOST_RUN_INLINE, 0 },
+	{ "cm-only device with WRITE_IMM: WRITE_IMM via rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_CM_ONLY },
+	    { RF_FLAGS, IBPOST_RUN_CM }, { RF_CM_FAMILY, AF_INET },
+	    { RF_OP, IBPOST_OP_WRITE_IMM } } },
+	{ "iWARP: unknown opcode is still an unknown opcode",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY }, { RF_OP, IBPOST_OP_MAX } },
+	  -EINVAL, IBPOST_R_OPCODE, IBPOST_OP_MAX, IBPOST_OP_MAX - 1 },
+	{ "iWARP: rdma_cm fields are checked first",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY }, { RF_FLAGS, IBPOST_RUN_CM },
+	    { RF_OP, IBPOST_OP_WRITE_IMM } },
+	  -EINVAL, IBPOST_R_CM_ADDR, 0, 0 },
+	{ "iWARP: other limits still apply through rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY }, { RF_FLAGS, IBPOST_RUN_CM },
+	    { RF_CM_FAMILY, AF_INET }, { RF_NUM_SGE, 33 } },
+	  -EINVAL, IBPOST_R_NUM_SGE, 33, 32 },
 };
 
 static void ibpost_run_case_desc(const struct ibpost_run_case *c, char *desc)
@@ -646,6 +693,9 @@ static void ibpost_run_apply(struct ibpost_run *r, struct ibpost_limits *lim,
 	case RF_LIM_RECV_SGE:
 		lim->max_recv_sge = s->v;
 		break;
+	case RF_LIM_DEV_FLAGS:
+		lim->dev_flags = s->v;
+		break;
 	}
 }
 
@@ -683,6 +733,41 @@ static void ibpost_run_check_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.wr, c->recv_wr ? IBPOST_STATUS_RECV_WR :
 						  IBPOST_STATUS_NONE);
 	KUNIT_EXPECT_EQ(test, st.sge, IBPOST_STATUS_NONE);
+}
+
+/*
+ * ibpost_run_check_caps() alone, as the ioctl front calls it before the
+ * engine: nothing is refused on a device that lacks nothing; on iWARP only
+ * WRITE_WITH_IMM, and any loopback job without rdma_cm.
+ */
+static void ibpost_run_check_caps_test(struct kunit *test)
+{
+	const u32 iwarp = IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY;
+	struct ibpost_status st;
+	struct ibpost_run r = {};
+	u32 op;
+
+	for (op = 0; op <= IBPOST_OP_MAX; op++) {
+		r.op = op;
+		r.flags = 0;
+		memset(&st, 0, sizeof(st));
+		KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(&r, 0, &st), 0);
+		KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_NONE);
+		r.flags = IBPOST_RUN_CM;
+		KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(&r, iwarp, &st),
+				op == IBPOST_OP_WRITE_IMM ? -EOPNOTSUPP : 0);
+		r.flags = IBPOST_RUN_PINGPONG;
+		KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(&r, iwarp, &st),
+				-EOPNOTSUPP);
+		KUNIT_EXPECT_EQ(test, st.reason,
+				op == IBPOST_OP_WRITE_IMM ?
+				(u32)IBPOST_R_CAP_WRITE_IMM :
+				(u32)IBPOST_R_CAP_CM_ONLY);
+		KUNIT_EXPECT_EQ(test, st.value, op == IBPOST_OP_WRITE_IMM ?
+				(u64)op : (u64)IBPOST_RUN_PINGPONG);
+		KUNIT_EXPECT_EQ(test, st.wr, IBPOST_STATUS_NONE);
+		KUNIT_EXPECT_EQ(test, st.sge, IBPOST_STATUS_NONE);
+	}
 }
 
 static void ibpost_wr_sge_limit_test(struct kunit *test)
@@ -943,6 +1028,7 @@ static struct kunit_case ibpost_sgl_cases[] = {
 	KUNIT_CASE(ibpost_layout_tutorial_test),
 	KUNIT_CASE_PARAM(ibpost_layout_check_test, ibpost_chk_gen_params),
 	KUNIT_CASE_PARAM(ibpost_run_check_test, ibpost_run_gen_params),
+	KUNIT_CASE(ibpost_run_check_caps_test),
 	KUNIT_CASE(ibpost_wr_sge_limit_test),
 	KUNIT_CASE_PARAM(ibpost_pattern_roundtrip_test, ibpost_pat_gen_params),
 	KUNIT_CASE(ibpost_pattern_accumulate_test),

@@ -79,6 +79,11 @@
  * @IBPOST_R_PEER_LOST: connection to the peer lost.
  * @IBPOST_R_PEER_BUSY: the server is at its connection limit.
  * @IBPOST_R_PEER_FLAG: option not available against a peer.
+ * @IBPOST_R_CAP_WRITE_IMM: the device has no RDMA WRITE with immediate
+ *	(IBPOST_DEV_NO_WRITE_IMM, iWARP); @value is the opcode.
+ * @IBPOST_R_CAP_CM_ONLY: the device connects QPs only through rdma_cm
+ *	(IBPOST_DEV_CM_ONLY, iWARP): a loopback job must set IBPOST_RUN_CM
+ *	with an address of the device; @value is the run's flags.
  * @IBPOST_R_MAX: number of codes (not a code).
  */
 enum ibpost_reason {
@@ -126,6 +131,8 @@ enum ibpost_reason {
 	IBPOST_R_PEER_LOST,
 	IBPOST_R_PEER_BUSY,
 	IBPOST_R_PEER_FLAG,
+	IBPOST_R_CAP_WRITE_IMM,
+	IBPOST_R_CAP_CM_ONLY,
 	IBPOST_R_MAX
 };
 
@@ -175,6 +182,8 @@ enum ibpost_reason {
 	[IBPOST_R_PEER_LOST] = "connection to the peer lost", \
 	[IBPOST_R_PEER_BUSY] = "the server is at its connection limit", \
 	[IBPOST_R_PEER_FLAG] = "option not available against a peer", \
+	[IBPOST_R_CAP_WRITE_IMM] = "device has no RDMA WRITE with immediate (IBPOST_DEV_NO_WRITE_IMM)", \
+	[IBPOST_R_CAP_CM_ONLY] = "device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM)", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
@@ -225,6 +234,19 @@ struct ibpost_status {
 #define IBPOST_DEV_VIRT_DMA		(1U << 2)
 /** The inline probe QP could not be created; max_inline_data is 0. */
 #define IBPOST_DEV_INLINE_UNKNOWN	(1U << 3)
+/**
+ * IBPOST_DEV_NO_WRITE_IMM - the device has no RDMA WRITE with immediate
+ * (iWARP: the protocol has no such operation); jobs asking for it are
+ * refused with IBPOST_R_CAP_WRITE_IMM.
+ */
+#define IBPOST_DEV_NO_WRITE_IMM		(1U << 4)
+/**
+ * IBPOST_DEV_CM_ONLY - the device's QPs connect only through rdma_cm
+ * (iWARP: the connection is a TCP stream, there is no direct connection by
+ * GID); a loopback job without IBPOST_RUN_CM is refused with
+ * IBPOST_R_CAP_CM_ONLY.
+ */
+#define IBPOST_DEV_CM_ONLY		(1U << 5)
 
 /**
  * struct ibpost_dev_attr - one port of one RDMA device, as ibpost sees it.

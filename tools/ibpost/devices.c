@@ -106,10 +106,27 @@ static void print_json(const struct ibpost_dev_attr *r, unsigned int n)
 		json_b("local_dma_lkey", r->flags & IBPOST_DEV_LOCAL_DMA_LKEY);
 		json_b("mem_mgt_extensions", r->flags & IBPOST_DEV_MEM_MGT_EXT);
 		json_b("virt_dma", r->flags & IBPOST_DEV_VIRT_DMA);
+		json_b("write_imm", !(r->flags & IBPOST_DEV_NO_WRITE_IMM));
+		json_b("cm_only", r->flags & IBPOST_DEV_CM_ONLY);
 		json_u("phys_port_cnt", r->phys_port_cnt);
 		printf("}");
 	}
 	printf("%s]}\n", n ? "\n" : "");
+}
+
+/* Capabilities the device lacks (IBPOST_DEV_NO_WRITE_IMM, _CM_ONLY). */
+static const char *out_dev_lacks(unsigned int flags)
+{
+	switch (flags & (IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY)) {
+	case IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY:
+		return "write_imm,direct_qp";
+	case IBPOST_DEV_NO_WRITE_IMM:
+		return "write_imm";
+	case IBPOST_DEV_CM_ONLY:
+		return "direct_qp";
+	default:
+		return "-";
+	}
 }
 
 static void print_table(const struct ibpost_dev_attr *r, unsigned int n)
@@ -117,10 +134,10 @@ static void print_table(const struct ibpost_dev_attr *r, unsigned int n)
 	char guid[32];
 	unsigned int i;
 
-	printf("%-16s %4s %-8s %-8s %5s %8s %8s %6s %8s %7s %5s %6s %5s %-20s %s\n",
+	printf("%-16s %4s %-8s %-8s %5s %8s %8s %6s %8s %7s %5s %6s %5s %-20s %-19s %s\n",
 	       "device", "port", "state", "link", "mtu", "send_sge",
 	       "recv_sge", "sge_rd", "qp_wr", "cqe", "frpl", "inline",
-	       "dlkey", "max_mr_size", "node_guid");
+	       "dlkey", "max_mr_size", "node_guid", "lacks");
 	for (i = 0; i < n; i++, r++) {
 		out_guid(guid, sizeof(guid), r->node_guid);
 		printf("%-16s %4u %-8s %-8s %5u %8u %8u %6u %8u %7u %5u ",
@@ -132,9 +149,10 @@ static void print_table(const struct ibpost_dev_attr *r, unsigned int n)
 			printf("%6s ", "?");
 		else
 			printf("%6u ", r->max_inline_data);
-		printf("%5s %-20llu %s\n",
+		printf("%5s %-20llu %-19s %s\n",
 		       r->flags & IBPOST_DEV_LOCAL_DMA_LKEY ? "yes" : "no",
-		       (unsigned long long)r->max_mr_size, guid);
+		       (unsigned long long)r->max_mr_size, guid,
+		       out_dev_lacks(r->flags));
 	}
 	if (!n)
 		printf("(no RDMA devices; try: rdma link add rxe_lo type rxe netdev lo)\n");

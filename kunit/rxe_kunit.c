@@ -1,18 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: the transfer engine against a real device (rdma_rxe in the test
- * guest).  Loaded after ibpost.ko and after the device exists; uses only
- * the exported API (include/ibpost.h).  Every run verifies every byte.
+ * guest; built again as ibpost_siw_kunit.ko, suite ibpost_siw, for siw).
+ * Loaded after ibpost.ko and after the device exists; uses only the
+ * exported API (include/ibpost.h).  Every run verifies every byte.  With
+ * cm= every job connects through rdma_cm to that address of the device
+ * (iWARP devices connect QPs no other way).
  */
 #include <kunit/test.h>
+#include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <ibpost.h>
 
-static char *dev = "rxe_lo";
+#include "sgl.h"
+
+/*
+ * What ibpost_run() returns today for WRITE_WITH_IMM on iWARP: job.c does
+ * not put the device's flags into its limits yet, so the job is set up and
+ * siw's ib_post_send() refuses the opcode (siw_post_send(): "ib wr type 9
+ * unsupported", -EINVAL) before any WR is accepted.
+ */
+#define WRITE_IMM_RET		-EINVAL
+#define WRITE_IMM_REASON	IBPOST_R_POST
+
+#ifndef ENGINE_SUITE
+#define ENGINE_SUITE	"ibpost_rxe"
+#define ENGINE_DEV	"rxe_lo"
+#define ENGINE_CM	NULL
+#endif
+
+static char *dev = ENGINE_DEV;
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "RDMA device to run on");
+
+static char *cm = ENGINE_CM;
+module_param(cm, charp, 0444);
+MODULE_PARM_DESC(cm, "IPv4 address of the device: connect every job through rdma_cm to it");
+
+/* The granted inline size ibpost probes: rxe 512, siw SIW_MAX_INLINE. */
+#define RXE_INLINE	512U
+#define SIW_INLINE	80U
 
 enum { SHAPE_ONE, SHAPE_MAX, SHAPE_SEED, SHAPE_CROSS, SHAPE_N };
 
@@ -41,7 +70,8 @@ struct rxe_case {
 static struct rxe_case cases[IBPOST_OP_MAX * SHAPE_N * 8];
 
 struct rxe_caps {
-	u32 max_send_sge, max_recv_sge, max_sge_rd;
+	u32 max_send_sge, max_recv_sge, max_sge_rd, max_inline;
+	bool iwarp;
 };
 
 static int rxe_caps_get(struct rxe_caps *c)
@@ -53,8 +83,16 @@ static int rxe_caps_get(struct rxe_caps *c)
 	c->max_send_sge = ibdev->attrs.max_send_sge;
 	c->max_recv_sge = ibdev->attrs.max_recv_sge;
 	c->max_sge_rd = ibdev->attrs.max_sge_rd;
+	c->iwarp = rdma_protocol_iwarp(ibdev, rdma_start_port(ibdev));
+	c->max_inline = c->iwarp ? SIW_INLINE : RXE_INLINE;
 	ib_device_put(ibdev);
 	return 0;
+}
+
+/* The IBPOST_DEV_* capability flags ibpost reports for such a device. */
+static u32 rxe_dev_flags(const struct rxe_caps *c)
+{
+	return c->iwarp ? IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY : 0;
 }
 
 static const void *rxe_gen(const void *prev, char *desc)
@@ -100,6 +138,10 @@ static void rxe_base(struct ibpost_run *r, u32 op)
 	r->recv_layout = IBPOST_LAYOUT_EQUAL;
 	if (op == IBPOST_OP_SEND_IMM || op == IBPOST_OP_WRITE_IMM)
 		r->imm_data = 0x1234abcd;
+	if (cm && in4_pton(cm, -1, r->cm_addr, -1, NULL)) {
+		r->flags |= IBPOST_RUN_CM;
+		r->cm_family = AF_INET;
+	}
 }
 
 static void rxe_shape(struct ibpost_run *r, const struct rxe_case *c,
@@ -140,6 +182,27 @@ static void rxe_shape(struct ibpost_run *r, const struct rxe_case *c,
 		r->signal_every = 8;
 }
 
+/*
+ * RDMA WRITE with immediate on iWARP.  The ioctl front refuses it before
+ * anything is created (ibpost_run_check_caps() with the device's flags:
+ * EOPNOTSUPP, IBPOST_R_CAP_WRITE_IMM); ibpost_run() itself gets the same
+ * check once job.c passes the device's flags in its limits (dev_flags).
+ */
+static void rxe_write_imm_refused(struct kunit *test, struct ibpost_run *r,
+				  int ret, const struct rxe_caps *caps)
+{
+	struct ibpost_status st = {};
+
+	KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(r, rxe_dev_flags(caps), &st),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_CAP_WRITE_IMM);
+	KUNIT_EXPECT_EQ(test, st.value, (u64)IBPOST_OP_WRITE_IMM);
+	KUNIT_EXPECT_EQ(test, ret, WRITE_IMM_RET);
+	KUNIT_EXPECT_EQ(test, r->status.reason, (u32)WRITE_IMM_REASON);
+	KUNIT_EXPECT_EQ(test, r->result.wrs, 0ULL);
+	KUNIT_EXPECT_EQ(test, r->result.verify_errors, 0U);
+}
+
 static void rxe_matrix_test(struct kunit *test)
 {
 	const struct rxe_case *c = test->param_value;
@@ -155,18 +218,31 @@ static void rxe_matrix_test(struct kunit *test)
 	rxe_shape(r, c, &caps, &ext);
 	ret = ibpost_run(r, &ext);
 
+	if (r->num_sge > (c->op == IBPOST_OP_READ ? caps.max_sge_rd :
+			  caps.max_send_sge)) {
+		/* siw: one SGE per READ (max_sge_rd 1). */
+		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+		KUNIT_EXPECT_EQ(test, r->status.reason, (u32)IBPOST_R_NUM_SGE);
+		KUNIT_EXPECT_EQ(test, r->status.limit, (u64)caps.max_sge_rd);
+		KUNIT_EXPECT_EQ(test, r->result.posted, 0ULL);
+		return;
+	}
 	if (c->inl && c->op == IBPOST_OP_READ) {
 		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 		KUNIT_EXPECT_EQ(test, r->status.reason, (u32)IBPOST_R_INLINE_OP);
 		return;
 	}
-	if (c->inl && r->msg_size > 512) {
-		/* rxe grants 512 inline bytes: refused before anything is posted. */
+	if (c->inl && r->msg_size > caps.max_inline) {
+		/* rxe grants 512 inline bytes, siw 80: refused before anything is posted. */
 		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 		KUNIT_EXPECT_EQ(test, r->status.reason,
 				(u32)IBPOST_R_INLINE_SIZE);
-		KUNIT_EXPECT_EQ(test, r->status.limit, 512ULL);
+		KUNIT_EXPECT_EQ(test, r->status.limit, (u64)caps.max_inline);
 		KUNIT_EXPECT_EQ(test, r->result.posted, 0ULL);
+		return;
+	}
+	if (c->op == IBPOST_OP_WRITE_IMM && caps.iwarp) {
+		rxe_write_imm_refused(test, r, ret, &caps);
 		return;
 	}
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "reason %u wr %u sge %u value %llu",
@@ -402,10 +478,14 @@ static void rxe_remote_range_test(struct kunit *test)
 static void rxe_corrupt_test(struct kunit *test)
 {
 	struct ibpost_run *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct rxe_caps caps;
 	u32 op;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_EQ(test, rxe_caps_get(&caps), 0);
 	for (op = 0; op < IBPOST_OP_MAX; op++) {
+		if (op == IBPOST_OP_WRITE_IMM && caps.iwarp)
+			continue;	/* refused: rxe_matrix_test */
 		rxe_fault_run(test, op, IBPOST_FAULT_CORRUPT, r);
 		KUNIT_EXPECT_EQ(test, r->status.reason, (u32)IBPOST_R_VERIFY);
 		KUNIT_EXPECT_EQ(test, r->result.verify_errors, 1U);
@@ -503,7 +583,7 @@ static struct kunit_case rxe_cases[] = {
 };
 
 static struct kunit_suite rxe_suite = {
-	.name = "ibpost_rxe",
+	.name = ENGINE_SUITE,
 	.test_cases = rxe_cases,
 };
 
@@ -511,3 +591,4 @@ kunit_test_suite(rxe_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the ibpost engine on an RDMA device");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

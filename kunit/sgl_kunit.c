@@ -744,20 +744,22 @@ static void ibpost_run_check_caps_test(struct kunit *test)
 {
 	const u32 iwarp = IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY;
 	struct ibpost_status st;
-	struct ibpost_run r = {};
+	struct ibpost_run *r;
 	u32 op;
 
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r);
 	for (op = 0; op <= IBPOST_OP_MAX; op++) {
-		r.op = op;
-		r.flags = 0;
+		r->op = op;
+		r->flags = 0;
 		memset(&st, 0, sizeof(st));
-		KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(&r, 0, &st), 0);
+		KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(r, 0, &st), 0);
 		KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_NONE);
-		r.flags = IBPOST_RUN_CM;
-		KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(&r, iwarp, &st),
+		r->flags = IBPOST_RUN_CM;
+		KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(r, iwarp, &st),
 				op == IBPOST_OP_WRITE_IMM ? -EOPNOTSUPP : 0);
-		r.flags = IBPOST_RUN_PINGPONG;
-		KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(&r, iwarp, &st),
+		r->flags = IBPOST_RUN_PINGPONG;
+		KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(r, iwarp, &st),
 				-EOPNOTSUPP);
 		KUNIT_EXPECT_EQ(test, st.reason,
 				op == IBPOST_OP_WRITE_IMM ?

@@ -12,6 +12,8 @@
 #                             (the 'ibpost run' options that connect a loopback job: none on
 #                             rxe, '--cm 127.0.0.1' on siw), TP (TAP name prefix, e.g. 'siw: ')
 #   rig_dummy NAME ADDR       rig_rxe_dummy or rig_siw_dummy, after rig_provider
+#   rig_tap NAME              TAP_FILE ($IBPOST_OUT/NAME-KERNEL.tap, NAME-siw-KERNEL.tap for
+#                             siw) and TAP_PREFIX ('siw: ' for siw) for tools/tests/tap.sh
 #   rig_arg NAME              value of rig.NAME= on the kernel command line (tools/rig/pair.sh)
 #   rig_ibpost_paths          KO (ibpost.ko), CONS (ibpost_consumer.ko) and IBPOST (the tool)
 #                             for $IBPOST_KERNEL (test: the modules built for the test kernel)
@@ -110,6 +112,17 @@ rig_provider() {
 # rig_dummy NAME ADDR: a device of the provider chosen by rig_provider on d0.
 rig_dummy() {
 	"rig_${PROV:-rxe}_dummy" "$@"
+}
+
+rig_tap() {
+	local p=${IBPOST_PROVIDER:-rxe}
+	if [[ $p == rxe ]]; then
+		TAP_FILE=$IBPOST_OUT/$1-$IBPOST_KERNEL.tap TAP_PREFIX=''
+	else
+		TAP_FILE=$IBPOST_OUT/$1-$p-$IBPOST_KERNEL.tap TAP_PREFIX="$p: "
+	fi
+	export TAP_FILE TAP_PREFIX
+	: >"$TAP_FILE"
 }
 
 rig_arg() {

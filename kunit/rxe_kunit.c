@@ -17,13 +17,14 @@
 #include "sgl.h"
 
 /*
- * What ibpost_run() returns today for WRITE_WITH_IMM on iWARP: job.c does
- * not put the device's flags into its limits yet, so the job is set up and
- * siw's ib_post_send() refuses the opcode (siw_post_send(): "ib wr type 9
- * unsupported", -EINVAL) before any WR is accepted.
+ * What ibpost_run() returns today for SEND/WRITE with immediate on iWARP:
+ * job.c does not put the device's flags into its limits yet, so the job is
+ * set up and siw's ib_post_send() refuses the opcode (siw_post_send(): "ib
+ * wr type ... unsupported", -EINVAL) at the first WR, before any is posted.
+ * The ioctl front refuses it up front (IBPOST_R_CAP_IMM, EOPNOTSUPP).
  */
-#define WRITE_IMM_RET		-EINVAL
-#define WRITE_IMM_REASON	IBPOST_R_POST
+#define IMM_RET		-EINVAL
+#define IMM_REASON	IBPOST_R_POST
 
 #ifndef ENGINE_SUITE
 #define ENGINE_SUITE	"ibpost_rxe"
@@ -92,7 +93,29 @@ static int rxe_caps_get(struct rxe_caps *c)
 /* The IBPOST_DEV_* capability flags ibpost reports for such a device. */
 static u32 rxe_dev_flags(const struct rxe_caps *c)
 {
-	return c->iwarp ? IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY : 0;
+	return c->iwarp ? IBPOST_DEV_NO_IMM | IBPOST_DEV_CM_ONLY |
+			  IBPOST_DEV_WRITE_UNPLACED : 0;
+}
+
+/*
+ * An RDMA WRITE on iWARP completes before its data is placed, so a loopback
+ * WRITE is verified only in ping-pong; refused so up front by the ioctl
+ * front (IBPOST_R_CAP_WRITE_VERIFY), and by ibpost_run() once job.c passes
+ * the device's flags.  Here it is asserted refused, then run unverified.
+ */
+static void rxe_write_unverified(struct kunit *test, struct ibpost_run *r)
+{
+	struct ibpost_status st = {};
+	struct rxe_caps caps;
+
+	KUNIT_ASSERT_EQ(test, rxe_caps_get(&caps), 0);
+	if (!caps.iwarp || r->op != IBPOST_OP_WRITE ||
+	    (r->flags & IBPOST_RUN_PINGPONG))
+		return;
+	KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(r, rxe_dev_flags(&caps), &st),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_CAP_WRITE_VERIFY);
+	r->flags &= ~IBPOST_RUN_VERIFY;
 }
 
 static const void *rxe_gen(const void *prev, char *desc)
@@ -183,24 +206,25 @@ static void rxe_shape(struct ibpost_run *r, const struct rxe_case *c,
 }
 
 /*
- * RDMA WRITE with immediate on iWARP.  The ioctl front refuses it before
- * anything is created (ibpost_run_check_caps() with the device's flags:
- * EOPNOTSUPP, IBPOST_R_CAP_WRITE_IMM); ibpost_run() itself gets the same
- * check once job.c passes the device's flags in its limits (dev_flags).
+ * SEND and RDMA WRITE with immediate on iWARP.  The ioctl front refuses
+ * them before anything is created (ibpost_run_check_caps() with the
+ * device's flags: EOPNOTSUPP, IBPOST_R_CAP_IMM); ibpost_run() itself gets
+ * the same check once job.c passes the device's flags in its limits.
  */
-static void rxe_write_imm_refused(struct kunit *test, struct ibpost_run *r,
-				  int ret, const struct rxe_caps *caps)
+static void rxe_imm_refused(struct kunit *test, struct ibpost_run *r,
+			    int ret, const struct rxe_caps *caps)
 {
 	struct ibpost_status st = {};
 
 	KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(r, rxe_dev_flags(caps), &st),
 			-EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_CAP_WRITE_IMM);
-	KUNIT_EXPECT_EQ(test, st.value, (u64)IBPOST_OP_WRITE_IMM);
-	KUNIT_EXPECT_EQ(test, ret, WRITE_IMM_RET);
-	KUNIT_EXPECT_EQ(test, r->status.reason, (u32)WRITE_IMM_REASON);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_CAP_IMM);
+	KUNIT_EXPECT_EQ(test, st.value, (u64)r->op);
+	KUNIT_EXPECT_EQ(test, ret, IMM_RET);
+	KUNIT_EXPECT_EQ(test, r->status.reason, (u32)IMM_REASON);
+	KUNIT_EXPECT_EQ(test, r->status.wr, 0U);
+	KUNIT_EXPECT_EQ(test, r->result.posted, 0ULL);
 	KUNIT_EXPECT_EQ(test, r->result.wrs, 0ULL);
-	KUNIT_EXPECT_EQ(test, r->result.verify_errors, 0U);
 }
 
 static void rxe_matrix_test(struct kunit *test)
@@ -216,6 +240,7 @@ static void rxe_matrix_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	rxe_base(r, c->op);
 	rxe_shape(r, c, &caps, &ext);
+	rxe_write_unverified(test, r);
 	ret = ibpost_run(r, &ext);
 
 	if (r->num_sge > (c->op == IBPOST_OP_READ ? caps.max_sge_rd :
@@ -241,8 +266,8 @@ static void rxe_matrix_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, r->result.posted, 0ULL);
 		return;
 	}
-	if (c->op == IBPOST_OP_WRITE_IMM && caps.iwarp) {
-		rxe_write_imm_refused(test, r, ret, &caps);
+	if (ibpost_op_has_imm(c->op) && caps.iwarp) {
+		rxe_imm_refused(test, r, ret, &caps);
 		return;
 	}
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "reason %u wr %u sge %u value %llu",
@@ -429,6 +454,8 @@ static void rxe_fault_run(struct kunit *test, u32 op, u32 fault,
 	rxe_base(r, op);
 	r->num_sge = 2;
 	r->msg_size = 4096;
+	if (fault != IBPOST_FAULT_CORRUPT)
+		rxe_write_unverified(test, r);
 	KUNIT_EXPECT_EQ(test, ibpost_run(r, &ext), -EIO);
 }
 
@@ -440,6 +467,7 @@ static void rxe_clean_run(struct kunit *test)
 	rxe_base(r, IBPOST_OP_WRITE);
 	r->num_sge = 2;
 	r->msg_size = 4096;
+	rxe_write_unverified(test, r);
 	KUNIT_EXPECT_EQ(test, ibpost_run(r, NULL), 0);
 	KUNIT_EXPECT_EQ(test, r->result.wrs, (u64)ITERS);
 }
@@ -484,8 +512,10 @@ static void rxe_corrupt_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_ASSERT_EQ(test, rxe_caps_get(&caps), 0);
 	for (op = 0; op < IBPOST_OP_MAX; op++) {
-		if (op == IBPOST_OP_WRITE_IMM && caps.iwarp)
-			continue;	/* refused: rxe_matrix_test */
+		/* Refused on iWARP: rxe_matrix_test. */
+		if (caps.iwarp && (ibpost_op_has_imm(op) ||
+				   op == IBPOST_OP_WRITE))
+			continue;
 		rxe_fault_run(test, op, IBPOST_FAULT_CORRUPT, r);
 		KUNIT_EXPECT_EQ(test, r->status.reason, (u32)IBPOST_R_VERIFY);
 		KUNIT_EXPECT_EQ(test, r->result.verify_errors, 1U);
@@ -509,6 +539,7 @@ static void rxe_duration_test(struct kunit *test)
 	r->num_sge = 1;
 	r->msg_size = 4096;
 	r->signal_every = 4;
+	rxe_write_unverified(test, r);
 	KUNIT_EXPECT_EQ(test, ibpost_run(r, NULL), 0);
 	KUNIT_EXPECT_GT(test, r->result.wrs, 0ULL);
 	KUNIT_EXPECT_GE(test, r->result.elapsed_ns, 300ULL * NSEC_PER_MSEC);

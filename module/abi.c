@@ -130,7 +130,8 @@ EXPORT_SYMBOL_IF_KUNIT(ibpost_link_layer_to_uapi);
  * @attrs: device attributes.
  * @virt_dma: the device uses virtual DMA addresses.
  * @iwarp: the device's transport is iWARP (rdma_protocol_iwarp()): no
- *	RDMA WRITE with immediate, QPs connected only through rdma_cm.
+ *	immediate data, QPs connected only through rdma_cm, WRITE completions
+ *	before placement.
  *
  * Return: the flags.
  */
@@ -146,7 +147,8 @@ u32 ibpost_dev_flags(const struct ib_device_attr *attrs, bool virt_dma,
 	if (virt_dma)
 		flags |= IBPOST_DEV_VIRT_DMA;
 	if (iwarp)
-		flags |= IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY;
+		flags |= IBPOST_DEV_NO_IMM | IBPOST_DEV_CM_ONLY |
+			 IBPOST_DEV_WRITE_UNPLACED;
 	return flags;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpost_dev_flags);

@@ -302,30 +302,38 @@ static int ibpost_run_check_cm(const struct ibpost_run *r,
 
 /**
  * ibpost_run_check_caps() - refuse what the device cannot do at all.
- * @r: the request (its opcode already known to be valid, or not: an
- *	unknown opcode passes here and is refused by ibpost_run_check()).
+ * @r: the request (an unknown opcode passes here and is refused by
+ *	ibpost_run_check()).
  * @dev_flags: IBPOST_DEV_* flags of the device (struct ibpost_dev_attr).
  * @st: refusal reason.
  *
- * iWARP devices (siw) have no RDMA WRITE with immediate and connect QPs
- * only through rdma_cm: a loopback job on them needs IBPOST_RUN_CM (a job
- * against a peer, IBPOST_RUN_PEER, uses rdma_cm anyway).  Both are refused
- * before anything is created on the device, with the capability named.
+ * iWARP devices (siw) have no immediate data, connect QPs only through
+ * rdma_cm (a loopback job needs IBPOST_RUN_CM; IBPOST_RUN_PEER uses rdma_cm
+ * anyway), and complete an RDMA WRITE before its data is placed, so a
+ * loopback WRITE is verified only in ping-pong (the target waits for the
+ * data); against a peer the server checks WRITE data after the fin, a SEND
+ * that arrives after the data.  Each is refused before anything is created
+ * on the device, with the capability named.
  *
  * Return: 0 or -EOPNOTSUPP.
  */
 int ibpost_run_check_caps(const struct ibpost_run *r, u32 dev_flags,
 			  struct ibpost_status *st)
 {
-	if (r->op == IBPOST_OP_WRITE_IMM &&
-	    (dev_flags & IBPOST_DEV_NO_WRITE_IMM)) {
-		ibpost_refuse(st, IBPOST_R_CAP_WRITE_IMM, IBPOST_STATUS_NONE,
-			      r->op, 0);
+	if (ibpost_op_has_imm(r->op) && (dev_flags & IBPOST_DEV_NO_IMM)) {
+		ibpost_refuse(st, IBPOST_R_CAP_IMM, IBPOST_STATUS_NONE, r->op, 0);
 		return -EOPNOTSUPP;
 	}
 	if ((dev_flags & IBPOST_DEV_CM_ONLY) &&
 	    !(r->flags & (IBPOST_RUN_CM | IBPOST_RUN_PEER))) {
 		ibpost_refuse(st, IBPOST_R_CAP_CM_ONLY, IBPOST_STATUS_NONE,
+			      r->flags, 0);
+		return -EOPNOTSUPP;
+	}
+	if ((dev_flags & IBPOST_DEV_WRITE_UNPLACED) &&
+	    r->op == IBPOST_OP_WRITE && (r->flags & IBPOST_RUN_VERIFY) &&
+	    !(r->flags & (IBPOST_RUN_PINGPONG | IBPOST_RUN_PEER))) {
+		ibpost_refuse(st, IBPOST_R_CAP_WRITE_VERIFY, IBPOST_STATUS_NONE,
 			      r->flags, 0);
 		return -EOPNOTSUPP;
 	}

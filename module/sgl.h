@@ -46,8 +46,8 @@ static inline bool ibpost_op_has_recv(u32 op)
  * @max_msg_sz: largest message of the port.
  * @max_frpl: pages one fast-registration MR maps.
  * @dev_flags: IBPOST_DEV_* flags of the device; the capability ones
- *	(IBPOST_DEV_NO_WRITE_IMM, IBPOST_DEV_CM_ONLY) refuse jobs it cannot
- *	run.  0 (nothing missing) when the caller does not fill it.
+ *	(IBPOST_DEV_NO_IMM, IBPOST_DEV_CM_ONLY, IBPOST_DEV_WRITE_UNPLACED)
+ *	refuse jobs it cannot run.  0 (nothing missing) when the caller does not fill it.
  */
 struct ibpost_limits {
 	u32 max_send_sge;

@@ -4,13 +4,15 @@
 #   rig_rxe_lo                rxe device rxe_lo on lo, waits for ACTIVE
 #   rig_rxe_dummy NAME ADDR   dummy netdev d0 (MTU 9000, ADDR e.g. 192.0.2.9/24) + rxe NAME on it
 #   rig_load_siw              load crc32c/libcrc32c/ib_core/.../siw/rdma_cm/rdma_ucm (soft-iWARP)
-#   rig_siw_lo                siw device siw_lo on lo, waits for ACTIVE
+#   rig_siw_lo                siw device siw_lo on lo, waits for ACTIVE (rdma_cm cannot use it:
+#                             ibpost's loopback jobs need rig_siw0)
+#   rig_siw0                  siw device siw0 on dummy netdev dsiw with 192.0.2.20/32, ACTIVE
 #   rig_siw_dummy NAME ADDR   as rig_rxe_dummy, with a siw device NAME on d0
 #   rig_provider [rxe|siw]    load the provider ($IBPOST_PROVIDER, default rxe), create its
-#                             loopback device; sets PROV, DEV (rxe_lo, siw_lo), CM (the
-#                             rdma_cm address of DEV: empty on rxe, 127.0.0.1 on siw), CMOPT
+#                             loopback device; sets PROV, DEV (rxe_lo, siw0), CM (the
+#                             rdma_cm address of DEV: empty on rxe, 192.0.2.20 on siw), CMOPT
 #                             (the 'ibpost run' options that connect a loopback job: none on
-#                             rxe, '--cm 127.0.0.1' on siw), TP (TAP name prefix, e.g. 'siw: ')
+#                             rxe, '--cm 192.0.2.20' on siw), TP (TAP name prefix, e.g. 'siw: ')
 #   rig_dummy NAME ADDR       rig_rxe_dummy or rig_siw_dummy, after rig_provider
 #   rig_tap NAME              TAP_FILE ($IBPOST_OUT/NAME-KERNEL.tap, NAME-siw-KERNEL.tap for
 #                             siw) and TAP_PREFIX ('siw: ' for siw) for tools/tests/tap.sh
@@ -78,6 +80,22 @@ rig_siw_lo() {
 	rig_wait_active siw_lo
 }
 
+# rdma_cm binds 127.0.0.1 to no device, so ibpost (which checks that the
+# pair is on the job's device) cannot connect a pair on siw_lo: siw0 sits on
+# a dummy netdev of its own, with one address (/32: 192.0.2.0/24 stays free
+# for the d0 devices the tests add and delete).
+rig_siw0() {
+	rig_modprobe dummy || return 1
+	if ! ip link show dsiw >/dev/null 2>&1; then
+		ip link add dsiw type dummy || return 1
+		ip link set dsiw mtu 9000
+		ip addr add 192.0.2.20/32 dev dsiw
+	fi
+	ip link set dsiw up
+	rdma link show siw0/1 >/dev/null 2>&1 || rdma link add siw0 type siw netdev dsiw || return 1
+	rig_wait_active siw0
+}
+
 rig_siw_dummy() {
 	local name=${1:?usage: rig_siw_dummy NAME ADDR} addr=${2:?usage: rig_siw_dummy NAME ADDR}
 	rig_modprobe dummy || return 1
@@ -98,9 +116,9 @@ rig_provider() {
 		rig_load_rxe && rig_rxe_lo
 		;;
 	siw)
-		# iWARP: QPs connect only through rdma_cm; on lo, to 127.0.0.1.
-		DEV=siw_lo CM=127.0.0.1 CMOPT=(--cm 127.0.0.1) TP='siw: '
-		rig_load_siw && rig_siw_lo
+		# iWARP: QPs connect only through rdma_cm, to siw0's address.
+		DEV=siw0 CM=192.0.2.20 CMOPT=(--cm 192.0.2.20) TP='siw: '
+		rig_load_siw && rig_siw0
 		;;
 	*)
 		echo "rig: unknown provider $PROV" >&2

@@ -7,9 +7,10 @@
  *
  * abi_test --iwarp DEV ADDR: instead, the capability refusals of an iWARP
  * device (siw) DEV whose rdma_cm address is ADDR (IPv4): its record shows
- * IBPOST_DEV_NO_WRITE_IMM and IBPOST_DEV_CM_ONLY, RDMA WRITE with
- * immediate and a loopback job without rdma_cm are refused with
- * EOPNOTSUPP and their reasons, and the same job through rdma_cm runs.
+ * IBPOST_DEV_NO_IMM, IBPOST_DEV_CM_ONLY and IBPOST_DEV_WRITE_UNPLACED;
+ * SEND and WRITE with immediate, a loopback job without rdma_cm and a
+ * verified WRITE outside ping-pong are refused with EOPNOTSUPP and their
+ * reasons, posting nothing; a verified SEND through rdma_cm runs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -136,10 +137,12 @@ enum { NO_WANT = -1 };
 #define R_CM_ADDR	IBPOST_R_CM_ADDR, \
 	"rdma_cm fields: family AF_INET or AF_INET6, port, timeout at most IBPOST_CM_TIMEOUT_MAX, set only with IBPOST_RUN_CM or IBPOST_RUN_PEER"
 #define R_PEER_FLAG	IBPOST_R_PEER_FLAG, "option not available against a peer"
-#define R_CAP_WRITE_IMM	IBPOST_R_CAP_WRITE_IMM, \
-	"device has no RDMA WRITE with immediate (IBPOST_DEV_NO_WRITE_IMM)"
+#define R_CAP_IMM	IBPOST_R_CAP_IMM, \
+	"device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM)"
 #define R_CAP_CM_ONLY	IBPOST_R_CAP_CM_ONLY, \
 	"device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM)"
+#define R_CAP_WRITE_VERIFY	IBPOST_R_CAP_WRITE_VERIFY, \
+	"device completes RDMA WRITE before the data is placed (IBPOST_DEV_WRITE_UNPLACED): verify WRITE with ping-pong"
 
 static void run_base(struct ibpost_run *r)
 {
@@ -341,7 +344,8 @@ static void serve_cases(int fd)
 /* The capability refusals of an iWARP device (see the header). */
 static int iwarp_cases(int fd, const char *dev, const char *addr)
 {
-	const unsigned int caps = IBPOST_DEV_NO_WRITE_IMM | IBPOST_DEV_CM_ONLY;
+	const unsigned int caps = IBPOST_DEV_NO_IMM | IBPOST_DEV_CM_ONLY |
+				  IBPOST_DEV_WRITE_UNPLACED;
 	struct ibpost_dev_attr recs[16];
 	struct ibpost_dev_list l;
 	struct ibpost_run r;
@@ -360,7 +364,7 @@ static int iwarp_cases(int fd, const char *dev, const char *addr)
 		found = 1;
 		flags = recs[i].flags;
 	}
-	report("iWARP: the device's record says no WRITE_IMM and rdma_cm only",
+	report("iWARP: the device's record says no immediate, rdma_cm only, WRITE unplaced",
 	       found && (flags & caps) == caps, "found %d flags 0x%x", found,
 	       flags);
 
@@ -372,16 +376,20 @@ static int iwarp_cases(int fd, const char *dev, const char *addr)
 	r.cm_family = AF_INET;
 	memcpy(r.cm_addr, &in, sizeof(in));
 	expect_run(fd, "iWARP: RUN WRITE_IMM through rdma_cm", &r, EOPNOTSUPP,
-		   R_CAP_WRITE_IMM);
+		   R_CAP_IMM);
 	report("iWARP: WRITE_IMM refusal names the opcode, posts nothing",
 	       r.status.value == IBPOST_OP_WRITE_IMM && !r.result.posted,
 	       "value %d posted %d", (int)r.status.value,
 	       (int)r.result.posted);
+	r.op = IBPOST_OP_SEND_IMM;
+	expect_run(fd, "iWARP: RUN SEND_IMM through rdma_cm", &r, EOPNOTSUPP,
+		   R_CAP_IMM);
+	r.op = IBPOST_OP_WRITE_IMM;
 	r.flags = IBPOST_RUN_VERIFY;
 	r.cm_family = 0;
 	memset(r.cm_addr, 0, sizeof(r.cm_addr));
-	expect_run(fd, "iWARP: RUN WRITE_IMM without rdma_cm names WRITE_IMM",
-		   &r, EOPNOTSUPP, R_CAP_WRITE_IMM);
+	expect_run(fd, "iWARP: RUN WRITE_IMM without rdma_cm names the immediate",
+		   &r, EOPNOTSUPP, R_CAP_IMM);
 	run_base(&r);
 	strcpy(r.dev, dev);
 	r.flags = IBPOST_RUN_VERIFY;
@@ -394,8 +402,16 @@ static int iwarp_cases(int fd, const char *dev, const char *addr)
 	r.flags = IBPOST_RUN_CM | IBPOST_RUN_VERIFY;
 	r.cm_family = AF_INET;
 	memcpy(r.cm_addr, &in, sizeof(in));
-	expect_run(fd, "iWARP: RUN WRITE through rdma_cm", &r, 0, R_NONE);
-	report("iWARP: RUN WRITE through rdma_cm completes verified",
+	expect_run(fd, "iWARP: RUN WRITE verified at completion", &r,
+		   EOPNOTSUPP, R_CAP_WRITE_VERIFY);
+	report("iWARP: WRITE verification refusal names the flags, posts nothing",
+	       r.status.value == (IBPOST_RUN_CM | IBPOST_RUN_VERIFY) &&
+	       !r.result.posted, "value %d posted %d", (int)r.status.value,
+	       (int)r.result.posted);
+	r.op = IBPOST_OP_SEND;
+	expect_run(fd, "iWARP: RUN SEND verified through rdma_cm", &r, 0,
+		   R_NONE);
+	report("iWARP: RUN SEND through rdma_cm completes verified",
 	       r.result.wrs == 10 && !r.result.verify_errors,
 	       "wrs %d verify_errors %d", (int)r.result.wrs,
 	       (int)r.result.verify_errors);

@@ -10,8 +10,8 @@
 # module/buf.h, the 256 MiB per job of module/job.c) and errno values.
 # Run by guest-check.sh after integration.sh on both kernels; TAP on stdout
 # and in $IBPOST_OUT/badinput-$IBPOST_KERNEL.tap.  IBPOST_PROVIDER=siw (test
-# kernel): the same table on siw_lo, every run through rdma_cm (--cm
-# 127.0.0.1), limits from its own record, plus the iWARP capability rows;
+# kernel): the same table on siw0, every run through rdma_cm (--cm
+# 192.0.2.20), limits from its own record, plus the iWARP capability rows;
 # TAP in badinput-siw-$IBPOST_KERNEL.tap, names prefixed "siw: ".
 #
 # Where each reason (enum ibpost_reason) is checked.  The last test reads
@@ -54,8 +54,9 @@
 #   IMM_OP       badinput
 #   PINGPONG     badinput (--pingpong with read, with --batch 2)
 #   CM_ADDR      abi_test (family without the flag, unknown family with it); the tool's --cm parses the address: its message is a row here
-#   CAP_WRITE_IMM  abi_test --iwarp (siw); rows here on siw (write_imm with and without --cm)
+#   CAP_IMM      abi_test --iwarp (siw); rows here on siw (send_imm, write_imm with and without --cm)
 #   CAP_CM_ONLY  abi_test --iwarp (siw); a row here on siw (a loopback job without --cm)
+#   CAP_WRITE_VERIFY abi_test --iwarp (siw); a row here on siw (write --verify without --pingpong)
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
@@ -330,15 +331,21 @@ fi
 # Device capabilities: what iWARP cannot do is refused before anything is
 # created, the capability named ('ibpost devices' shows it under "lacks").
 if [[ $PROV == siw ]]; then
-	row CAP_WRITE_IMM "RDMA WRITE with immediate on iWARP" 1 EOPNOTSUPP \
-		"device has no RDMA WRITE with immediate (IBPOST_DEV_NO_WRITE_IMM) (value 3, limit 0)" \
+	row CAP_IMM "SEND with immediate on iWARP" 1 EOPNOTSUPP \
+		"device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM) (value 1, limit 0)" \
+		"${D[@]}" --op send_imm --size 4K "${Q[@]}"
+	row CAP_IMM "RDMA WRITE with immediate on iWARP" 1 EOPNOTSUPP \
+		"device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM) (value 3, limit 0)" \
 		"${D[@]}" --op write_imm --size 4K "${Q[@]}"
-	row CAP_WRITE_IMM "RDMA WRITE with immediate on iWARP, no --cm either" 1 EOPNOTSUPP \
-		"device has no RDMA WRITE with immediate (IBPOST_DEV_NO_WRITE_IMM) (value 3, limit 0)" \
+	row CAP_IMM "RDMA WRITE with immediate on iWARP, no --cm either" 1 EOPNOTSUPP \
+		"device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM) (value 3, limit 0)" \
 		"${DNOCM[@]}" --op write_imm --size 4K "${Q[@]}"
 	row CAP_CM_ONLY "loopback job without --cm on iWARP" 1 EOPNOTSUPP \
 		"device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM) (value 2, limit 0)" \
 		"${DNOCM[@]}" --op write --size 4K --verify "${Q[@]}"
+	row CAP_WRITE_VERIFY "RDMA WRITE verified at completion on iWARP" 1 EOPNOTSUPP \
+		"device completes RDMA WRITE before the data is placed (IBPOST_DEV_WRITE_UNPLACED): verify WRITE with ping-pong (value 6, limit 0)" \
+		"${D[@]}" --op write --size 4K --verify "${Q[@]}"
 fi
 
 # --- every reason has a home ---------------------------------------------------------

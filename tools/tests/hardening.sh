@@ -4,12 +4,13 @@
 # device deleted in the middle, unload refused while runs are active, and
 # leftovers (QPs, CQs, MRs, PDs, free pages) checked after each fault.
 # TAP on stdout and in $IBPOST_OUT/hardening-$IBPOST_KERNEL.tap.
+# IBPOST_PROVIDER=siw (test kernel): the same on siw (runs through rdma_cm,
+# WRITE instead of WRITE_WITH_IMM, rmmod siw), rows prefixed "siw: ".
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
 . tools/rig/guest-lib.sh
-TAP_FILE=$IBPOST_OUT/hardening-$IBPOST_KERNEL.tap
-: >"$TAP_FILE"
+rig_tap hardening
 # shellcheck source=tools/tests/tap.sh
 . tools/tests/tap.sh
 
@@ -60,8 +61,9 @@ live_zero() {
 
 free_pages() { awk '/^MemFree:/ { print $2 }' /proc/meminfo; }
 
-rig_load_rxe || { t_fail "load rxe" "modules"; t_done; exit 1; }
-rig_rxe_lo || { t_fail "rxe_lo" "link add"; t_done; exit 1; }
+rig_provider "${IBPOST_PROVIDER:-rxe}" || { t_fail "load ${IBPOST_PROVIDER:-rxe}, its loopback device" "modules, link add"; t_done; exit 1; }
+KMOD=rdma_rxe
+[[ $PROV == siw ]] && KMOD=siw
 insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
 t_ok "ibpost loaded for hardening"
 
@@ -69,7 +71,7 @@ t_ok "ibpost loaded for hardening"
 # A fixed seed keeps make check deterministic; FUZZ_SEED=random explores.
 seed=${FUZZ_SEED:-12345}
 [[ $seed == random ]] && seed=$(( $(date +%s) & 0xffffffff ))
-out=$(timeout 600 tools/tests/fuzz -n "$FUZZ_ITERS" -s "$seed" -d rxe_lo 2>&1)
+out=$(timeout 600 tools/tests/fuzz -n "$FUZZ_ITERS" -s "$seed" -d "$DEV" 2>&1)
 rc=$?
 echo "$out" | tail -n 5
 if [[ $rc == 0 ]]; then
@@ -78,16 +80,22 @@ else
 	t_fail "fuzz: $FUZZ_ITERS ioctls, seed $seed" "exit $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"
 fi
 no_job_leftovers "after fuzzing"
-t_expect "device list still answers after fuzzing" 0 $IBPOST devices --dev rxe_lo
+t_expect "device list still answers after fuzzing" 0 $IBPOST devices --dev "$DEV"
 
 # --- 8 concurrent runs, the device deleted in the middle ------------------------------
-if rig_rxe_dummy rxe_busy 192.0.2.12/24 >/dev/null 2>&1; then
+if rig_dummy "${PROV}_busy" 192.0.2.12/24 >/dev/null 2>&1; then
 	before=$(free_pages)
 	pids=()
 	ops=(write read send write_imm send_imm write read send)
+	# iWARP: no immediate data (refused up front), one SGE per READ, WRITE
+	# verified only in ping-pong.
+	[[ $PROV == siw ]] && ops=(write read send write send write read send)
 	for i in 0 1 2 3 4 5 6 7; do
-		$IBPOST run --dev rxe_busy --op "${ops[$i]}" --size 16K --sge 4 \
-			--duration 120 --verify >"$IBPOST_OUT/busy-$i.txt" 2>&1 &
+		sge=4 vopt=(--verify)
+		[[ $PROV == siw && ${ops[$i]} == read ]] && sge=1
+		[[ $PROV == siw && ${ops[$i]} == write ]] && vopt=()
+		$IBPOST run --dev "${PROV}_busy" ${CM:+--cm 192.0.2.12} --op "${ops[$i]}" \
+			--size 16K --sge $sge --duration 120 "${vopt[@]}" >"$IBPOST_OUT/busy-$i.txt" 2>&1 &
 		pids+=($!)
 	done
 	sleep 6
@@ -101,7 +109,7 @@ if rig_rxe_dummy rxe_busy 192.0.2.12/24 >/dev/null 2>&1; then
 		t_fail "ibpost/live counts 8 runs with their pages and MRs" "$(tr '\n' ' ' <<<"$live")"
 	fi
 	t_expect "rmmod refused while runs are active" 1 rmmod ibpost
-	t_check "rdma link del with 8 runs active" timeout 120 rdma link del rxe_busy
+	t_check "rdma link del with 8 runs active" timeout 120 rdma link del "${PROV}_busy"
 	gone=0
 	for i in 0 1 2 3 4 5 6 7; do
 		rc=0
@@ -124,13 +132,13 @@ if rig_rxe_dummy rxe_busy 192.0.2.12/24 >/dev/null 2>&1; then
 	fi
 	ip link del d0 2>/dev/null
 else
-	t_fail "add rxe_busy" "rig_rxe_dummy"
+	t_fail "add ${PROV}_busy" "rig_dummy"
 fi
 
 # --- SIGKILL of several runs at once --------------------------------------------------
 pids=()
 for i in 0 1 2 3; do
-	$IBPOST run --dev rxe_lo --op write --size 64K --duration 60 >/dev/null 2>&1 &
+	$IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 64K --duration 60 >/dev/null 2>&1 &
 	pids+=($!)
 done
 sleep 4
@@ -140,18 +148,18 @@ sleep 1
 no_job_leftovers "after SIGKILL of 4 runs"
 
 # --- the provider module removed under a run ----------------------------------------
-$IBPOST run --dev rxe_lo --op write --size 16K --duration 60 >"$IBPOST_OUT/rxe-gone.txt" 2>&1 &
+$IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 16K --duration 60 >"$IBPOST_OUT/$PROV-gone.txt" 2>&1 &
 pid=$!
 sleep 4
-t_check "rmmod rdma_rxe while a run is active" timeout 120 rmmod rdma_rxe
+t_check "rmmod $KMOD while a run is active" timeout 120 rmmod $KMOD
 rc=0
 wait $pid || rc=$?
-if [[ $rc == 1 ]] && grep -q 'device removed during the run' "$IBPOST_OUT/rxe-gone.txt"; then
-	t_ok "run ends with 'device removed' when rdma_rxe goes"
+if [[ $rc == 1 ]] && grep -q 'device removed during the run' "$IBPOST_OUT/$PROV-gone.txt"; then
+	t_ok "run ends with 'device removed' when $KMOD goes"
 else
-	t_fail "run ends with 'device removed' when rdma_rxe goes" "rc $rc: $(tail -n 2 "$IBPOST_OUT/rxe-gone.txt" | tr '\n' ' ')"
+	t_fail "run ends with 'device removed' when $KMOD goes" "rc $rc: $(tail -n 2 "$IBPOST_OUT/$PROV-gone.txt" | tr '\n' ' ')"
 fi
-no_job_leftovers "after rmmod rdma_rxe"
+no_job_leftovers "after rmmod $KMOD"
 
 # --- module unload, then nothing of ibpost remains ---------------------------------
 t_check "rmmod ibpost after the faults" rmmod ibpost

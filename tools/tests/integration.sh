@@ -3,8 +3,8 @@
 # module load/unload, /dev/ibpost, device listing against ibv_devinfo, device
 # add/delete/rename, ABI misuse, permissions).  Run by tools/check.sh through
 # tools/rig/boot.sh on both kernels.  TAP on stdout and in $IBPOST_OUT.
-# IBPOST_PROVIDER=siw (test kernel only): the same on soft-iWARP (siw_lo,
-# every job through rdma_cm to 127.0.0.1; rows prefixed "siw: ").
+# IBPOST_PROVIDER=siw (test kernel only): the same on soft-iWARP (siw0 on a
+# dummy netdev, every job through rdma_cm to 192.0.2.20; rows "siw: ").
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
@@ -117,11 +117,12 @@ inl=${J[$DEV.max_inline_data]:-}
 dl=${J[$DEV.local_dma_lkey]:-}
 [[ $dl == false ]] && t_ok "$DEV has no device local DMA lkey" ||
 	t_fail "$DEV has no device local DMA lkey" "got $dl"
-# iWARP lacks RDMA WRITE with immediate and direct QP connections.
-caps="${J[$DEV.write_imm]:-} ${J[$DEV.cm_only]:-}"
-want=$([[ $PROV == siw ]] && echo "false true" || echo "true false")
-[[ $caps == "$want" ]] && t_ok "$DEV write_imm/cm_only: $want" ||
-	t_fail "$DEV write_imm/cm_only: $want" "got $caps"
+# iWARP lacks immediate data and direct QP connections, and completes a
+# WRITE before its data is placed.
+caps="${J[$DEV.imm]:-} ${J[$DEV.cm_only]:-} ${J[$DEV.write_unplaced]:-}"
+want=$([[ $PROV == siw ]] && echo "false true true" || echo "true false false")
+[[ $caps == "$want" ]] && t_ok "$DEV imm/cm_only/write_unplaced: $want" ||
+	t_fail "$DEV imm/cm_only/write_unplaced: $want" "got $caps"
 if rdma resource show pd 2>/dev/null | grep -q 'comm \[ibpost\]'; then
 	t_ok "ibpost PD visible in rdma resource"
 else
@@ -134,8 +135,10 @@ if rig_dummy "${PROV}_d0" 192.0.2.9/24 >/dev/null; then
 	load_json "$($IBPOST devices --json)"
 	st=${J[${PROV}_d0.port_state]:-}
 	[[ $st == ACTIVE ]] && t_ok "${PROV}_d0 ACTIVE" || t_fail "${PROV}_d0 ACTIVE" "$st"
-	for op in write send read; do
-		out=$(timeout 120 $IBPOST run --dev "${PROV}_d0" --cm 192.0.2.9 --op $op \
+	dops=(write send read)
+	[[ $PROV == siw ]] && dops=(send read)	# WRITE verification: ping-pong only
+	for op in "${dops[@]}"; do
+		out=$(timeout 120 $IBPOST run --dev "${PROV}_d0" --cm 192.0.2.9 --op "$op" \
 			--size 16K --sge 4 --iters 100 --verify 2>&1)
 		if grep -Eq '^[0-9]+ +4 +100 .* ok$' <<<"$out"; then
 			t_ok "rdma_cm pair on ${PROV}_d0: $op verified"
@@ -199,13 +202,24 @@ run_match() {
 	fi
 }
 vrow='^[0-9]+ +[0-9]+ +[0-9]+ .* ok$'
+declare -A OPNUM=([send]=0 [send_imm]=1 [write]=2 [write_imm]=3 [read]=4)
 for op in send send_imm write write_imm read; do
 	sge=4
 	[[ $op == read ]] && ((SGERD < 4)) && sge=$SGERD
-	if [[ $op == write_imm && $PROV == siw ]]; then
-		run_match "run write_imm refused: no RDMA WRITE with immediate on iWARP" 1 \
-			'^ibpost: run refused: Operation not supported: device has no RDMA WRITE with immediate \(IBPOST_DEV_NO_WRITE_IMM\) \(value 3\)$' \
+	if [[ $op == *_imm && $PROV == siw ]]; then
+		run_match "run $op refused: no immediate data on iWARP" 1 \
+			"^ibpost: run refused: Operation not supported: device has no immediate data: no SEND or RDMA WRITE with immediate \\(IBPOST_DEV_NO_IMM\\) \\(value ${OPNUM[$op]}, limit 0\\)\$" \
 			--op "$op" --size 16K --sge 4 --verify
+		continue
+	fi
+	if [[ $op == write && $PROV == siw ]]; then
+		# Completion is not placement on iWARP: verified only in ping-pong.
+		run_match "run write --verify refused: WRITE completes before placement on iWARP" 1 \
+			'^ibpost: run refused: Operation not supported: device completes RDMA WRITE before the data is placed \(IBPOST_DEV_WRITE_UNPLACED\): verify WRITE with ping-pong \(value 6, limit 0\)$' \
+			--op write --size 16K --sge 4 --verify
+		run_match "run write $sge SGEs (unverified) completes" 0 '^16384 +4 +200 ' \
+			--op write --size 16K --sge $sge --layout page-cross --iters 200 \
+			--depth 16 --batch 4 --signal-every 8
 		continue
 	fi
 	run_match "run $op $sge SGEs verified" 0 "$vrow" --op "$op" --size 16K \
@@ -220,9 +234,12 @@ if [[ $PROV == siw ]]; then
 fi
 run_match "run seed layout 256@0,512@1024,128@2048 verified" 0 "$vrow" \
 	--op send --sge-layout 256@0,512@1024,128@2048 --recv-sge 2 --iters 200 --verify
-run_match "run inline write verified" 0 "$vrow" --op write \
+# A verified one-sided op: WRITE, SEND on iWARP (see above).
+vop="write"
+[[ $PROV == siw ]] && vop=send
+run_match "run inline $vop verified" 0 "$vrow" --op $vop \
 	--size $((INL < 256 ? INL : 256)) --sge 2 --inline --iters 200 --verify
-run_match "run random layout verified" 0 "$vrow" --op write --size 64K \
+run_match "run random layout $vop verified" 0 "$vrow" --op $vop --size 64K \
 	--sge "$MAXSGE" --layout random --seed 7 --iters 100 --verify
 run_match "ping-pong write, seed layout, verified" 0 "$vrow" --op write \
 	--sge-layout 256@0,512@1024,128@2048 --pingpong --iters 300 --verify

@@ -40,6 +40,10 @@ static char *cm = ENGINE_CM;
 module_param(cm, charp, 0444);
 MODULE_PARM_DESC(cm, "IPv4 address of the device: connect every job through rdma_cm to it");
 
+static unsigned int cm_ms;
+module_param(cm_ms, uint, 0444);
+MODULE_PARM_DESC(cm_ms, "rdma_cm timeout of each step in ms (0: IBPOST_CM_TIMEOUT_MS)");
+
 /* The granted inline size ibpost probes: rxe 512, siw SIW_MAX_INLINE. */
 #define RXE_INLINE	512U
 #define SIW_INLINE	80U
@@ -164,6 +168,7 @@ static void rxe_base(struct ibpost_run *r, u32 op)
 	if (cm && in4_pton(cm, -1, r->cm_addr, -1, NULL)) {
 		r->flags |= IBPOST_RUN_CM;
 		r->cm_family = AF_INET;
+		r->cm_timeout_ms = cm_ms;
 	}
 }
 

@@ -85,6 +85,8 @@ rig_siw_lo() {
 # a dummy netdev of its own, with one address (/32: 192.0.2.0/24 stays free
 # for the d0 devices the tests add and delete).
 rig_siw0() {
+	# The iWARP stream to a local address runs over lo: it must be up.
+	ip link set lo up
 	rig_modprobe dummy || return 1
 	if ! ip link show dsiw >/dev/null 2>&1; then
 		ip link add dsiw type dummy || return 1

@@ -382,8 +382,10 @@ static int iwarp_cases(int fd, const char *dev, const char *addr)
 	       "value %d posted %d", (int)r.status.value,
 	       (int)r.result.posted);
 	r.op = IBPOST_OP_SEND_IMM;
+	r.recv_layout = IBPOST_LAYOUT_EQUAL;
 	expect_run(fd, "iWARP: RUN SEND_IMM through rdma_cm", &r, EOPNOTSUPP,
 		   R_CAP_IMM);
+	r.recv_layout = IBPOST_LAYOUT_EXPLICIT;
 	r.op = IBPOST_OP_WRITE_IMM;
 	r.flags = IBPOST_RUN_VERIFY;
 	r.cm_family = 0;
@@ -409,6 +411,7 @@ static int iwarp_cases(int fd, const char *dev, const char *addr)
 	       !r.result.posted, "value %d posted %d", (int)r.status.value,
 	       (int)r.result.posted);
 	r.op = IBPOST_OP_SEND;
+	r.recv_layout = IBPOST_LAYOUT_EQUAL;
 	expect_run(fd, "iWARP: RUN SEND verified through rdma_cm", &r, 0,
 		   R_NONE);
 	report("iWARP: RUN SEND through rdma_cm completes verified",

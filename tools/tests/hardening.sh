@@ -83,14 +83,17 @@ no_job_leftovers "after fuzzing"
 t_expect "device list still answers after fuzzing" 0 $IBPOST devices --dev "$DEV"
 
 # --- 8 concurrent runs, the device deleted in the middle ------------------------------
+NBUSY=8
 if rig_dummy "${PROV}_busy" 192.0.2.12/24 >/dev/null 2>&1; then
 	before=$(free_pages)
 	pids=()
 	ops=(write read send write_imm send_imm write read send)
 	# iWARP: no immediate data (refused up front), one SGE per READ, WRITE
-	# verified only in ping-pong.
-	[[ $PROV == siw ]] && ops=(write read send write send write read send)
-	for i in 0 1 2 3 4 5 6 7; do
+	# verified only in ping-pong.  And 4 runs, not 8: siw moves data in its
+	# own kthreads, which 8 busy-polling runs on 2 vCPUs starve (half the
+	# runs saw no completion for 10 s, ETIMEDOUT, before the deletion).
+	[[ $PROV == siw ]] && ops=(write read send write) NBUSY=4
+	for ((i = 0; i < NBUSY; i++)); do
 		sge=4 vopt=(--verify)
 		[[ $PROV == siw && ${ops[$i]} == read ]] && sge=1
 		[[ $PROV == siw && ${ops[$i]} == write ]] && vopt=()
@@ -101,17 +104,17 @@ if rig_dummy "${PROV}_busy" 192.0.2.12/24 >/dev/null 2>&1; then
 	sleep 6
 	# The counts move with the runs (the zero checks could fail).
 	live=$(cat $LIVE 2>&1)
-	if [[ $(awk '$1 == "jobs" { print $2 }' <<<"$live") == 8 ]] &&
+	if [[ $(awk '$1 == "jobs" { print $2 }' <<<"$live") == "$NBUSY" ]] &&
 		awk '$1 == "pages" && $2 > 0 { p = 1 } $1 == "mrs" && $2 > 0 { m = 1 }
 			END { exit !(p && m) }' <<<"$live"; then
-		t_ok "ibpost/live counts 8 runs with their pages and MRs ($(tr '\n' ' ' <<<"$live"))"
+		t_ok "ibpost/live counts $NBUSY runs with their pages and MRs ($(tr '\n' ' ' <<<"$live"))"
 	else
-		t_fail "ibpost/live counts 8 runs with their pages and MRs" "$(tr '\n' ' ' <<<"$live")"
+		t_fail "ibpost/live counts $NBUSY runs with their pages and MRs" "$(tr '\n' ' ' <<<"$live")"
 	fi
 	t_expect "rmmod refused while runs are active" 1 rmmod ibpost
-	t_check "rdma link del with 8 runs active" timeout 120 rdma link del "${PROV}_busy"
+	t_check "rdma link del with $NBUSY runs active" timeout 120 rdma link del "${PROV}_busy"
 	gone=0
-	for i in 0 1 2 3 4 5 6 7; do
+	for ((i = 0; i < NBUSY; i++)); do
 		rc=0
 		wait "${pids[$i]}" || rc=$?
 		if [[ $rc == 1 ]] && grep -q 'device removed during the run' "$IBPOST_OUT/busy-$i.txt"; then
@@ -120,8 +123,8 @@ if rig_dummy "${PROV}_busy" 192.0.2.12/24 >/dev/null 2>&1; then
 			echo "run $i: rc $rc: $(tail -n 2 "$IBPOST_OUT/busy-$i.txt")"
 		fi
 	done
-	[[ $gone == 8 ]] && t_ok "all 8 runs ended with 'device removed during the run'" ||
-		t_fail "all 8 runs ended with 'device removed during the run'" "$gone of 8"
+	[[ $gone == "$NBUSY" ]] && t_ok "all $NBUSY runs ended with 'device removed during the run'" ||
+		t_fail "all $NBUSY runs ended with 'device removed during the run'" "$gone of $NBUSY"
 	no_job_leftovers "after deleting a busy device"
 	after=$(free_pages)
 	# Each run pinned 2 x 16 slots of 16-20 KiB; all of it must come back.

@@ -501,7 +501,8 @@ static void rxe_bad_lkey_test(struct kunit *test)
  * The last WR's remote address past its MR: the responder's error comes
  * back as the WR's completion.  Not for a WRITE on iWARP, whose completion
  * comes before the target has looked at it (siw then reports success for
- * all 64 WRs and the target QP's TERMINATE goes unseen): a READ there.
+ * all 64 WRs and the target QP's TERMINATE goes unseen): a READ there,
+ * which siw completes with IB_WC_WR_FLUSH_ERR at the offending WR.
  */
 static void rxe_remote_range_test(struct kunit *test)
 {
@@ -513,7 +514,9 @@ static void rxe_remote_range_test(struct kunit *test)
 	rxe_fault_run(test, caps.iwarp ? IBPOST_OP_READ : IBPOST_OP_WRITE,
 		      IBPOST_FAULT_REMOTE_RANGE, r);
 	KUNIT_EXPECT_EQ(test, r->status.reason, (u32)IBPOST_R_WC_ERROR);
+	/* siw: the target's TERMINATE puts the QP in error, the READ is flushed. */
 	KUNIT_EXPECT_EQ(test, r->result.first_err_status,
+			caps.iwarp ? (u32)IB_WC_WR_FLUSH_ERR :
 			(u32)IB_WC_REM_ACCESS_ERR);
 	KUNIT_EXPECT_EQ(test, r->result.first_err_wr, (u32)(WARMUP + ITERS - 1));
 	KUNIT_EXPECT_EQ(test, r->result.wrs, (u64)ITERS - 1);

@@ -230,7 +230,7 @@ for op in send send_imm write write_imm read; do
 done
 if [[ $PROV == siw ]]; then
 	out=$(timeout 60 $IBPOST run --dev "$DEV" --op write --size 4K --verify 2>&1)
-	want='ibpost: run refused: Operation not supported: device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM) (value 2)'
+	want='ibpost: run refused: Operation not supported: device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM) (value 2, limit 0)'
 	grep -Fxq -- "$want" <<<"$out" && t_ok "loopback job without --cm refused: rdma_cm only on iWARP" ||
 		t_fail "loopback job without --cm refused: rdma_cm only on iWARP" "$out"
 fi

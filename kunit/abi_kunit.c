@@ -26,6 +26,27 @@ static void ibpost_reason_table_test(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_NONE), "no error");
 }
 
+/*
+ * The capability refusals are the last codes (append-only ABI) and their
+ * words name the device capability the tool shows in 'ibpost devices'.
+ */
+static void ibpost_reason_cap_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_CAP_IMM,
+			(u32)IBPOST_R_PEER_FLAG + 1);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_CAP_CM_ONLY,
+			(u32)IBPOST_R_PEER_FLAG + 2);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_CAP_WRITE_VERIFY,
+			(u32)IBPOST_R_PEER_FLAG + 3);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_PEER_FLAG + 4);
+	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_CAP_IMM),
+			   "device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM)");
+	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_CAP_CM_ONLY),
+			   "device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM)");
+	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_CAP_WRITE_VERIFY),
+			   "device completes RDMA WRITE before the data is placed (IBPOST_DEV_WRITE_UNPLACED): verify WRITE with ping-pong");
+}
+
 static void ibpost_status_set_test(struct kunit *test)
 {
 	struct ibpost_status st;
@@ -113,17 +134,28 @@ static void ibpost_dev_flags_test(struct kunit *test)
 {
 	struct ib_device_attr a = {};
 
-	KUNIT_EXPECT_EQ(test, ibpost_dev_flags(&a, false), 0U);
-	KUNIT_EXPECT_EQ(test, ibpost_dev_flags(&a, true),
+	KUNIT_EXPECT_EQ(test, ibpost_dev_flags(&a, false, false), 0U);
+	KUNIT_EXPECT_EQ(test, ibpost_dev_flags(&a, true, false),
 			(u32)IBPOST_DEV_VIRT_DMA);
 	a.kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
 	a.device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
-	KUNIT_EXPECT_EQ(test, ibpost_dev_flags(&a, false),
+	KUNIT_EXPECT_EQ(test, ibpost_dev_flags(&a, false, false),
 			(u32)(IBPOST_DEV_LOCAL_DMA_LKEY | IBPOST_DEV_MEM_MGT_EXT));
 	/* Unrelated capability bits do not leak into the ABI. */
 	a.kernel_cap_flags = ~(u64)IBK_LOCAL_DMA_LKEY;
 	a.device_cap_flags = ~(u64)IB_DEVICE_MEM_MGT_EXTENSIONS;
-	KUNIT_EXPECT_EQ(test, ibpost_dev_flags(&a, false), 0U);
+	KUNIT_EXPECT_EQ(test, ibpost_dev_flags(&a, false, false), 0U);
+	/*
+	 * iWARP (siw): no immediate data, rdma_cm connections only, WRITE
+	 * completions before placement.
+	 */
+	KUNIT_EXPECT_EQ(test, ibpost_dev_flags(&a, true, true),
+			(u32)(IBPOST_DEV_VIRT_DMA | IBPOST_DEV_NO_IMM |
+			      IBPOST_DEV_CM_ONLY | IBPOST_DEV_WRITE_UNPLACED));
+	memset(&a, 0, sizeof(a));
+	KUNIT_EXPECT_EQ(test, ibpost_dev_flags(&a, false, true),
+			(u32)(IBPOST_DEV_NO_IMM | IBPOST_DEV_CM_ONLY |
+			      IBPOST_DEV_WRITE_UNPLACED));
 }
 
 /* Attributes as rxe reports them on 6.1. */
@@ -229,6 +261,7 @@ static struct kunit_case ibpost_abi_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_check_rec_array_test, ibpost_rec_gen_params),
 	KUNIT_CASE(ibpost_link_layer_test),
 	KUNIT_CASE(ibpost_dev_flags_test),
+	KUNIT_CASE(ibpost_reason_cap_test),
 	KUNIT_CASE(ibpost_fill_dev_attr_test),
 	KUNIT_CASE(ibpost_fill_dev_attr_clamp_test),
 	KUNIT_CASE(ibpost_abi_sizes_test),

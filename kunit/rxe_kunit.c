@@ -1,18 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: the transfer engine against a real device (rdma_rxe in the test
- * guest).  Loaded after ibpost.ko and after the device exists; uses only
- * the exported API (include/ibpost.h).  Every run verifies every byte.
+ * guest; built again as ibpost_siw_kunit.ko, suite ibpost_siw, for siw).
+ * Loaded after ibpost.ko and after the device exists; uses only the
+ * exported API (include/ibpost.h).  Every run verifies every byte.  With
+ * cm= every job connects through rdma_cm to that address of the device
+ * (iWARP devices connect QPs no other way).
  */
 #include <kunit/test.h>
+#include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <ibpost.h>
 
-static char *dev = "rxe_lo";
+#include "sgl.h"
+
+/*
+ * What ibpost_run() returns today for SEND/WRITE with immediate on iWARP:
+ * job.c does not put the device's flags into its limits yet, so the job is
+ * set up and siw's ib_post_send() refuses the opcode (siw_post_send(): "ib
+ * wr type ... unsupported", -EINVAL) at the first WR, before any is posted.
+ * The ioctl front refuses it up front (IBPOST_R_CAP_IMM, EOPNOTSUPP).
+ */
+#define IMM_RET		-EINVAL
+#define IMM_REASON	IBPOST_R_POST
+
+#ifndef ENGINE_SUITE
+#define ENGINE_SUITE	"ibpost_rxe"
+#define ENGINE_DEV	"rxe_lo"
+#define ENGINE_CM	NULL
+#endif
+
+static char *dev = ENGINE_DEV;
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "RDMA device to run on");
+
+static char *cm = ENGINE_CM;
+module_param(cm, charp, 0444);
+MODULE_PARM_DESC(cm, "IPv4 address of the device: connect every job through rdma_cm to it");
+
+static unsigned int cm_ms;
+module_param(cm_ms, uint, 0444);
+MODULE_PARM_DESC(cm_ms, "rdma_cm timeout of each step in ms (0: IBPOST_CM_TIMEOUT_MS)");
+
+/* The granted inline size ibpost probes: rxe 512, siw SIW_MAX_INLINE. */
+#define RXE_INLINE	512U
+#define SIW_INLINE	80U
 
 enum { SHAPE_ONE, SHAPE_MAX, SHAPE_SEED, SHAPE_CROSS, SHAPE_N };
 
@@ -41,7 +75,8 @@ struct rxe_case {
 static struct rxe_case cases[IBPOST_OP_MAX * SHAPE_N * 8];
 
 struct rxe_caps {
-	u32 max_send_sge, max_recv_sge, max_sge_rd;
+	u32 max_send_sge, max_recv_sge, max_sge_rd, max_inline;
+	bool iwarp;
 };
 
 static int rxe_caps_get(struct rxe_caps *c)
@@ -53,8 +88,38 @@ static int rxe_caps_get(struct rxe_caps *c)
 	c->max_send_sge = ibdev->attrs.max_send_sge;
 	c->max_recv_sge = ibdev->attrs.max_recv_sge;
 	c->max_sge_rd = ibdev->attrs.max_sge_rd;
+	c->iwarp = rdma_protocol_iwarp(ibdev, rdma_start_port(ibdev));
+	c->max_inline = c->iwarp ? SIW_INLINE : RXE_INLINE;
 	ib_device_put(ibdev);
 	return 0;
+}
+
+/* The IBPOST_DEV_* capability flags ibpost reports for such a device. */
+static u32 rxe_dev_flags(const struct rxe_caps *c)
+{
+	return c->iwarp ? IBPOST_DEV_NO_IMM | IBPOST_DEV_CM_ONLY |
+			  IBPOST_DEV_WRITE_UNPLACED : 0;
+}
+
+/*
+ * An RDMA WRITE on iWARP completes before its data is placed, so a loopback
+ * WRITE is verified only in ping-pong; refused so up front by the ioctl
+ * front (IBPOST_R_CAP_WRITE_VERIFY), and by ibpost_run() once job.c passes
+ * the device's flags.  Here it is asserted refused, then run unverified.
+ */
+static void rxe_write_unverified(struct kunit *test, struct ibpost_run *r)
+{
+	struct ibpost_status st = {};
+	struct rxe_caps caps;
+
+	KUNIT_ASSERT_EQ(test, rxe_caps_get(&caps), 0);
+	if (!caps.iwarp || r->op != IBPOST_OP_WRITE ||
+	    (r->flags & IBPOST_RUN_PINGPONG))
+		return;
+	KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(r, rxe_dev_flags(&caps), &st),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_CAP_WRITE_VERIFY);
+	r->flags &= ~IBPOST_RUN_VERIFY;
 }
 
 static const void *rxe_gen(const void *prev, char *desc)
@@ -100,6 +165,11 @@ static void rxe_base(struct ibpost_run *r, u32 op)
 	r->recv_layout = IBPOST_LAYOUT_EQUAL;
 	if (op == IBPOST_OP_SEND_IMM || op == IBPOST_OP_WRITE_IMM)
 		r->imm_data = 0x1234abcd;
+	if (cm && in4_pton(cm, -1, r->cm_addr, -1, NULL)) {
+		r->flags |= IBPOST_RUN_CM;
+		r->cm_family = AF_INET;
+		r->cm_timeout_ms = cm_ms;
+	}
 }
 
 static void rxe_shape(struct ibpost_run *r, const struct rxe_case *c,
@@ -140,6 +210,28 @@ static void rxe_shape(struct ibpost_run *r, const struct rxe_case *c,
 		r->signal_every = 8;
 }
 
+/*
+ * SEND and RDMA WRITE with immediate on iWARP.  The ioctl front refuses
+ * them before anything is created (ibpost_run_check_caps() with the
+ * device's flags: EOPNOTSUPP, IBPOST_R_CAP_IMM); ibpost_run() itself gets
+ * the same check once job.c passes the device's flags in its limits.
+ */
+static void rxe_imm_refused(struct kunit *test, struct ibpost_run *r,
+			    int ret, const struct rxe_caps *caps)
+{
+	struct ibpost_status st = {};
+
+	KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(r, rxe_dev_flags(caps), &st),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_CAP_IMM);
+	KUNIT_EXPECT_EQ(test, st.value, (u64)r->op);
+	KUNIT_EXPECT_EQ(test, ret, IMM_RET);
+	KUNIT_EXPECT_EQ(test, r->status.reason, (u32)IMM_REASON);
+	KUNIT_EXPECT_EQ(test, r->status.wr, 0U);
+	KUNIT_EXPECT_EQ(test, r->result.posted, 0ULL);
+	KUNIT_EXPECT_EQ(test, r->result.wrs, 0ULL);
+}
+
 static void rxe_matrix_test(struct kunit *test)
 {
 	const struct rxe_case *c = test->param_value;
@@ -153,20 +245,34 @@ static void rxe_matrix_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	rxe_base(r, c->op);
 	rxe_shape(r, c, &caps, &ext);
+	rxe_write_unverified(test, r);
 	ret = ibpost_run(r, &ext);
 
+	if (r->num_sge > (c->op == IBPOST_OP_READ ? caps.max_sge_rd :
+			  caps.max_send_sge)) {
+		/* siw: one SGE per READ (max_sge_rd 1). */
+		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+		KUNIT_EXPECT_EQ(test, r->status.reason, (u32)IBPOST_R_NUM_SGE);
+		KUNIT_EXPECT_EQ(test, r->status.limit, (u64)caps.max_sge_rd);
+		KUNIT_EXPECT_EQ(test, r->result.posted, 0ULL);
+		return;
+	}
 	if (c->inl && c->op == IBPOST_OP_READ) {
 		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 		KUNIT_EXPECT_EQ(test, r->status.reason, (u32)IBPOST_R_INLINE_OP);
 		return;
 	}
-	if (c->inl && r->msg_size > 512) {
-		/* rxe grants 512 inline bytes: refused before anything is posted. */
+	if (c->inl && r->msg_size > caps.max_inline) {
+		/* rxe grants 512 inline bytes, siw 80: refused before anything is posted. */
 		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 		KUNIT_EXPECT_EQ(test, r->status.reason,
 				(u32)IBPOST_R_INLINE_SIZE);
-		KUNIT_EXPECT_EQ(test, r->status.limit, 512ULL);
+		KUNIT_EXPECT_EQ(test, r->status.limit, (u64)caps.max_inline);
 		KUNIT_EXPECT_EQ(test, r->result.posted, 0ULL);
+		return;
+	}
+	if (ibpost_op_has_imm(c->op) && caps.iwarp) {
+		rxe_imm_refused(test, r, ret, &caps);
 		return;
 	}
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "reason %u wr %u sge %u value %llu",
@@ -349,10 +455,15 @@ static void rxe_fault_run(struct kunit *test, u32 op, u32 fault,
 			  struct ibpost_run *r)
 {
 	struct ibpost_run_ext ext = { .fault = fault };
+	struct rxe_caps caps;
 
+	KUNIT_ASSERT_EQ(test, rxe_caps_get(&caps), 0);
 	rxe_base(r, op);
-	r->num_sge = 2;
+	/* Two SGEs, one for a READ on siw (max_sge_rd 1). */
+	r->num_sge = op == IBPOST_OP_READ ? min(2U, caps.max_sge_rd) : 2;
 	r->msg_size = 4096;
+	if (fault != IBPOST_FAULT_CORRUPT)
+		rxe_write_unverified(test, r);
 	KUNIT_EXPECT_EQ(test, ibpost_run(r, &ext), -EIO);
 }
 
@@ -364,6 +475,7 @@ static void rxe_clean_run(struct kunit *test)
 	rxe_base(r, IBPOST_OP_WRITE);
 	r->num_sge = 2;
 	r->msg_size = 4096;
+	rxe_write_unverified(test, r);
 	KUNIT_EXPECT_EQ(test, ibpost_run(r, NULL), 0);
 	KUNIT_EXPECT_EQ(test, r->result.wrs, (u64)ITERS);
 }
@@ -385,14 +497,26 @@ static void rxe_bad_lkey_test(struct kunit *test)
 	rxe_clean_run(test);
 }
 
+/*
+ * The last WR's remote address past its MR: the responder's error comes
+ * back as the WR's completion.  Not for a WRITE on iWARP, whose completion
+ * comes before the target has looked at it (siw then reports success for
+ * all 64 WRs and the target QP's TERMINATE goes unseen): a READ there,
+ * which siw completes with IB_WC_WR_FLUSH_ERR at the offending WR.
+ */
 static void rxe_remote_range_test(struct kunit *test)
 {
 	struct ibpost_run *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct rxe_caps caps;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	rxe_fault_run(test, IBPOST_OP_WRITE, IBPOST_FAULT_REMOTE_RANGE, r);
+	KUNIT_ASSERT_EQ(test, rxe_caps_get(&caps), 0);
+	rxe_fault_run(test, caps.iwarp ? IBPOST_OP_READ : IBPOST_OP_WRITE,
+		      IBPOST_FAULT_REMOTE_RANGE, r);
 	KUNIT_EXPECT_EQ(test, r->status.reason, (u32)IBPOST_R_WC_ERROR);
+	/* siw: the target's TERMINATE puts the QP in error, the READ is flushed. */
 	KUNIT_EXPECT_EQ(test, r->result.first_err_status,
+			caps.iwarp ? (u32)IB_WC_WR_FLUSH_ERR :
 			(u32)IB_WC_REM_ACCESS_ERR);
 	KUNIT_EXPECT_EQ(test, r->result.first_err_wr, (u32)(WARMUP + ITERS - 1));
 	KUNIT_EXPECT_EQ(test, r->result.wrs, (u64)ITERS - 1);
@@ -402,10 +526,16 @@ static void rxe_remote_range_test(struct kunit *test)
 static void rxe_corrupt_test(struct kunit *test)
 {
 	struct ibpost_run *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct rxe_caps caps;
 	u32 op;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_EQ(test, rxe_caps_get(&caps), 0);
 	for (op = 0; op < IBPOST_OP_MAX; op++) {
+		/* Refused on iWARP: rxe_matrix_test. */
+		if (caps.iwarp && (ibpost_op_has_imm(op) ||
+				   op == IBPOST_OP_WRITE))
+			continue;
 		rxe_fault_run(test, op, IBPOST_FAULT_CORRUPT, r);
 		KUNIT_EXPECT_EQ(test, r->status.reason, (u32)IBPOST_R_VERIFY);
 		KUNIT_EXPECT_EQ(test, r->result.verify_errors, 1U);
@@ -429,6 +559,7 @@ static void rxe_duration_test(struct kunit *test)
 	r->num_sge = 1;
 	r->msg_size = 4096;
 	r->signal_every = 4;
+	rxe_write_unverified(test, r);
 	KUNIT_EXPECT_EQ(test, ibpost_run(r, NULL), 0);
 	KUNIT_EXPECT_GT(test, r->result.wrs, 0ULL);
 	KUNIT_EXPECT_GE(test, r->result.elapsed_ns, 300ULL * NSEC_PER_MSEC);
@@ -503,7 +634,7 @@ static struct kunit_case rxe_cases[] = {
 };
 
 static struct kunit_suite rxe_suite = {
-	.name = "ibpost_rxe",
+	.name = ENGINE_SUITE,
 	.test_cases = rxe_cases,
 };
 
@@ -511,3 +642,4 @@ kunit_test_suite(rxe_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the ibpost engine on an RDMA device");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -346,6 +346,10 @@ static void ibpost_layout_check_test(struct kunit *test)
 
 /* ---- ibpost_run_check() ---- */
 
+/* The capability flags ibpost gives an iWARP device (siw). */
+#define IBPOST_IWARP	(IBPOST_DEV_NO_IMM | IBPOST_DEV_CM_ONLY | \
+			 IBPOST_DEV_WRITE_UNPLACED)
+
 /* Limits of the table: READ allows fewer SGEs than SEND. */
 static const struct ibpost_limits ibpost_lim = {
 	.max_send_sge = 32,
@@ -382,6 +386,7 @@ enum ibpost_rf {
 	RF_IMM,
 	RF_LIM_MSG,
 	RF_LIM_RECV_SGE,
+	RF_LIM_DEV_FLAGS,
 };
 
 struct ibpost_set {
@@ -391,7 +396,7 @@ struct ibpost_set {
 
 struct ibpost_run_case {
 	const char *desc;
-	struct ibpost_set set[4];
+	struct ibpost_set set[5];
 	int err;
 	u32 reason;
 	u64 value, limit;
@@ -565,6 +570,73 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	{ "iters+warmup overflows", { { RF_ITERS, U64_MAX },
 				      { RF_WARMUP, 1 }, { RF_MSG, 1 } },
 	  -EOVERFLOW, IBPOST_R_OVERFLOW, U64_MAX, 1 },
+	/* device capabilities (iWARP, siw: IBPOST_IWARP) */
+	{ "iWARP: SEND through rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_IWARP },
+	    { RF_FLAGS, IBPOST_RUN_CM | IBPOST_RUN_VERIFY },
+	    { RF_CM_FAMILY, AF_INET } } },
+	{ "iWARP: READ verified through rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_IWARP },
+	    { RF_FLAGS, IBPOST_RUN_CM | IBPOST_RUN_VERIFY },
+	    { RF_CM_FAMILY, AF_INET }, { RF_OP, IBPOST_OP_READ } } },
+	{ "iWARP: WRITE unverified through rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_IWARP }, { RF_FLAGS, IBPOST_RUN_CM },
+	    { RF_CM_FAMILY, AF_INET }, { RF_OP, IBPOST_OP_WRITE } } },
+	{ "iWARP: WRITE verified in ping-pong",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_IWARP },
+	    { RF_FLAGS, IBPOST_RUN_CM | IBPOST_RUN_VERIFY |
+			IBPOST_RUN_PINGPONG },
+	    { RF_CM_FAMILY, AF_INET }, { RF_OP, IBPOST_OP_WRITE },
+	    { RF_BATCH, 1 } } },
+	{ "iWARP: WRITE verified against a peer",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_IWARP },
+	    { RF_FLAGS, IBPOST_RUN_PEER | IBPOST_RUN_VERIFY },
+	    { RF_CM_FAMILY, AF_INET6 }, { RF_OP, IBPOST_OP_WRITE } } },
+	{ "iWARP: WRITE verified at completion",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_IWARP },
+	    { RF_FLAGS, IBPOST_RUN_CM | IBPOST_RUN_VERIFY },
+	    { RF_CM_FAMILY, AF_INET }, { RF_OP, IBPOST_OP_WRITE } },
+	  -EOPNOTSUPP, IBPOST_R_CAP_WRITE_VERIFY,
+	  IBPOST_RUN_CM | IBPOST_RUN_VERIFY, 0 },
+	{ "iWARP: SEND_IMM through rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_IWARP }, { RF_FLAGS, IBPOST_RUN_CM },
+	    { RF_CM_FAMILY, AF_INET }, { RF_OP, IBPOST_OP_SEND_IMM } },
+	  -EOPNOTSUPP, IBPOST_R_CAP_IMM, IBPOST_OP_SEND_IMM, 0 },
+	{ "iWARP: WRITE_IMM through rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_IWARP }, { RF_FLAGS, IBPOST_RUN_CM },
+	    { RF_CM_FAMILY, AF_INET }, { RF_OP, IBPOST_OP_WRITE_IMM } },
+	  -EOPNOTSUPP, IBPOST_R_CAP_IMM, IBPOST_OP_WRITE_IMM, 0 },
+	{ "no immediate: WRITE_IMM against a peer",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_NO_IMM },
+	    { RF_FLAGS, IBPOST_RUN_PEER }, { RF_CM_FAMILY, AF_INET },
+	    { RF_OP, IBPOST_OP_WRITE_IMM } },
+	  -EOPNOTSUPP, IBPOST_R_CAP_IMM, IBPOST_OP_WRITE_IMM, 0 },
+	{ "iWARP: WRITE_IMM without rdma_cm names the immediate",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_IWARP }, { RF_OP, IBPOST_OP_WRITE_IMM } },
+	  -EOPNOTSUPP, IBPOST_R_CAP_IMM, IBPOST_OP_WRITE_IMM, 0 },
+	{ "iWARP: loopback SEND without rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_IWARP } },
+	  -EOPNOTSUPP, IBPOST_R_CAP_CM_ONLY, IBPOST_RUN_VERIFY, 0 },
+	{ "cm-only: inline WRITE without rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_CM_ONLY },
+	    { RF_FLAGS, IBPOST_RUN_INLINE }, { RF_OP, IBPOST_OP_WRITE },
+	    { RF_MSG, 64 } },
+	  -EOPNOTSUPP, IBPOST_R_CAP_CM_ONLY, IBPOST_RUN_INLINE, 0 },
+	{ "cm-only device with immediate: WRITE_IMM via rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_DEV_CM_ONLY },
+	    { RF_FLAGS, IBPOST_RUN_CM | IBPOST_RUN_VERIFY },
+	    { RF_CM_FAMILY, AF_INET }, { RF_OP, IBPOST_OP_WRITE_IMM } } },
+	{ "iWARP: unknown opcode is still an unknown opcode",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_IWARP }, { RF_OP, IBPOST_OP_MAX } },
+	  -EINVAL, IBPOST_R_OPCODE, IBPOST_OP_MAX, IBPOST_OP_MAX - 1 },
+	{ "iWARP: rdma_cm fields are checked first",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_IWARP }, { RF_FLAGS, IBPOST_RUN_CM },
+	    { RF_OP, IBPOST_OP_WRITE_IMM } },
+	  -EINVAL, IBPOST_R_CM_ADDR, 0, 0 },
+	{ "iWARP: other limits still apply through rdma_cm",
+	  { { RF_LIM_DEV_FLAGS, IBPOST_IWARP }, { RF_FLAGS, IBPOST_RUN_CM },
+	    { RF_CM_FAMILY, AF_INET }, { RF_NUM_SGE, 33 } },
+	  -EINVAL, IBPOST_R_NUM_SGE, 33, 32 },
 };
 
 static void ibpost_run_case_desc(const struct ibpost_run_case *c, char *desc)
@@ -646,6 +718,9 @@ static void ibpost_run_apply(struct ibpost_run *r, struct ibpost_limits *lim,
 	case RF_LIM_RECV_SGE:
 		lim->max_recv_sge = s->v;
 		break;
+	case RF_LIM_DEV_FLAGS:
+		lim->dev_flags = s->v;
+		break;
 	}
 }
 
@@ -683,6 +758,50 @@ static void ibpost_run_check_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.wr, c->recv_wr ? IBPOST_STATUS_RECV_WR :
 						  IBPOST_STATUS_NONE);
 	KUNIT_EXPECT_EQ(test, st.sge, IBPOST_STATUS_NONE);
+}
+
+/*
+ * ibpost_run_check_caps() alone, as the ioctl front calls it before the
+ * engine: nothing is refused on a device that lacks nothing; on iWARP the
+ * immediate opcodes, any loopback job without rdma_cm, and a verified
+ * loopback WRITE outside ping-pong.
+ */
+static void ibpost_run_check_caps_test(struct kunit *test)
+{
+	struct ibpost_status st;
+	struct ibpost_run *r;
+	u32 op, want;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r);
+	for (op = 0; op <= IBPOST_OP_MAX; op++) {
+		r->op = op;
+		r->flags = IBPOST_RUN_VERIFY;
+		memset(&st, 0, sizeof(st));
+		KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(r, 0, &st), 0);
+		KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_NONE);
+		r->flags = IBPOST_RUN_CM;
+		KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(r, IBPOST_IWARP, &st),
+				ibpost_op_has_imm(op) ? -EOPNOTSUPP : 0);
+		r->flags = IBPOST_RUN_CM | IBPOST_RUN_VERIFY;
+		want = ibpost_op_has_imm(op) ? IBPOST_R_CAP_IMM :
+		       op == IBPOST_OP_WRITE ? IBPOST_R_CAP_WRITE_VERIFY :
+		       IBPOST_R_NONE;
+		memset(&st, 0, sizeof(st));
+		KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(r, IBPOST_IWARP, &st),
+				want ? -EOPNOTSUPP : 0);
+		KUNIT_EXPECT_EQ(test, st.reason, want);
+		r->flags = IBPOST_RUN_PINGPONG;
+		KUNIT_EXPECT_EQ(test, ibpost_run_check_caps(r, IBPOST_IWARP, &st),
+				-EOPNOTSUPP);
+		KUNIT_EXPECT_EQ(test, st.reason, ibpost_op_has_imm(op) ?
+				(u32)IBPOST_R_CAP_IMM :
+				(u32)IBPOST_R_CAP_CM_ONLY);
+		KUNIT_EXPECT_EQ(test, st.value, ibpost_op_has_imm(op) ?
+				(u64)op : (u64)IBPOST_RUN_PINGPONG);
+		KUNIT_EXPECT_EQ(test, st.wr, IBPOST_STATUS_NONE);
+		KUNIT_EXPECT_EQ(test, st.sge, IBPOST_STATUS_NONE);
+	}
 }
 
 static void ibpost_wr_sge_limit_test(struct kunit *test)
@@ -943,6 +1062,7 @@ static struct kunit_case ibpost_sgl_cases[] = {
 	KUNIT_CASE(ibpost_layout_tutorial_test),
 	KUNIT_CASE_PARAM(ibpost_layout_check_test, ibpost_chk_gen_params),
 	KUNIT_CASE_PARAM(ibpost_run_check_test, ibpost_run_gen_params),
+	KUNIT_CASE(ibpost_run_check_caps_test),
 	KUNIT_CASE(ibpost_wr_sge_limit_test),
 	KUNIT_CASE_PARAM(ibpost_pattern_roundtrip_test, ibpost_pat_gen_params),
 	KUNIT_CASE(ibpost_pattern_accumulate_test),

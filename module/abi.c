@@ -129,10 +129,14 @@ EXPORT_SYMBOL_IF_KUNIT(ibpost_link_layer_to_uapi);
  * ibpost_dev_flags() - IBPOST_DEV_* flags from device attributes.
  * @attrs: device attributes.
  * @virt_dma: the device uses virtual DMA addresses.
+ * @iwarp: the device's transport is iWARP (rdma_protocol_iwarp()): no
+ *	immediate data, QPs connected only through rdma_cm, WRITE completions
+ *	before placement.
  *
  * Return: the flags.
  */
-u32 ibpost_dev_flags(const struct ib_device_attr *attrs, bool virt_dma)
+u32 ibpost_dev_flags(const struct ib_device_attr *attrs, bool virt_dma,
+		     bool iwarp)
 {
 	u32 flags = 0;
 
@@ -142,6 +146,9 @@ u32 ibpost_dev_flags(const struct ib_device_attr *attrs, bool virt_dma)
 		flags |= IBPOST_DEV_MEM_MGT_EXT;
 	if (virt_dma)
 		flags |= IBPOST_DEV_VIRT_DMA;
+	if (iwarp)
+		flags |= IBPOST_DEV_NO_IMM | IBPOST_DEV_CM_ONLY |
+			 IBPOST_DEV_WRITE_UNPLACED;
 	return flags;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpost_dev_flags);

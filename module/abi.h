@@ -38,7 +38,8 @@ bool ibpost_mem_is_zero(const void *p, size_t len);
 int ibpost_check_rec_array(struct ibpost_status *st, u32 count, u32 max_count,
 			   u32 rec_size, u32 rec_ver0, size_t *bytes);
 u32 ibpost_link_layer_to_uapi(enum rdma_link_layer ll);
-u32 ibpost_dev_flags(const struct ib_device_attr *attrs, bool virt_dma);
+u32 ibpost_dev_flags(const struct ib_device_attr *attrs, bool virt_dma,
+		     bool iwarp);
 void ibpost_fill_dev_attr(struct ibpost_dev_attr *out,
 			  const struct ibpost_dev_info *info, u32 port,
 			  enum rdma_link_layer ll,

@@ -171,7 +171,9 @@ static void ibpost_dev_fill_info(struct ibpost_dev *dev)
 	info->phys_port_cnt = ibdev->phys_port_cnt;
 	info->start_port = rdma_start_port(ibdev);
 	info->attrs = ibdev->attrs;
-	info->flags = ibpost_dev_flags(&ibdev->attrs, ib_uses_virt_dma(ibdev));
+	info->flags = ibpost_dev_flags(&ibdev->attrs, ib_uses_virt_dma(ibdev),
+				       rdma_protocol_iwarp(ibdev,
+							   info->start_port));
 	info->max_inline_data = ibpost_probe_max_inline(ibdev, dev->pd, &ok);
 	if (!ok)
 		info->flags |= IBPOST_DEV_INLINE_UNKNOWN;

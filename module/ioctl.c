@@ -215,6 +215,26 @@ static int ibpost_copy_layout(u64 uptr, u32 n, bool explicit,
 	return 0;
 }
 
+/*
+ * What the device cannot do at all is refused here, before the engine
+ * creates anything on it, with the capability named (the same check
+ * ibpost_run_check() makes when its limits carry the device's flags).
+ * An unknown device is left to ibpost_run(), which names it.
+ */
+static int ibpost_ioc_run_caps(struct ibpost_run *k)
+{
+	struct ibpost_dev *dev;
+	u32 flags;
+
+	k->dev[IBPOST_NAME_MAX - 1] = '\0';
+	dev = ibpost_dev_get_by_name(k->dev);
+	if (!dev)
+		return 0;
+	flags = dev->info.flags;
+	ibpost_dev_put(dev);
+	return ibpost_run_check_caps(k, flags, &k->status);
+}
+
 static long ibpost_ioc_run(struct ibpost_run __user *uarg)
 {
 	struct ibpost_sge_desc *sges = NULL, *rsges = NULL;
@@ -248,6 +268,9 @@ static long ibpost_ioc_run(struct ibpost_run __user *uarg)
 		if (ret)
 			goto refuse;
 	}
+	ret = ibpost_ioc_run_caps(k);
+	if (ret)
+		goto refuse;
 	ext.sges = sges;
 	ext.recv_sges = rsges;
 	ret = ibpost_run(k, &ext);

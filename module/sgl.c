@@ -301,6 +301,47 @@ static int ibpost_run_check_cm(const struct ibpost_run *r,
 }
 
 /**
+ * ibpost_run_check_caps() - refuse what the device cannot do at all.
+ * @r: the request (an unknown opcode passes here and is refused by
+ *	ibpost_run_check()).
+ * @dev_flags: IBPOST_DEV_* flags of the device (struct ibpost_dev_attr).
+ * @st: refusal reason.
+ *
+ * iWARP devices (siw) have no immediate data, connect QPs only through
+ * rdma_cm (a loopback job needs IBPOST_RUN_CM; IBPOST_RUN_PEER uses rdma_cm
+ * anyway), and complete an RDMA WRITE before its data is placed, so a
+ * loopback WRITE is verified only in ping-pong (the target waits for the
+ * data); against a peer the server checks WRITE data after the fin, a SEND
+ * that arrives after the data.  Each is refused before anything is created
+ * on the device, with the capability named.
+ *
+ * Return: 0 or -EOPNOTSUPP.
+ */
+int ibpost_run_check_caps(const struct ibpost_run *r, u32 dev_flags,
+			  struct ibpost_status *st)
+{
+	if (ibpost_op_has_imm(r->op) && (dev_flags & IBPOST_DEV_NO_IMM)) {
+		ibpost_refuse(st, IBPOST_R_CAP_IMM, IBPOST_STATUS_NONE, r->op, 0);
+		return -EOPNOTSUPP;
+	}
+	if ((dev_flags & IBPOST_DEV_CM_ONLY) &&
+	    !(r->flags & (IBPOST_RUN_CM | IBPOST_RUN_PEER))) {
+		ibpost_refuse(st, IBPOST_R_CAP_CM_ONLY, IBPOST_STATUS_NONE,
+			      r->flags, 0);
+		return -EOPNOTSUPP;
+	}
+	if ((dev_flags & IBPOST_DEV_WRITE_UNPLACED) &&
+	    r->op == IBPOST_OP_WRITE && (r->flags & IBPOST_RUN_VERIFY) &&
+	    !(r->flags & (IBPOST_RUN_PINGPONG | IBPOST_RUN_PEER))) {
+		ibpost_refuse(st, IBPOST_R_CAP_WRITE_VERIFY, IBPOST_STATUS_NONE,
+			      r->flags, 0);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpost_run_check_caps);
+
+/**
  * ibpost_run_check() - validate the scalar fields of a run.
  * @r: the request, as copied from the caller.
  * @lim: limits of the device (and of the QP where known).
@@ -308,7 +349,9 @@ static int ibpost_run_check_cm(const struct ibpost_run *r,
  *
  * Layout entries are checked separately by ibpost_layout_check().
  *
- * Return: 0, -EINVAL, or -EOVERFLOW when iterations * size overflows.
+ * Return: 0, -EINVAL, -EOPNOTSUPP when the device lacks a capability the
+ * job needs (ibpost_run_check_caps()), or -EOVERFLOW when iterations *
+ * size overflows.
  */
 int ibpost_run_check(const struct ibpost_run *r, const struct ibpost_limits *lim,
 		     struct ibpost_status *st)
@@ -331,6 +374,9 @@ int ibpost_run_check(const struct ibpost_run *r, const struct ibpost_limits *lim
 	if (r->op >= IBPOST_OP_MAX)
 		return ibpost_refuse(st, IBPOST_R_OPCODE, IBPOST_STATUS_NONE,
 				     r->op, IBPOST_OP_MAX - 1);
+	ret = ibpost_run_check_caps(r, lim->dev_flags, st);
+	if (ret)
+		return ret;
 	if (r->layout >= IBPOST_LAYOUT_MAX)
 		return ibpost_refuse(st, IBPOST_R_LAYOUT, IBPOST_STATUS_NONE,
 				     r->layout, IBPOST_LAYOUT_MAX - 1);

@@ -45,6 +45,9 @@ static inline bool ibpost_op_has_recv(u32 op)
  * @max_inline: inline bytes a QP is granted.
  * @max_msg_sz: largest message of the port.
  * @max_frpl: pages one fast-registration MR maps.
+ * @dev_flags: IBPOST_DEV_* flags of the device; the capability ones
+ *	(IBPOST_DEV_NO_IMM, IBPOST_DEV_CM_ONLY, IBPOST_DEV_WRITE_UNPLACED)
+ *	refuse jobs it cannot run.  0 (nothing missing) when the caller does not fill it.
  */
 struct ibpost_limits {
 	u32 max_send_sge;
@@ -54,6 +57,7 @@ struct ibpost_limits {
 	u32 max_inline;
 	u32 max_msg_sz;
 	u32 max_frpl;
+	u32 dev_flags;
 };
 
 /** struct ibpost_pos - a byte's place in a layout: SGE index and offset. */
@@ -87,6 +91,8 @@ u64 ibpost_layout_sum(const struct ibpost_sge_desc *sges, u32 n);
 u32 ibpost_wr_sge_limit(u32 op, const struct ibpost_limits *lim);
 int ibpost_run_check(const struct ibpost_run *r, const struct ibpost_limits *lim,
 		     struct ibpost_status *st);
+int ibpost_run_check_caps(const struct ibpost_run *r, u32 dev_flags,
+			  struct ibpost_status *st);
 u8 ibpost_pattern(u64 wr, u32 sge, u32 off);
 void ibpost_pattern_fill(u8 *buf, const struct ibpost_sge_desc *buf_layout,
 			 u32 bn, const struct ibpost_sge_desc *wr_layout,

@@ -139,18 +139,22 @@ for kind in test stock; do
 	# otherwise just be missing).
 	if [[ $kind == test ]]; then
 		for suite in ibpost_abi ibpost_sgl ibpost_sq ibpost_stats \
-			ibpost_rxe ibpost_session; do
+			ibpost_rxe ibpost_session ibpost_siw; do
 			[[ -s $gout/kunit-$suite.ktap ]] ||
 				record fail "kunit suite $suite reported"
 		done
 	fi
-	for t in integration badinput hardening session; do
+	# The test kernel has siw too: the same scripts on siw_lo (rows "siw: ").
+	tfiles=(integration badinput hardening session)
+	[[ $kind == test ]] && tfiles+=(integration-siw badinput-siw hardening-siw session-siw)
+	for t in "${tfiles[@]}"; do
 		if [[ -s $gout/$t-$kind.tap ]]; then
 			count_tap "$kind" "$gout/$t-$kind.tap"
 		else
 			record fail "$kind $t results present"
 		fi
 	done
+	[[ -s $gout/siw-time.txt ]] && sed 's/^/siw time: /' "$gout/siw-time.txt"
 	if [[ -s $gout/kmemleak-$kind.txt ]]; then
 		record fail "$kind kmemleak clean" "$(head -5 "$gout/kmemleak-$kind.txt")"
 	fi

@@ -79,6 +79,17 @@
  * @IBPOST_R_PEER_LOST: connection to the peer lost.
  * @IBPOST_R_PEER_BUSY: the server is at its connection limit.
  * @IBPOST_R_PEER_FLAG: option not available against a peer.
+ * @IBPOST_R_CAP_IMM: the device has no immediate data, neither SEND nor
+ *	RDMA WRITE with immediate (IBPOST_DEV_NO_IMM, iWARP); @value is the
+ *	opcode.
+ * @IBPOST_R_CAP_CM_ONLY: the device connects QPs only through rdma_cm
+ *	(IBPOST_DEV_CM_ONLY, iWARP): a loopback job must set IBPOST_RUN_CM
+ *	with an address of the device; @value is the run's flags.
+ * @IBPOST_R_CAP_WRITE_VERIFY: the device completes an RDMA WRITE at the
+ *	sender before its data is placed at the target
+ *	(IBPOST_DEV_WRITE_UNPLACED, iWARP), so a loopback WRITE cannot be
+ *	verified at its completion; verify it with IBPOST_RUN_PINGPONG (the
+ *	target waits for the data); @value is the run's flags.
  * @IBPOST_R_MAX: number of codes (not a code).
  */
 enum ibpost_reason {
@@ -126,6 +137,9 @@ enum ibpost_reason {
 	IBPOST_R_PEER_LOST,
 	IBPOST_R_PEER_BUSY,
 	IBPOST_R_PEER_FLAG,
+	IBPOST_R_CAP_IMM,
+	IBPOST_R_CAP_CM_ONLY,
+	IBPOST_R_CAP_WRITE_VERIFY,
 	IBPOST_R_MAX
 };
 
@@ -175,6 +189,9 @@ enum ibpost_reason {
 	[IBPOST_R_PEER_LOST] = "connection to the peer lost", \
 	[IBPOST_R_PEER_BUSY] = "the server is at its connection limit", \
 	[IBPOST_R_PEER_FLAG] = "option not available against a peer", \
+	[IBPOST_R_CAP_IMM] = "device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM)", \
+	[IBPOST_R_CAP_CM_ONLY] = "device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM)", \
+	[IBPOST_R_CAP_WRITE_VERIFY] = "device completes RDMA WRITE before the data is placed (IBPOST_DEV_WRITE_UNPLACED): verify WRITE with ping-pong", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
@@ -225,6 +242,26 @@ struct ibpost_status {
 #define IBPOST_DEV_VIRT_DMA		(1U << 2)
 /** The inline probe QP could not be created; max_inline_data is 0. */
 #define IBPOST_DEV_INLINE_UNKNOWN	(1U << 3)
+/**
+ * IBPOST_DEV_NO_IMM - the device has no immediate data, neither SEND nor
+ * RDMA WRITE with immediate (iWARP: RDMAP has no immediate data); jobs
+ * asking for either are refused with IBPOST_R_CAP_IMM.
+ */
+#define IBPOST_DEV_NO_IMM		(1U << 4)
+/**
+ * IBPOST_DEV_CM_ONLY - the device's QPs connect only through rdma_cm
+ * (iWARP: the connection is a TCP stream, there is no direct connection by
+ * GID); a loopback job without IBPOST_RUN_CM is refused with
+ * IBPOST_R_CAP_CM_ONLY.
+ */
+#define IBPOST_DEV_CM_ONLY		(1U << 5)
+/**
+ * IBPOST_DEV_WRITE_UNPLACED - an RDMA WRITE's send completion does not mean
+ * its data is placed at the target (iWARP: it completes once handed to the
+ * transport); a loopback WRITE checked at its completion is refused with
+ * IBPOST_R_CAP_WRITE_VERIFY (ping-pong verifies it).
+ */
+#define IBPOST_DEV_WRITE_UNPLACED	(1U << 6)
 
 /**
  * struct ibpost_dev_attr - one port of one RDMA device, as ibpost sees it.

@@ -106,21 +106,42 @@ static void print_json(const struct ibpost_dev_attr *r, unsigned int n)
 		json_b("local_dma_lkey", r->flags & IBPOST_DEV_LOCAL_DMA_LKEY);
 		json_b("mem_mgt_extensions", r->flags & IBPOST_DEV_MEM_MGT_EXT);
 		json_b("virt_dma", r->flags & IBPOST_DEV_VIRT_DMA);
+		json_b("imm", !(r->flags & IBPOST_DEV_NO_IMM));
+		json_b("cm_only", r->flags & IBPOST_DEV_CM_ONLY);
+		json_b("write_unplaced", r->flags & IBPOST_DEV_WRITE_UNPLACED);
 		json_u("phys_port_cnt", r->phys_port_cnt);
 		printf("}");
 	}
 	printf("%s]}\n", n ? "\n" : "");
 }
 
+/* Capabilities the device lacks (IBPOST_DEV_NO_IMM, _CM_ONLY, _WRITE_UNPLACED). */
+static const char *out_dev_lacks(unsigned int flags, char *buf, size_t len)
+{
+	static const struct { unsigned int flag; const char *name; } lacks[] = {
+		{ IBPOST_DEV_NO_IMM, "imm" },
+		{ IBPOST_DEV_CM_ONLY, "direct_qp" },
+		{ IBPOST_DEV_WRITE_UNPLACED, "write_placed" },
+	};
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(lacks); i++)
+		if (flags & lacks[i].flag)
+			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s",
+				      n ? "," : "", lacks[i].name);
+	return n ? buf : "-";
+}
+
 static void print_table(const struct ibpost_dev_attr *r, unsigned int n)
 {
-	char guid[32];
+	char guid[32], lacks[64];
 	unsigned int i;
 
-	printf("%-16s %4s %-8s %-8s %5s %8s %8s %6s %8s %7s %5s %6s %5s %-20s %s\n",
+	printf("%-16s %4s %-8s %-8s %5s %8s %8s %6s %8s %7s %5s %6s %5s %-20s %-19s %s\n",
 	       "device", "port", "state", "link", "mtu", "send_sge",
 	       "recv_sge", "sge_rd", "qp_wr", "cqe", "frpl", "inline",
-	       "dlkey", "max_mr_size", "node_guid");
+	       "dlkey", "max_mr_size", "node_guid", "lacks");
 	for (i = 0; i < n; i++, r++) {
 		out_guid(guid, sizeof(guid), r->node_guid);
 		printf("%-16s %4u %-8s %-8s %5u %8u %8u %6u %8u %7u %5u ",
@@ -132,9 +153,10 @@ static void print_table(const struct ibpost_dev_attr *r, unsigned int n)
 			printf("%6s ", "?");
 		else
 			printf("%6u ", r->max_inline_data);
-		printf("%5s %-20llu %s\n",
+		printf("%5s %-20llu %-19s %s\n",
 		       r->flags & IBPOST_DEV_LOCAL_DMA_LKEY ? "yes" : "no",
-		       (unsigned long long)r->max_mr_size, guid);
+		       (unsigned long long)r->max_mr_size, guid,
+		       out_dev_lacks(r->flags, lacks, sizeof(lacks)));
 	}
 	if (!n)
 		printf("(no RDMA devices; try: rdma link add rxe_lo type rxe netdev lo)\n");

@@ -3,6 +3,19 @@
 #   rig_load_rxe              load crc32/ib_core/.../rdma_rxe/rdma_cm/rdma_ucm (no autoload in the guest)
 #   rig_rxe_lo                rxe device rxe_lo on lo, waits for ACTIVE
 #   rig_rxe_dummy NAME ADDR   dummy netdev d0 (MTU 9000, ADDR e.g. 192.0.2.9/24) + rxe NAME on it
+#   rig_load_siw              load crc32c/libcrc32c/ib_core/.../siw/rdma_cm/rdma_ucm (soft-iWARP)
+#   rig_siw_lo                siw device siw_lo on lo, waits for ACTIVE (rdma_cm cannot use it:
+#                             ibpost's loopback jobs need rig_siw0)
+#   rig_siw0                  siw device siw0 on dummy netdev dsiw with 192.0.2.20/32, ACTIVE
+#   rig_siw_dummy NAME ADDR   as rig_rxe_dummy, with a siw device NAME on d0
+#   rig_provider [rxe|siw]    load the provider ($IBPOST_PROVIDER, default rxe), create its
+#                             loopback device; sets PROV, DEV (rxe_lo, siw0), CM (the
+#                             rdma_cm address of DEV: empty on rxe, 192.0.2.20 on siw), CMOPT
+#                             (the 'ibpost run' options that connect a loopback job: none on
+#                             rxe, '--cm 192.0.2.20' on siw), TP (TAP name prefix, e.g. 'siw: ')
+#   rig_dummy NAME ADDR       rig_rxe_dummy or rig_siw_dummy, after rig_provider
+#   rig_tap NAME              TAP_FILE ($IBPOST_OUT/NAME-KERNEL.tap, NAME-siw-KERNEL.tap for
+#                             siw) and TAP_PREFIX ('siw: ' for siw) for tools/tests/tap.sh
 #   rig_arg NAME              value of rig.NAME= on the kernel command line (tools/rig/pair.sh)
 #   rig_ibpost_paths          KO (ibpost.ko), CONS (ibpost_consumer.ko) and IBPOST (the tool)
 #                             for $IBPOST_KERNEL (test: the modules built for the test kernel)
@@ -54,6 +67,82 @@ rig_rxe_dummy() {
 	ip link set d0 up
 	rdma link add "$name" type rxe netdev d0 || return 1
 	rig_wait_active "$name"
+}
+
+rig_load_siw() {
+	rig_modprobe crc32c_generic libcrc32c configfs ib_core ib_uverbs siw \
+		iw_cm ib_cm rdma_cm rdma_ucm
+}
+
+rig_siw_lo() {
+	ip link set lo up
+	rdma link show siw_lo/1 >/dev/null 2>&1 || rdma link add siw_lo type siw netdev lo || return 1
+	rig_wait_active siw_lo
+}
+
+# rdma_cm binds 127.0.0.1 to no device, so ibpost (which checks that the
+# pair is on the job's device) cannot connect a pair on siw_lo: siw0 sits on
+# a dummy netdev of its own, with one address (/32: 192.0.2.0/24 stays free
+# for the d0 devices the tests add and delete).
+rig_siw0() {
+	# The iWARP stream to a local address runs over lo: it must be up.
+	ip link set lo up
+	rig_modprobe dummy || return 1
+	if ! ip link show dsiw >/dev/null 2>&1; then
+		ip link add dsiw type dummy || return 1
+		ip link set dsiw mtu 9000
+		ip addr add 192.0.2.20/32 dev dsiw
+	fi
+	ip link set dsiw up
+	rdma link show siw0/1 >/dev/null 2>&1 || rdma link add siw0 type siw netdev dsiw || return 1
+	rig_wait_active siw0
+}
+
+rig_siw_dummy() {
+	local name=${1:?usage: rig_siw_dummy NAME ADDR} addr=${2:?usage: rig_siw_dummy NAME ADDR}
+	rig_modprobe dummy || return 1
+	ip link show d0 >/dev/null 2>&1 || ip link add d0 type dummy || return 1
+	ip link set d0 mtu 9000
+	ip addr add "$addr" dev d0
+	ip link set d0 up
+	rdma link add "$name" type siw netdev d0 || return 1
+	rig_wait_active "$name"
+}
+
+# shellcheck disable=SC2034 # DEV, CM, CMOPT and TP are for the caller
+rig_provider() {
+	PROV=${1:-${IBPOST_PROVIDER:-rxe}}
+	case $PROV in
+	rxe)
+		DEV=rxe_lo CM='' CMOPT=() TP=''
+		rig_load_rxe && rig_rxe_lo
+		;;
+	siw)
+		# iWARP: QPs connect only through rdma_cm, to siw0's address.
+		DEV=siw0 CM=192.0.2.20 CMOPT=(--cm 192.0.2.20) TP='siw: '
+		rig_load_siw && rig_siw0
+		;;
+	*)
+		echo "rig: unknown provider $PROV" >&2
+		return 1
+		;;
+	esac
+}
+
+# rig_dummy NAME ADDR: a device of the provider chosen by rig_provider on d0.
+rig_dummy() {
+	"rig_${PROV:-rxe}_dummy" "$@"
+}
+
+rig_tap() {
+	local p=${IBPOST_PROVIDER:-rxe}
+	if [[ $p == rxe ]]; then
+		TAP_FILE=$IBPOST_OUT/$1-$IBPOST_KERNEL.tap TAP_PREFIX=''
+	else
+		TAP_FILE=$IBPOST_OUT/$1-$p-$IBPOST_KERNEL.tap TAP_PREFIX="$p: "
+	fi
+	export TAP_FILE TAP_PREFIX
+	: >"$TAP_FILE"
 }
 
 rig_arg() {

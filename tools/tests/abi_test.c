@@ -4,6 +4,13 @@
  * makes.  Each case checks the exact errno, the reason code and the words
  * the tool prints for it (IBPOST_REASON_TEXTS, spelled out again here).
  * Prints TAP lines; exits 1 if any case failed.
+ *
+ * abi_test --iwarp DEV ADDR: instead, the capability refusals of an iWARP
+ * device (siw) DEV whose rdma_cm address is ADDR (IPv4): its record shows
+ * IBPOST_DEV_NO_IMM, IBPOST_DEV_CM_ONLY and IBPOST_DEV_WRITE_UNPLACED;
+ * SEND and WRITE with immediate, a loopback job without rdma_cm and a
+ * verified WRITE outside ping-pong are refused with EOPNOTSUPP and their
+ * reasons, posting nothing; a verified SEND through rdma_cm runs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 
 #include <uapi/ibpost.h>
 
@@ -129,6 +137,12 @@ enum { NO_WANT = -1 };
 #define R_CM_ADDR	IBPOST_R_CM_ADDR, \
 	"rdma_cm fields: family AF_INET or AF_INET6, port, timeout at most IBPOST_CM_TIMEOUT_MAX, set only with IBPOST_RUN_CM or IBPOST_RUN_PEER"
 #define R_PEER_FLAG	IBPOST_R_PEER_FLAG, "option not available against a peer"
+#define R_CAP_IMM	IBPOST_R_CAP_IMM, \
+	"device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM)"
+#define R_CAP_CM_ONLY	IBPOST_R_CAP_CM_ONLY, \
+	"device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM)"
+#define R_CAP_WRITE_VERIFY	IBPOST_R_CAP_WRITE_VERIFY, \
+	"device completes RDMA WRITE before the data is placed (IBPOST_DEV_WRITE_UNPLACED): verify WRITE with ping-pong"
 
 static void run_base(struct ibpost_run *r)
 {
@@ -327,7 +341,88 @@ static void serve_cases(int fd)
 	close(sfd);
 }
 
-int main(void)
+/* The capability refusals of an iWARP device (see the header). */
+static int iwarp_cases(int fd, const char *dev, const char *addr)
+{
+	const unsigned int caps = IBPOST_DEV_NO_IMM | IBPOST_DEV_CM_ONLY |
+				  IBPOST_DEV_WRITE_UNPLACED;
+	struct ibpost_dev_attr recs[16];
+	struct ibpost_dev_list l;
+	struct ibpost_run r;
+	unsigned int i, found = 0, flags = 0;
+	struct in_addr in;
+
+	if (inet_pton(AF_INET, addr, &in) != 1) {
+		fprintf(stderr, "abi_test: bad IPv4 address %s\n", addr);
+		return 2;
+	}
+	base(&l, recs, 16);
+	expect(fd, "iWARP: list devices", IBPOST_IOC_DEV_LIST, &l, 0, R_NONE);
+	for (i = 0; i < l.written; i++) {
+		if (strcmp(recs[i].name, dev))
+			continue;
+		found = 1;
+		flags = recs[i].flags;
+	}
+	report("iWARP: the device's record says no immediate, rdma_cm only, WRITE unplaced",
+	       found && (flags & caps) == caps, "found %d flags 0x%x", found,
+	       flags);
+
+	run_base(&r);
+	strcpy(r.dev, dev);
+	r.op = IBPOST_OP_WRITE_IMM;
+	r.imm_data = 7;
+	r.flags = IBPOST_RUN_CM | IBPOST_RUN_VERIFY;
+	r.cm_family = AF_INET;
+	memcpy(r.cm_addr, &in, sizeof(in));
+	expect_run(fd, "iWARP: RUN WRITE_IMM through rdma_cm", &r, EOPNOTSUPP,
+		   R_CAP_IMM);
+	report("iWARP: WRITE_IMM refusal names the opcode, posts nothing",
+	       r.status.value == IBPOST_OP_WRITE_IMM && !r.result.posted,
+	       "value %d posted %d", (int)r.status.value,
+	       (int)r.result.posted);
+	r.op = IBPOST_OP_SEND_IMM;
+	r.recv_layout = IBPOST_LAYOUT_EQUAL;
+	expect_run(fd, "iWARP: RUN SEND_IMM through rdma_cm", &r, EOPNOTSUPP,
+		   R_CAP_IMM);
+	r.recv_layout = IBPOST_LAYOUT_EXPLICIT;
+	r.op = IBPOST_OP_WRITE_IMM;
+	r.flags = IBPOST_RUN_VERIFY;
+	r.cm_family = 0;
+	memset(r.cm_addr, 0, sizeof(r.cm_addr));
+	expect_run(fd, "iWARP: RUN WRITE_IMM without rdma_cm names the immediate",
+		   &r, EOPNOTSUPP, R_CAP_IMM);
+	run_base(&r);
+	strcpy(r.dev, dev);
+	r.flags = IBPOST_RUN_VERIFY;
+	expect_run(fd, "iWARP: RUN loopback WRITE without rdma_cm", &r,
+		   EOPNOTSUPP, R_CAP_CM_ONLY);
+	report("iWARP: rdma_cm refusal names the run's flags, posts nothing",
+	       r.status.value == IBPOST_RUN_VERIFY && !r.result.posted,
+	       "value %d posted %d", (int)r.status.value,
+	       (int)r.result.posted);
+	r.flags = IBPOST_RUN_CM | IBPOST_RUN_VERIFY;
+	r.cm_family = AF_INET;
+	memcpy(r.cm_addr, &in, sizeof(in));
+	expect_run(fd, "iWARP: RUN WRITE verified at completion", &r,
+		   EOPNOTSUPP, R_CAP_WRITE_VERIFY);
+	report("iWARP: WRITE verification refusal names the flags, posts nothing",
+	       r.status.value == (IBPOST_RUN_CM | IBPOST_RUN_VERIFY) &&
+	       !r.result.posted, "value %d posted %d", (int)r.status.value,
+	       (int)r.result.posted);
+	r.op = IBPOST_OP_SEND;
+	r.recv_layout = IBPOST_LAYOUT_EQUAL;
+	expect_run(fd, "iWARP: RUN SEND verified through rdma_cm", &r, 0,
+		   R_NONE);
+	report("iWARP: RUN SEND through rdma_cm completes verified",
+	       r.result.wrs == 10 && !r.result.verify_errors,
+	       "wrs %d verify_errors %d", (int)r.result.wrs,
+	       (int)r.result.verify_errors);
+	printf("1..%d\n", ncase);
+	return nfail ? 1 : 0;
+}
+
+int main(int argc, char **argv)
 {
 	struct ibpost_dev_attr recs[4];
 	struct ibpost_dev_list l;
@@ -339,6 +434,12 @@ int main(void)
 	if (fd < 0) {
 		perror(IBPOST_DEVICE_PATH);
 		return 1;
+	}
+	if (argc == 4 && !strcmp(argv[1], "--iwarp"))
+		return iwarp_cases(fd, argv[2], argv[3]);
+	if (argc != 1) {
+		fprintf(stderr, "usage: abi_test [--iwarp DEV ADDR]\n");
+		return 2;
 	}
 	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 			-1, 0);

@@ -9,7 +9,10 @@
 # and IBPOST_MAX_SGE from include/uapi/ibpost.h, the 4 MiB SGE slot of
 # module/buf.h, the 256 MiB per job of module/job.c) and errno values.
 # Run by guest-check.sh after integration.sh on both kernels; TAP on stdout
-# and in $IBPOST_OUT/badinput-$IBPOST_KERNEL.tap.
+# and in $IBPOST_OUT/badinput-$IBPOST_KERNEL.tap.  IBPOST_PROVIDER=siw (test
+# kernel): the same table on siw0, every run through rdma_cm (--cm
+# 192.0.2.20), limits from its own record, plus the iWARP capability rows;
+# TAP in badinput-siw-$IBPOST_KERNEL.tap, names prefixed "siw: ".
 #
 # Where each reason (enum ibpost_reason) is checked.  The last test reads
 # these lines back: every reason in the header needs one, and each one
@@ -51,26 +54,25 @@
 #   IMM_OP       badinput
 #   PINGPONG     badinput (--pingpong with read, with --batch 2)
 #   CM_ADDR      abi_test (family without the flag, unknown family with it); the tool's --cm parses the address: its message is a row here
+#   CAP_IMM      abi_test --iwarp (siw); rows here on siw (send_imm, write_imm with and without --cm)
+#   CAP_CM_ONLY  abi_test --iwarp (siw); a row here on siw (a loopback job without --cm)
+#   CAP_WRITE_VERIFY abi_test --iwarp (siw); a row here on siw (write --verify without --pingpong)
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
 . tools/rig/guest-lib.sh
-TAP_FILE=$IBPOST_OUT/badinput-$IBPOST_KERNEL.tap
-: >"$TAP_FILE"
+rig_tap badinput
 # shellcheck source=tools/tests/tap.sh
 . tools/tests/tap.sh
 
 rig_ibpost_paths
-DEV=rxe_lo
-
-rig_load_rxe || { t_fail "load rxe" "modules"; t_done; exit 1; }
-rig_rxe_lo || { t_fail "rxe_lo" "link add"; t_done; exit 1; }
+rig_provider "${IBPOST_PROVIDER:-rxe}" || { t_fail "load ${IBPOST_PROVIDER:-rxe}, its loopback device" "modules, link add"; t_done; exit 1; }
 if ! grep -q '^ibpost ' /proc/modules; then
 	insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
 fi
 
 # --- limits, from the device list ------------------------------------------------
-json=$($IBPOST devices --json --dev $DEV) || { t_fail "devices --json --dev $DEV" "$json"; t_done; exit 1; }
+json=$($IBPOST devices --json --dev "$DEV") || { t_fail "devices --json --dev $DEV" "$json"; t_done; exit 1; }
 jnum() { # jnum KEY: a number of the first record of $json
 	[[ $json =~ \"$1\":\ ([0-9]+) ]] || return 1
 	echo "${BASH_REMATCH[1]}"
@@ -107,6 +109,7 @@ errtext() {
 	EOVERFLOW) echo "Value too large for defined data type" ;;
 	EADDRNOTAVAIL) echo "Cannot assign requested address" ;;
 	EXDEV) echo "Invalid cross-device link" ;;
+	EOPNOTSUPP) echo "Operation not supported" ;;
 	*) echo "errtext: unknown $1" >&2; return 1 ;;
 	esac
 }
@@ -135,7 +138,9 @@ row() {
 	fi
 }
 
-D=(--dev "$DEV")
+# The device, and how its loopback pair connects (rdma_cm on siw).
+D=(--dev "$DEV" "${CMOPT[@]}")
+DNOCM=(--dev "$DEV")
 Q=(--iters 10)	# in case a row is not refused: keep the run short
 
 # --- the table -------------------------------------------------------------------
@@ -306,21 +311,41 @@ row BUF_SIZE "send buffers above 256 MiB" 1 EINVAL \
 # rdma_cm addresses.
 row CM_ADDR "--cm not an address (tool)" 2 - \
 	"ibpost run: --cm: not an IPv4 or IPv6 address: '300.1.2.3'" \
-	"${D[@]}" --op write --cm 300.1.2.3
+	"${DNOCM[@]}" --op write --cm 300.1.2.3
 row CONNECT "--cm to an IPv4 address no interface has" 1 EADDRNOTAVAIL \
 	"could not connect the QP pair (value 99, limit 0)" \
-	"${D[@]}" --op write --size 4K --cm 198.51.100.7 "${Q[@]}"
+	"${DNOCM[@]}" --op write --size 4K --cm 198.51.100.7 "${Q[@]}"
 row CONNECT "--cm to an IPv6 address no interface has" 1 EADDRNOTAVAIL \
 	"could not connect the QP pair (value 99, limit 0)" \
-	"${D[@]}" --op write --size 4K --cm 2001:db8::7 "${Q[@]}"
-if rig_rxe_dummy rxe_bi 192.0.2.13/24 >/dev/null; then
+	"${DNOCM[@]}" --op write --size 4K --cm 2001:db8::7 "${Q[@]}"
+if rig_dummy "${PROV}_bi" 192.0.2.13/24 >/dev/null; then
 	row CONNECT "--cm to the address of another RDMA device" 1 EXDEV \
 		"could not connect the QP pair (value 18, limit 0)" \
-		"${D[@]}" --op write --size 4K --cm 192.0.2.13 "${Q[@]}"
-	rdma link del rxe_bi
+		"${DNOCM[@]}" --op write --size 4K --cm 192.0.2.13 "${Q[@]}"
+	rdma link del "${PROV}_bi"
 	ip link del d0
 else
-	t_fail "CONNECT: add rxe_bi on a dummy netdev" "rig_rxe_dummy"
+	t_fail "CONNECT: add ${PROV}_bi on a dummy netdev" "rig_dummy"
+fi
+
+# Device capabilities: what iWARP cannot do is refused before anything is
+# created, the capability named ('ibpost devices' shows it under "lacks").
+if [[ $PROV == siw ]]; then
+	row CAP_IMM "SEND with immediate on iWARP" 1 EOPNOTSUPP \
+		"device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM) (value 1, limit 0)" \
+		"${D[@]}" --op send_imm --size 4K "${Q[@]}"
+	row CAP_IMM "RDMA WRITE with immediate on iWARP" 1 EOPNOTSUPP \
+		"device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM) (value 3, limit 0)" \
+		"${D[@]}" --op write_imm --size 4K "${Q[@]}"
+	row CAP_IMM "RDMA WRITE with immediate on iWARP, no --cm either" 1 EOPNOTSUPP \
+		"device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM) (value 3, limit 0)" \
+		"${DNOCM[@]}" --op write_imm --size 4K "${Q[@]}"
+	row CAP_CM_ONLY "loopback job without --cm on iWARP" 1 EOPNOTSUPP \
+		"device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM) (value 2, limit 0)" \
+		"${DNOCM[@]}" --op write --size 4K --verify "${Q[@]}"
+	row CAP_WRITE_VERIFY "RDMA WRITE verified at completion on iWARP" 1 EOPNOTSUPP \
+		"device completes RDMA WRITE before the data is placed (IBPOST_DEV_WRITE_UNPLACED): verify WRITE with ping-pong (value 6, limit 0)" \
+		"${D[@]}" --op write --size 4K --verify "${Q[@]}"
 fi
 
 # --- every reason has a home ---------------------------------------------------------

@@ -204,6 +204,7 @@ static int allowed(int e)
 	case 0: case EINVAL: case EFAULT: case ENOTTY: case E2BIG:
 	case EOVERFLOW: case ENODEV: case EIO: case EINTR: case ETIMEDOUT:
 	case ENOMEM: case EXDEV: case EADDRNOTAVAIL: case ECONNREFUSED:
+	case EOPNOTSUPP:	/* a capability the device lacks (iWARP) */
 		return 1;
 	default:
 		return 0;

@@ -2,7 +2,10 @@
 # In-guest entry of 'make check': on the test kernel, run the KUnit suites
 # (module KTAP copied from debugfs to $IBPOST_OUT/kunit-*.ktap), then the
 # integration tests, the bad-input table and the hardening tests; on the
-# stock kernel the same without KUnit.
+# stock kernel the same without KUnit.  The test kernel has soft-iWARP too
+# (siw; the stock kernel has not): after the rxe rows, the engine suite
+# (ibpost_siw) and the same scripts run again on siw0 (IBPOST_PROVIDER=siw:
+# a dummy netdev with 192.0.2.20, every job through rdma_cm), rxe unloaded.
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 rc=0
@@ -38,11 +41,33 @@ if [[ $IBPOST_KERNEL == test ]]; then
 	rmmod ibpost_kunit || rc=1
 	rmmod ibpost || rc=1
 	rdma link del rxe_lo || rc=1
+	# The engine suite again on soft-iWARP, every job through rdma_cm.
+	t0=$SECONDS
+	seen=$(dmesg | wc -l)
+	rig_load_siw || rc=1
+	rig_siw0 || rc=1
+	insmod build/testmod/module/ibpost.ko || rc=1
+	insmod build/testmod/kunit/ibpost_siw_kunit.ko dev=siw0 cm=192.0.2.20 || rc=1
+	dmesg | tail -n +$((seen + 1)) >>"$IBPOST_OUT/kunit-dmesg.txt"
+	rmmod ibpost_siw_kunit || rc=1
+	rmmod ibpost || rc=1
+	rdma link del siw0 || rc=1
+	echo "siw engine suite: $((SECONDS - t0)) s" >>"$IBPOST_OUT/siw-time.txt"
 fi
 tools/tests/integration.sh || rc=1
 tools/tests/badinput.sh || rc=1
 tools/tests/hardening.sh || rc=1
 tools/tests/session.sh || rc=1
+if [[ $IBPOST_KERNEL == test ]] && modinfo -n siw >/dev/null 2>&1; then
+	# Only siw devices from here on.
+	rdma link del rxe_lo 2>/dev/null
+	modprobe -r rdma_rxe 2>/dev/null
+	t0=$SECONDS
+	for t in integration badinput hardening session; do
+		IBPOST_PROVIDER=siw tools/tests/$t.sh || rc=1
+		echo "siw $t: $((SECONDS - t0)) s" >>"$IBPOST_OUT/siw-time.txt"
+	done
+fi
 # kmemleak, when the kernel has it: a scan after everything was unloaded.
 if [[ -w /sys/kernel/debug/kmemleak ]]; then
 	echo scan >/sys/kernel/debug/kmemleak

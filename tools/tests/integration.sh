@@ -3,12 +3,13 @@
 # module load/unload, /dev/ibpost, device listing against ibv_devinfo, device
 # add/delete/rename, ABI misuse, permissions).  Run by tools/check.sh through
 # tools/rig/boot.sh on both kernels.  TAP on stdout and in $IBPOST_OUT.
+# IBPOST_PROVIDER=siw (test kernel only): the same on soft-iWARP (siw0 on a
+# dummy netdev, every job through rdma_cm to 192.0.2.20; rows "siw: ").
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
 . tools/rig/guest-lib.sh
-TAP_FILE=$IBPOST_OUT/integration-$IBPOST_KERNEL.tap
-: >"$TAP_FILE"
+rig_tap integration
 # shellcheck source=tools/tests/tap.sh
 . tools/tests/tap.sh
 
@@ -35,8 +36,13 @@ devinfo_get() { # devinfo_get KEY: a value from the cached ibv_devinfo -v output
 		key == k { v=$0; sub(/^[^:]*:[ \t]*/, "", v); print v; exit }' <<<"$DEVINFO"
 }
 
-rig_load_rxe || { t_fail "load rxe" "modules"; t_done; exit 1; }
-rig_rxe_lo || { t_fail "rxe_lo" "link add"; t_done; exit 1; }
+rig_provider "${IBPOST_PROVIDER:-rxe}" || { t_fail "load ${IBPOST_PROVIDER:-rxe}, its loopback device" "modules, link add"; t_done; exit 1; }
+# What differs by provider: limits the tool must report, the kernel module.
+if [[ $PROV == siw ]]; then
+	FRPL=256 INL=80 MAXSGE=6 SGERD=1 KMOD=siw
+else
+	FRPL=512 INL=512 MAXSGE=32 SGERD=32 KMOD=rdma_rxe
+fi
 
 # --- load -------------------------------------------------------------------
 t_check "insmod ibpost.ko" insmod "$KO"
@@ -48,10 +54,10 @@ else t_fail "/dev/ibpost mode 0600 root" "got '$mode'"; fi
 # --- listing ----------------------------------------------------------------
 table=$($IBPOST devices 2>&1)
 echo "$table"
-if grep -Eq '^rxe_lo +1 +ACTIVE +Ethernet' <<<"$table"; then
-	t_ok "devices table shows rxe_lo ACTIVE Ethernet"
+if grep -Eq "^$DEV +1 +ACTIVE +Ethernet" <<<"$table"; then
+	t_ok "devices table shows $DEV ACTIVE Ethernet"
 else
-	t_fail "devices table shows rxe_lo ACTIVE Ethernet" "$table"
+	t_fail "devices table shows $DEV ACTIVE Ethernet" "$table"
 fi
 json=$($IBPOST devices --json)
 if load_json "$json"; then
@@ -61,10 +67,10 @@ else
 fi
 
 # Compare every attribute ibv_devinfo -v also reports.
-DEVINFO=$(ibv_devinfo -v -d rxe_lo)
+DEVINFO=$(ibv_devinfo -v -d "$DEV")
 cmp_attr() { # cmp_attr IBPOST_FIELD DEVINFO_KEY [transform]
 	local a b
-	a=${J[rxe_lo.$1]:-}
+	a=${J[$DEV.$1]:-}
 	b=$(devinfo_get "$2")
 	case ${3:-} in
 	mtu) b=${b%% *} ;;
@@ -73,9 +79,9 @@ cmp_attr() { # cmp_attr IBPOST_FIELD DEVINFO_KEY [transform]
 	state) b=${b%% *}; b=${b#PORT_} ;;
 	esac
 	if [[ -n $a && "$a" == "$b" ]]; then
-		t_ok "rxe_lo $1 matches ibv_devinfo ($a)"
+		t_ok "$DEV $1 matches ibv_devinfo ($a)"
 	else
-		t_fail "rxe_lo $1 matches ibv_devinfo" "ibpost '$a' ibv_devinfo '$b'"
+		t_fail "$DEV $1 matches ibv_devinfo" "ibpost '$a' ibv_devinfo '$b'"
 	fi
 }
 cmp_attr node_guid node_guid guid
@@ -90,25 +96,33 @@ cmp_attr link_layer link_layer
 cmp_attr phys_port_cnt phys_port_cnt
 cmp_attr max_msg_sz max_msg_sz hex
 # ibv_devinfo's max_sge is min(max_send_sge, max_recv_sge).
-s=${J[rxe_lo.max_send_sge]:-}
-r=${J[rxe_lo.max_recv_sge]:-}
+s=${J[$DEV.max_send_sge]:-}
+r=${J[$DEV.max_recv_sge]:-}
 m=$(devinfo_get max_sge)
 if [[ -n $s && $(( s < r ? s : r )) == "$m" ]]; then
-	t_ok "rxe_lo min(send,recv sge) matches ibv_devinfo max_sge ($m)"
+	t_ok "$DEV min(send,recv sge) matches ibv_devinfo max_sge ($m)"
 else
-	t_fail "rxe_lo sge matches ibv_devinfo" "send $s recv $r max_sge $m"
+	t_fail "$DEV sge matches ibv_devinfo" "send $s recv $r max_sge $m"
 fi
-# Fast-reg page list length: rdma_rxe's own limit (RXE_MAX_FMR_PAGE_LIST_LEN).
-frpl=${J[rxe_lo.max_fast_reg_page_list_len]:-}
-[[ $frpl == 512 ]] && t_ok "rxe_lo max_fast_reg_page_list_len 512" ||
-	t_fail "rxe_lo max_fast_reg_page_list_len 512" "got $frpl"
-# Inline: rxe grants exactly what it accepts, up to RXE_MAX_INLINE_DATA.
-inl=${J[rxe_lo.max_inline_data]:-}
-[[ $inl == 512 ]] && t_ok "rxe_lo granted max_inline_data 512 (probed)" ||
-	t_fail "rxe_lo granted max_inline_data 512 (probed)" "got $inl"
-dl=${J[rxe_lo.local_dma_lkey]:-}
-[[ $dl == false ]] && t_ok "rxe_lo has no device local DMA lkey" ||
-	t_fail "rxe_lo has no device local DMA lkey" "got $dl"
+# Fast-reg page list length: rdma_rxe's own limit (RXE_MAX_FMR_PAGE_LIST_LEN),
+# siw's SIW_MAX_SGE_PBL.
+frpl=${J[$DEV.max_fast_reg_page_list_len]:-}
+[[ $frpl == "$FRPL" ]] && t_ok "$DEV max_fast_reg_page_list_len $FRPL" ||
+	t_fail "$DEV max_fast_reg_page_list_len $FRPL" "got $frpl"
+# Inline: rxe grants exactly what it accepts, up to RXE_MAX_INLINE_DATA;
+# siw up to SIW_MAX_INLINE (5 SGEs' worth, 80 bytes).
+inl=${J[$DEV.max_inline_data]:-}
+[[ $inl == "$INL" ]] && t_ok "$DEV granted max_inline_data $INL (probed)" ||
+	t_fail "$DEV granted max_inline_data $INL (probed)" "got $inl"
+dl=${J[$DEV.local_dma_lkey]:-}
+[[ $dl == false ]] && t_ok "$DEV has no device local DMA lkey" ||
+	t_fail "$DEV has no device local DMA lkey" "got $dl"
+# iWARP lacks immediate data and direct QP connections, and completes a
+# WRITE before its data is placed.
+caps="${J[$DEV.imm]:-} ${J[$DEV.cm_only]:-} ${J[$DEV.write_unplaced]:-}"
+want=$([[ $PROV == siw ]] && echo "false true true" || echo "true false false")
+[[ $caps == "$want" ]] && t_ok "$DEV imm/cm_only/write_unplaced: $want" ||
+	t_fail "$DEV imm/cm_only/write_unplaced: $want" "got $caps"
 if rdma resource show pd 2>/dev/null | grep -q 'comm \[ibpost\]'; then
 	t_ok "ibpost PD visible in rdma resource"
 else
@@ -116,32 +130,36 @@ else
 fi
 
 # --- devices coming and going --------------------------------------------------
-if rig_rxe_dummy rxe_d0 192.0.2.9/24 >/dev/null; then
-	t_expect "new rxe_d0 is listed" 0 $IBPOST devices --dev rxe_d0
+if rig_dummy "${PROV}_d0" 192.0.2.9/24 >/dev/null; then
+	t_expect "new ${PROV}_d0 is listed" 0 $IBPOST devices --dev "${PROV}_d0"
 	load_json "$($IBPOST devices --json)"
-	st=${J[rxe_d0.port_state]:-}
-	[[ $st == ACTIVE ]] && t_ok "rxe_d0 ACTIVE" || t_fail "rxe_d0 ACTIVE" "$st"
-	for op in write send read; do
-		out=$(timeout 120 $IBPOST run --dev rxe_d0 --cm 192.0.2.9 --op $op \
-			--size 16K --sge 4 --iters 100 --verify 2>&1)
-		if grep -Eq '^[0-9]+ +4 +100 .* ok$' <<<"$out"; then
-			t_ok "rdma_cm pair on rxe_d0: $op verified"
+	st=${J[${PROV}_d0.port_state]:-}
+	[[ $st == ACTIVE ]] && t_ok "${PROV}_d0 ACTIVE" || t_fail "${PROV}_d0 ACTIVE" "$st"
+	dops=(write send read)
+	[[ $PROV == siw ]] && dops=(send read)	# WRITE verification: ping-pong only
+	for op in "${dops[@]}"; do
+		sge=4
+		[[ $op == read ]] && ((SGERD < 4)) && sge=$SGERD
+		out=$(timeout 120 $IBPOST run --dev "${PROV}_d0" --cm 192.0.2.9 --op "$op" \
+			--size 16K --sge $sge --iters 100 --verify 2>&1)
+		if grep -Eq "^[0-9]+ +$sge +100 .* ok\$" <<<"$out"; then
+			t_ok "rdma_cm pair on ${PROV}_d0: $op verified"
 		else
-			t_fail "rdma_cm pair on rxe_d0: $op verified" "$(tail -n 2 <<<"$out" | tr '\n' ' ')"
+			t_fail "rdma_cm pair on ${PROV}_d0: $op verified" "$(tail -n 2 <<<"$out" | tr '\n' ' ')"
 		fi
 	done
-	out=$(timeout 120 $IBPOST run --dev rxe_d0 --cm 192.0.2.200 --op write 2>&1)
+	out=$(timeout 120 $IBPOST run --dev "${PROV}_d0" --cm 192.0.2.200 --op write 2>&1)
 	[[ $out == *"could not connect the QP pair"* ]] &&
 		t_ok "rdma_cm to an address not on the device is refused" ||
 		t_fail "rdma_cm to an address not on the device is refused" "$out"
-	t_check "rename rxe_d0 -> rxe_ren" rdma dev set rxe_d0 name rxe_ren
-	t_expect "renamed device listed under new name" 0 $IBPOST devices --dev rxe_ren
-	t_expect "old name gone after rename" 1 $IBPOST devices --dev rxe_d0
-	t_check "rdma link del rxe_ren" rdma link del rxe_ren
-	t_expect "deleted device is gone" 1 $IBPOST devices --dev rxe_ren
-	t_expect "rxe_lo still listed" 0 $IBPOST devices --dev rxe_lo
+	t_check "rename ${PROV}_d0 -> ${PROV}_ren" rdma dev set "${PROV}_d0" name "${PROV}_ren"
+	t_expect "renamed device listed under new name" 0 $IBPOST devices --dev "${PROV}_ren"
+	t_expect "old name gone after rename" 1 $IBPOST devices --dev "${PROV}_d0"
+	t_check "rdma link del ${PROV}_ren" rdma link del "${PROV}_ren"
+	t_expect "deleted device is gone" 1 $IBPOST devices --dev "${PROV}_ren"
+	t_expect "$DEV still listed" 0 $IBPOST devices --dev "$DEV"
 else
-	t_fail "add rxe_d0 on dummy netdev" "rig_rxe_dummy"
+	t_fail "add ${PROV}_d0 on dummy netdev" "rig_dummy"
 fi
 
 # --- tool behaviour -------------------------------------------------------------
@@ -154,7 +172,15 @@ out=$($IBPOST devices --dev nosuch 2>&1)
 	t_fail "missing device explained" "$out"
 
 # --- ABI misuse (exact errno + reason per case) ------------------------------------
-abi=$(tools/tests/abi_test 2>&1)
+# On siw the cases that need no device ran on rxe; here the capability
+# refusals (WRITE_WITH_IMM, a loopback job without rdma_cm).
+if [[ $PROV == siw ]]; then
+	abi=$(tools/tests/abi_test --iwarp "$DEV" "$CM" 2>&1)
+	abi_min=8
+else
+	abi=$(tools/tests/abi_test 2>&1)
+	abi_min=40
+fi
 n=0
 while read -r line; do
 	case $line in
@@ -162,7 +188,7 @@ while read -r line; do
 	"not ok "*) t="${line#not ok * - }"; t_fail "${t%% # *}" "${t#* # }"; n=$((n + 1)) ;;
 	esac
 done <<<"$abi"
-((n >= 40)) || t_fail "abi_test ran all its cases" "$abi"
+((n >= abi_min)) || t_fail "abi_test ran all its cases" "$abi"
 
 # --- transfers through the tool ------------------------------------------------------
 # run_match NAME WANT_RC REGEX ARGS...: 'ibpost run ARGS' exits WANT_RC and its
@@ -170,7 +196,7 @@ done <<<"$abi"
 run_match() {
 	local name=$1 want=$2 re=$3 rc=0 out
 	shift 3
-	out=$(timeout 300 $IBPOST run --dev rxe_lo "$@" 2>&1) || rc=$?
+	out=$(timeout 300 $IBPOST run --dev "$DEV" "${CMOPT[@]}" "$@" 2>&1) || rc=$?
 	if [[ $rc == "$want" ]] && grep -Eq -- "$re" <<<"$out"; then
 		t_ok "$name"
 	else
@@ -178,17 +204,45 @@ run_match() {
 	fi
 }
 vrow='^[0-9]+ +[0-9]+ +[0-9]+ .* ok$'
+declare -A OPNUM=([send]=0 [send_imm]=1 [write]=2 [write_imm]=3 [read]=4)
 for op in send send_imm write write_imm read; do
-	run_match "run $op 4 SGEs verified" 0 "$vrow" --op "$op" --size 16K \
-		--sge 4 --layout page-cross --iters 200 --depth 16 --batch 4 \
+	sge=4
+	[[ $op == read ]] && ((SGERD < 4)) && sge=$SGERD
+	if [[ $op == *_imm && $PROV == siw ]]; then
+		run_match "run $op refused: no immediate data on iWARP" 1 \
+			"^ibpost: run refused: Operation not supported: device has no immediate data: no SEND or RDMA WRITE with immediate \\(IBPOST_DEV_NO_IMM\\) \\(value ${OPNUM[$op]}, limit 0\\)\$" \
+			--op "$op" --size 16K --sge 4 --verify
+		continue
+	fi
+	if [[ $op == write && $PROV == siw ]]; then
+		# Completion is not placement on iWARP: verified only in ping-pong.
+		run_match "run write --verify refused: WRITE completes before placement on iWARP" 1 \
+			'^ibpost: run refused: Operation not supported: device completes RDMA WRITE before the data is placed \(IBPOST_DEV_WRITE_UNPLACED\): verify WRITE with ping-pong \(value 6, limit 0\)$' \
+			--op write --size 16K --sge 4 --verify
+		run_match "run write $sge SGEs (unverified) completes" 0 '^16384 +4 +200 ' \
+			--op write --size 16K --sge $sge --layout page-cross --iters 200 \
+			--depth 16 --batch 4 --signal-every 8
+		continue
+	fi
+	run_match "run $op $sge SGEs verified" 0 "$vrow" --op "$op" --size 16K \
+		--sge $sge --layout page-cross --iters 200 --depth 16 --batch 4 \
 		--signal-every 8 --verify
 done
+if [[ $PROV == siw ]]; then
+	out=$(timeout 60 $IBPOST run --dev "$DEV" --op write --size 4K --verify 2>&1)
+	want='ibpost: run refused: Operation not supported: device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM) (value 2, limit 0)'
+	grep -Fxq -- "$want" <<<"$out" && t_ok "loopback job without --cm refused: rdma_cm only on iWARP" ||
+		t_fail "loopback job without --cm refused: rdma_cm only on iWARP" "$out"
+fi
 run_match "run seed layout 256@0,512@1024,128@2048 verified" 0 "$vrow" \
 	--op send --sge-layout 256@0,512@1024,128@2048 --recv-sge 2 --iters 200 --verify
-run_match "run inline write verified" 0 "$vrow" --op write --size 256 --sge 2 \
-	--inline --iters 200 --verify
-run_match "run random layout verified" 0 "$vrow" --op write --size 64K \
-	--sge 32 --layout random --seed 7 --iters 100 --verify
+# A verified one-sided op: WRITE, SEND on iWARP (see above).
+vop="write"
+[[ $PROV == siw ]] && vop=send
+run_match "run inline $vop verified" 0 "$vrow" --op $vop \
+	--size $((INL < 256 ? INL : 256)) --sge 2 --inline --iters 200 --verify
+run_match "run random layout $vop verified" 0 "$vrow" --op $vop --size 64K \
+	--sge "$MAXSGE" --layout random --seed 7 --iters 100 --verify
 run_match "ping-pong write, seed layout, verified" 0 "$vrow" --op write \
 	--sge-layout 256@0,512@1024,128@2048 --pingpong --iters 300 --verify
 run_match "ping-pong write, 4 page-crossing SGEs, inline off, verified" 0 \
@@ -200,16 +254,16 @@ run_match "ping-pong header says half a round trip" 0 \
 run_match "refusal names wr and sge: zero length" 1 \
 	'sge\[1\] of wr 0: length 0' --op write --sge-layout 256@0,0@1024
 run_match "refusal: inline above the granted size" 1 \
-	'inline payload above what the QP was granted \(value 1024, limit 512\)' \
+	"inline payload above what the QP was granted \\(value 1024, limit $INL\\)" \
 	--op write --size 1K --inline
 run_match "refusal: num_sge above max_sge_rd" 1 \
-	'num_sge is 0 or above the device limit \(value 33, limit 32\)' \
-	--op read --size 64K --sge 33
+	"num_sge is 0 or above the device limit \\(value $((SGERD + 1)), limit $SGERD\\)" \
+	--op read --size 64K --sge $((SGERD + 1))
 run_match "refusal: signal interval vs depth" 1 'signal interval' \
 	--op write --depth 8 --batch 4 --signal-every 8
 run_match "refusal: receive layout SGE named" 1 'receive' \
 	--op send --size 1K --recv-sge-layout 512@0,0@4096
-json=$(timeout 120 $IBPOST run --dev rxe_lo --op write --size 4K --iters 100 --json 2>&1)
+json=$(timeout 120 $IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 4K --iters 100 --json 2>&1)
 if python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["results"][0]; sys.exit(0 if r["iters"] == 100 and r["bytes"] == 4096 else 1)' <<<"$json"; then
 	t_ok "run --json is valid and complete"
 else
@@ -217,7 +271,7 @@ else
 fi
 # signal_run SIG OP OUT: a 60 s run of OP, SIG after 3 s; sets rc.
 signal_run() {
-	$IBPOST run --dev rxe_lo --op "$2" --size 4K --duration 60 >"$3" 2>&1 &
+	$IBPOST run --dev "$DEV" "${CMOPT[@]}" --op "$2" --size 4K --duration 60 >"$3" 2>&1 &
 	local pid=$!
 	sleep 3
 	kill "-$1" $pid
@@ -245,12 +299,12 @@ else
 fi
 
 # Device removed mid-run: the run ends with an error, removal completes.
-if rig_rxe_dummy rxe_gone 192.0.2.11/24 >/dev/null 2>&1; then
-	$IBPOST run --dev rxe_gone --op write --size 4K --duration 60 \
+if rig_dummy "${PROV}_gone" 192.0.2.11/24 >/dev/null 2>&1; then
+	$IBPOST run --dev "${PROV}_gone" ${CM:+--cm 192.0.2.11} --op write --size 4K --duration 60 \
 		>"$IBPOST_OUT/gone.txt" 2>&1 &
 	pid=$!
 	sleep 3
-	t_check "rdma link del while a run is active" timeout 60 rdma link del rxe_gone
+	t_check "rdma link del while a run is active" timeout 60 rdma link del "${PROV}_gone"
 	rc=0
 	timeout 60 tail --pid=$pid -f /dev/null || rc=timeout
 	wait $pid || rc=$?
@@ -259,10 +313,10 @@ if rig_rxe_dummy rxe_gone 192.0.2.11/24 >/dev/null 2>&1; then
 	else
 		t_fail "run ends with 'device removed during the run'" "rc $rc: $(tail -n 2 "$IBPOST_OUT/gone.txt" | tr '\n' ' ')"
 	fi
-	t_expect "removed device no longer listed" 1 $IBPOST devices --dev rxe_gone
+	t_expect "removed device no longer listed" 1 $IBPOST devices --dev "${PROV}_gone"
 	ip link del d0 2>/dev/null
 else
-	t_fail "add rxe_gone" "rig_rxe_dummy"
+	t_fail "add ${PROV}_gone" "rig_dummy"
 fi
 
 # --- permissions -----------------------------------------------------------------
@@ -300,13 +354,13 @@ else
 	t_ok "no ibpost QP left after rmmod"
 fi
 t_check "insmod again" insmod "$KO"
-t_expect "rxe_lo listed after reload" 0 $IBPOST devices --dev rxe_lo
+t_expect "$DEV listed after reload" 0 $IBPOST devices --dev "$DEV"
 # A device added while loaded, then the module removed with it present.
-if rig_rxe_dummy rxe_d1 192.0.2.10/24 >/dev/null 2>&1 || rdma link add rxe_d1 type rxe netdev d0; then
-	t_expect "rxe_d1 listed" 0 $IBPOST devices --dev rxe_d1
+if rig_dummy "${PROV}_d1" 192.0.2.10/24 >/dev/null 2>&1 || rdma link add "${PROV}_d1" type "$PROV" netdev d0; then
+	t_expect "${PROV}_d1 listed" 0 $IBPOST devices --dev "${PROV}_d1"
 fi
 t_check "rmmod with two devices present" rmmod ibpost
-t_check "rdma link del rxe_d1 after rmmod" rdma link del rxe_d1
-t_check "rmmod rdma_rxe after ibpost" sh -c 'rdma link del rxe_lo && modprobe -r rdma_rxe'
+t_check "rdma link del ${PROV}_d1 after rmmod" rdma link del "${PROV}_d1"
+t_check "rmmod $KMOD after ibpost" sh -c "rdma link del $DEV && modprobe -r $KMOD"
 
 t_done

@@ -1,19 +1,22 @@
 # shellcheck shell=bash
 # Minimal TAP helpers for in-guest tests.  Results also go to $TAP_FILE.
 #   t_ok NAME | t_fail NAME WHY | t_check NAME CMD... | t_done
+# Every NAME is prefixed with $TAP_PREFIX (e.g. "siw: ", so the rows of two
+# providers in one guest do not collide).
 TAP_N=0
+TAP_PREFIX=${TAP_PREFIX:-}
 TAP_FAILED=0
 TAP_FILE=${TAP_FILE:-/dev/null}
 
 t_ok() {
 	TAP_N=$((TAP_N + 1))
-	echo "ok $TAP_N - $1" | tee -a "$TAP_FILE"
+	echo "ok $TAP_N - $TAP_PREFIX$1" | tee -a "$TAP_FILE"
 }
 
 t_fail() {
 	TAP_N=$((TAP_N + 1))
 	TAP_FAILED=$((TAP_FAILED + 1))
-	echo "not ok $TAP_N - $1 # $2" | tee -a "$TAP_FILE"
+	echo "not ok $TAP_N - $TAP_PREFIX$1 # $2" | tee -a "$TAP_FILE"
 }
 
 # t_check NAME CMD...: pass when CMD succeeds; its output is shown on failure.

@@ -4,12 +4,14 @@
 #   make                 module/ibpost.ko and tools/ibpost/ibpost (stock kernel)
 #   make KDIR=...        build the module against another kbuild tree
 #   make check           everything: build, KUnit, integration (both kernels)
+#   make check-long      the same plus the long rows (siw: bad inputs,
+#                        hardening, sessions)
 #   make demo            boot a stock-kernel guest and show what ibpost sees
 #
 KVER ?= $(shell tools/rig/kver.sh 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all modules tool clean check demo deps testkernel checkpatch sparse bench
+.PHONY: all modules tool clean check check-long demo deps testkernel checkpatch sparse bench
 
 all: modules tool
 
@@ -32,6 +34,9 @@ testkernel: deps
 
 check:
 	tools/check.sh
+
+check-long:
+	IBPOST_CHECK_LONG=1 tools/check.sh
 
 demo:
 	tools/demo.sh

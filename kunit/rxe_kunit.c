@@ -17,14 +17,12 @@
 #include "sgl.h"
 
 /*
- * What ibpost_run() returns today for SEND/WRITE with immediate on iWARP:
- * job.c does not put the device's flags into its limits yet, so the job is
- * set up and siw's ib_post_send() refuses the opcode (siw_post_send(): "ib
- * wr type ... unsupported", -EINVAL) at the first WR, before any is posted.
- * The ioctl front refuses it up front (IBPOST_R_CAP_IMM, EOPNOTSUPP).
+ * What ibpost_run() returns for SEND/WRITE with immediate on iWARP: the
+ * job's limits carry the device's flags, so it is refused before anything
+ * is created (IBPOST_R_CAP_IMM, EOPNOTSUPP), as the ioctl front refuses it.
  */
-#define IMM_RET		-EINVAL
-#define IMM_REASON	IBPOST_R_POST
+#define IMM_RET		-EOPNOTSUPP
+#define IMM_REASON	IBPOST_R_CAP_IMM
 
 #ifndef ENGINE_SUITE
 #define ENGINE_SUITE	"ibpost_rxe"
@@ -104,8 +102,8 @@ static u32 rxe_dev_flags(const struct rxe_caps *c)
 /*
  * An RDMA WRITE on iWARP completes before its data is placed, so a loopback
  * WRITE is verified only in ping-pong; refused so up front by the ioctl
- * front (IBPOST_R_CAP_WRITE_VERIFY), and by ibpost_run() once job.c passes
- * the device's flags.  Here it is asserted refused, then run unverified.
+ * front (IBPOST_R_CAP_WRITE_VERIFY) and by ibpost_run().  Here it is
+ * asserted refused, then run unverified.
  */
 static void rxe_write_unverified(struct kunit *test, struct ibpost_run *r)
 {
@@ -227,7 +225,7 @@ static void rxe_imm_refused(struct kunit *test, struct ibpost_run *r,
 	KUNIT_EXPECT_EQ(test, st.value, (u64)r->op);
 	KUNIT_EXPECT_EQ(test, ret, IMM_RET);
 	KUNIT_EXPECT_EQ(test, r->status.reason, (u32)IMM_REASON);
-	KUNIT_EXPECT_EQ(test, r->status.wr, 0U);
+	KUNIT_EXPECT_EQ(test, r->status.wr, IBPOST_STATUS_NONE);
 	KUNIT_EXPECT_EQ(test, r->result.posted, 0ULL);
 	KUNIT_EXPECT_EQ(test, r->result.wrs, 0ULL);
 }

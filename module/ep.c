@@ -12,6 +12,7 @@
  * CQ pool; the others are polled by their owner's thread.
  */
 #include <linux/bottom_half.h>
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/sched.h>
 
@@ -240,7 +241,10 @@ static int ibpost_ep_round(const struct ibpost_ep_wait *w)
  * Each round checks @w->done, then @w->stop and the deadline, does
  * @w->kick, and reaps the endpoints' CQs (a softirq-polled endpoint is
  * waited on instead, woken by ibpost_ep_wake()).  A busy or idle round
- * ends with cond_resched(): the wait never hogs the CPU.
+ * ends with cond_resched(): the wait never hogs the CPU.  Once nothing
+ * has completed for a scheduler tick, idle rounds also sleep briefly:
+ * providers that do their work in kernel threads (siw's transmit and
+ * receive threads) then get the CPU, and a waiting job costs little.
  *
  * Context: process context.
  * Return: 0 once @w->done holds, -ETIMEDOUT at the deadline, or what
@@ -248,6 +252,7 @@ static int ibpost_ep_round(const struct ibpost_ep_wait *w)
  */
 int ibpost_ep_poll_until(const struct ibpost_ep_wait *w)
 {
+	unsigned long busy = jiffies;
 	int ret;
 
 	for (;;) {
@@ -260,11 +265,14 @@ int ibpost_ep_poll_until(const struct ibpost_ep_wait *w)
 			return -ETIMEDOUT;
 		if (w->kick)
 			w->kick(w->arg);
-		if (!ibpost_ep_round(w)) {
-			if (w->idle)
-				w->idle(w->arg);
-			else
-				ibpost_softirq_flush();
+		if (ibpost_ep_round(w)) {
+			busy = jiffies;
+		} else if (w->idle) {
+			w->idle(w->arg);
+		} else {
+			ibpost_softirq_flush();
+			if (time_after(jiffies, busy + 1))
+				usleep_range(20, 50);
 		}
 		cond_resched();
 	}

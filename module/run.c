@@ -56,6 +56,8 @@ static int ibpost_job_limits(struct ibpost_job *job)
 	job->lim.max_inline = info->max_inline_data;
 	job->lim.max_msg_sz = pattr.max_msg_sz;
 	job->lim.max_frpl = info->attrs.max_fast_reg_page_list_len;
+	/* What the device cannot do is refused for kernel callers too. */
+	job->lim.dev_flags = info->flags;
 	return 0;
 }
 

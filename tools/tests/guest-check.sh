@@ -63,8 +63,11 @@ if [[ $IBPOST_KERNEL == test ]] && modinfo -n siw >/dev/null 2>&1; then
 	rdma link del rxe_lo 2>/dev/null
 	modprobe -r rdma_rxe 2>/dev/null
 	t0=$SECONDS
-	for t in integration badinput hardening session; do
-		IBPOST_PROVIDER=siw tools/tests/$t.sh || rc=1
+	# make check: integration on siw; make check-long (rig.long=1): all four.
+	siw_tests=(integration)
+	[[ $(rig_arg long) == 1 ]] && siw_tests+=(badinput hardening session)
+	for t in "${siw_tests[@]}"; do
+		IBPOST_PROVIDER=siw "tools/tests/$t.sh" || rc=1
 		echo "siw $t: $((SECONDS - t0)) s" >>"$IBPOST_OUT/siw-time.txt"
 	done
 fi

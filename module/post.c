@@ -262,8 +262,10 @@ static void ibpost_build_send_wr(struct ibpost_job *job, u32 slot)
 	struct ib_sge *sge = &job->sges[slot * run->num_sge];
 	u32 i, lkey = job->ini->pd->local_dma_lkey;
 
-	/* The MR maps the slot from its first byte: iova = DMA address. */
-	/* Registered now only as an iWARP READ's sink (a pong's MRs come later). */
+	/*
+	 * Registered by now only as an iWARP READ's sink (a pong's MRs come
+	 * later); the MR maps the slot from its first byte: iova = DMA address.
+	 */
 	if (job->local.mrs.n)
 		lkey = job->local.mrs.mr[slot]->lkey;
 	for (i = 0; i < run->num_sge; i++) {

@@ -92,6 +92,23 @@ void ibpost_buf_free(struct ibpost_buf *b)
 }
 
 /**
+ * ibpost_buf_pinned() - memory @nslots slots of @slot_size bytes pin.
+ * @nslots: slots.
+ * @slot_size: bytes per slot.
+ *
+ * Each slot is one alloc_pages() of the order its size needs: a slot of
+ * 2 MiB + 1 page pins 4 MiB.
+ *
+ * Return: bytes really allocated (0 for no slots).
+ */
+u64 ibpost_buf_pinned(u32 nslots, u32 slot_size)
+{
+	if (!nslots || !slot_size)
+		return 0;
+	return (u64)nslots * (PAGE_SIZE << get_order(slot_size));
+}
+
+/**
  * ibpost_buf_va() - kernel address of a slot.
  * @b: the buffer.
  * @slot: slot index.

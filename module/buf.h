@@ -33,6 +33,7 @@ struct ibpost_buf {
 int ibpost_buf_alloc(struct ibpost_buf *b, struct ib_device *ibdev,
 		     u32 nslots, u32 slot_size);
 void ibpost_buf_free(struct ibpost_buf *b);
+u64 ibpost_buf_pinned(u32 nslots, u32 slot_size);
 void *ibpost_buf_va(const struct ibpost_buf *b, u32 slot);
 void ibpost_buf_for_device(const struct ibpost_buf *b, u32 slot);
 void ibpost_buf_for_cpu(const struct ibpost_buf *b, u32 slot);

@@ -85,21 +85,10 @@ void ibpost_wc_error(struct ibpost_job *job, struct ibpost_ep *ep,
  */
 void ibpost_stamp(struct ibpost_job *job, u64 seq, u32 slot)
 {
-	u32 n = job->run->num_sge;
-
-	if (job->run->op == IBPOST_OP_READ) {
-		if (!job->stamp_target)
-			return;		/* the server stamped its slots */
-		ibpost_pattern_fill(ibpost_buf_va(&job->target, slot),
-				    &job->target_layout, 1, job->send_layout,
-				    n, seq);
-		ibpost_buf_for_device(&job->target, slot);
-	} else {
-		ibpost_pattern_fill(ibpost_buf_va(&job->local, slot),
-				    job->send_layout, n, job->send_layout, n,
-				    seq);
-		ibpost_buf_for_device(&job->local, slot);
-	}
+	if (job->run->op != IBPOST_OP_READ)
+		ibpost_target_stamp(&job->local, slot, seq);
+	else if (job->stamp_target)	/* else the server stamped its slots */
+		ibpost_target_stamp(&job->target, slot, seq);
 }
 
 /**

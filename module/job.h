@@ -20,6 +20,7 @@
 #include "pingpong.h"
 #include "sgl.h"
 #include "sq.h"
+#include "target.h"
 
 /* No completion for this long while WRs are outstanding: give up. */
 #define IBPOST_STALL_TIMEOUT	(10 * HZ)
@@ -42,20 +43,6 @@ struct ibpost_wr_ctx {
 };
 
 /**
- * struct ibpost_recv_ctx - one receive WR of the target QP.
- * @cqe: completion entry.
- * @job: owning job.
- * @slot: target slot it scatters into.
- * @wr: the receive WR, reposted after each completion.
- */
-struct ibpost_recv_ctx {
-	struct ib_cqe cqe;
-	struct ibpost_job *job;
-	u32 slot;
-	struct ib_recv_wr wr;
-};
-
-/**
  * struct ibpost_job - everything one run owns.
  * @run: the request; status and result are written into it.
  * @ext: kernel-side arguments.
@@ -64,18 +51,18 @@ struct ibpost_recv_ctx {
  * @lim: limits validated against.
  * @send_layout: SGEs of each send WR within its local slot.
  * @recv_layout: SGEs of each receive WR within its target slot.
- * @target_layout: contiguous message within a target slot (WRITE/READ).
  * @recv_num_sge: SGEs per receive WR.
  * @depth: send queue depth.
  * @sess: the session the job runs on (its endpoints and their lifetime).
  * @ini: the initiator endpoint: the job's WRs are posted on it.
  * @tgt: the target endpoint of a loopback job (receives, remote MRs);
  *	NULL against a peer, whose target is the server's.
- * @local: initiator slots.
- * @target: target slots.
- * @mrs: remote-access MRs over @target (WRITE/READ).
- * @sink: MRs over @local when an RDMA READ's sink must be one with remote
- *	write access (iWARP); empty otherwise (the PD's local DMA lkey).
+ * @local: initiator slots: the sources of its WRs, a READ's sink, a
+ *	pong's landing; registered (on @tgt) for a pong, and (on @ini) when
+ *	a READ's sink must be an MR with remote write access (iWARP).
+ * @target: the target of a loopback job: slots, MRs (WRITE/READ),
+ *	receives (SEND and the _IMM opcodes) and what arrived; empty
+ *	against a peer.
  * @raddr: remote address of each remote slot (the MRs', or the server's).
  * @rkey: rkey of each remote slot.
  * @rslots: remote slots; WR seq targets slot seq % @rslots.
@@ -88,20 +75,17 @@ struct ibpost_recv_ctx {
  * @wrs: prebuilt WR of each slot (ib_rdma_wr embeds the plain send WR).
  * @sges: prebuilt SGEs, @depth * num_sge.
  * @ctx: completion context of each slot.
- * @rctx: receive WRs (SEND and the _IMM opcodes).
- * @rsges: their SGEs.
- * @has_recv: the opcode consumes receive WRs.
+ * @has_recv: the opcode consumes receive WRs of @target.
  * @sq: send-queue accounting.
  * @warmup: WRs before measuring.
  * @phase_end: sequence number the current phase posts up to.
- * @recv_done: receive completions so far.
  * @lat: latency samples.
  * @lat_n: samples taken.
  * @lat_cap: room in @lat.
  * @t_start: start of the measured phase.
  * @t_end: last completion.
  * @t_progress: jiffies of the last completion (stall detection).
- * @mm: first verification mismatch.
+ * @mm: first verification mismatch (a copy of what a check found).
  * @pp: ping-pong state.
  * @is_peer: the target is a server on another host (@peer).
  * @peer: client state of a peer job.
@@ -116,16 +100,13 @@ struct ibpost_job {
 	struct ibpost_limits lim;
 	struct ibpost_sge_desc *send_layout;
 	struct ibpost_sge_desc *recv_layout;
-	struct ibpost_sge_desc target_layout;
 	u32 recv_num_sge;
 	u32 depth;
 	struct ibpost_session *sess;
 	struct ibpost_ep *ini;
 	struct ibpost_ep *tgt;
-	struct ibpost_buf local;
-	struct ibpost_buf target;
-	struct ibpost_mrs mrs;
-	struct ibpost_mrs sink;
+	struct ibpost_target local;
+	struct ibpost_target target;
 	u64 *raddr;
 	u32 *rkey;
 	u32 rslots;
@@ -135,13 +116,10 @@ struct ibpost_job {
 	struct ib_rdma_wr *wrs;
 	struct ib_sge *sges;
 	struct ibpost_wr_ctx *ctx;
-	struct ibpost_recv_ctx *rctx;
-	struct ib_sge *rsges;
 	bool has_recv;
 	struct ibpost_sq sq;
 	u64 warmup;
 	u64 phase_end;
-	u64 recv_done;
 	u64 *lat;
 	u64 lat_n;
 	u64 lat_cap;

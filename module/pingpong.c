@@ -204,12 +204,12 @@ static int ibpost_pp_target_step(struct ibpost_job *job, bool tgt)
 {
 	struct ibpost_run *run = job->run;
 	struct ibpost_pp *pp = &job->pp;
-	u8 *va = ibpost_buf_va(&job->target, 0), *last = va + run->msg_size - 1;
+	struct ibpost_target *t = &job->target;
+	u8 *va = ibpost_buf_va(&t->buf, 0), *last = va + run->msg_size - 1;
 	u8 tag = ibpost_pp_tag(pp->tseq);
-	u32 bad;
 	int ret;
 
-	ret = ibpost_pp_wait_byte(job, tgt, &job->target, last, tag);
+	ret = ibpost_pp_wait_byte(job, tgt, &t->buf, last, tag);
 	if (ret)
 		return ret;
 	if (run->flags & IBPOST_RUN_VERIFY) {
@@ -217,19 +217,13 @@ static int ibpost_pp_target_step(struct ibpost_job *job, bool tgt)
 		*last = ibpost_pattern(pp->tseq, run->num_sge - 1,
 				       job->send_layout[run->num_sge - 1].length
 				       - 1);
-		if ((job->ext->fault & IBPOST_FAULT_CORRUPT) &&
-		    pp->tseq == job->warmup)
-			va[0] ^= 0x5a;
-		bad = ibpost_pattern_check(va, &job->target_layout, 1,
-					   job->send_layout, run->num_sge,
-					   pp->tseq, &pp->t_mm);
-		if (bad) {
+		if (ibpost_target_check(t, 0, pp->tseq, pp->tseq)) {
 			ibpost_pp_t_fail(job, -EIO, IBPOST_R_VERIFY);
 			return -EIO;
 		}
 	}
 	*last = tag | IBPOST_PP_PONG;
-	ibpost_buf_for_device(&job->target, 0);
+	ibpost_buf_for_device(&t->buf, 0);
 	ret = ibpost_pp_wait_room(job, tgt, &pp->pong_out, IBPOST_MR_CHAIN,
 				  ibpost_pp_wait_stop);
 	if (ret)
@@ -263,16 +257,16 @@ static int ibpost_pp_iter(struct ibpost_job *job)
 	struct ibpost_run *run = job->run;
 	struct ibpost_pp *pp = &job->pp;
 	const struct ibpost_sge_desc *sl = &job->send_layout[run->num_sge - 1];
-	u8 *src = ibpost_buf_va(&job->local, 0) + sl->offset + sl->length - 1;
-	u8 *back = ibpost_buf_va(&job->local, 0) + pp->pong_off +
-		   run->msg_size - 1;
+	u8 *va = ibpost_buf_va(&job->local.buf, 0);
+	u8 *src = va + sl->offset + sl->length - 1;
+	u8 *back = va + pp->pong_off + run->msg_size - 1;
 	u8 tag = ibpost_pp_tag(pp->seq);
 	int ret;
 
 	if (run->flags & IBPOST_RUN_VERIFY)
 		ibpost_stamp(job, pp->seq, 0);
 	*src = tag;
-	ibpost_buf_for_device(&job->local, 0);
+	ibpost_buf_for_device(&job->local.buf, 0);
 	ret = ibpost_pp_wait_room(job, false, &pp->ping_out, job->depth,
 				  ibpost_pp_wait_stop);
 	if (ret)
@@ -291,7 +285,7 @@ static int ibpost_pp_iter(struct ibpost_job *job)
 		if (ret)
 			return ret;
 	}
-	return ibpost_pp_wait_byte(job, false, &job->local, back,
+	return ibpost_pp_wait_byte(job, false, &job->local.buf, back,
 				   tag | IBPOST_PP_PONG);
 }
 
@@ -311,15 +305,14 @@ int ibpost_pp_prepare(struct ibpost_job *job)
 	unsigned int cpu;
 	int ret;
 
-	ret = ibpost_mrs_register(&pp->mrs, job->tgt, &job->local,
-				  IB_ACCESS_LOCAL_WRITE |
-				  IB_ACCESS_REMOTE_WRITE, &run->status);
+	/* The initiator's slots are the pong's target. */
+	ret = ibpost_target_register(&job->local, job->tgt, &run->status);
 	if (ret)
 		return ret;
 	job->ctx[0].cqe.done = ibpost_pp_ping_done;
 	job->wrs[0].wr.send_flags |= IB_SEND_SIGNALED;
 	pp->pong_cqe.done = ibpost_pp_pong_done;
-	pp->pong_sge.addr = job->target.dma[0];
+	pp->pong_sge.addr = job->target.buf.dma[0];
 	pp->pong_sge.length = run->msg_size;
 	pp->pong_sge.lkey = job->tgt->pd->local_dma_lkey;
 	wr->opcode = IB_WR_RDMA_WRITE;
@@ -327,14 +320,15 @@ int ibpost_pp_prepare(struct ibpost_job *job)
 	wr->sg_list = &pp->pong_sge;
 	wr->num_sge = 1;
 	wr->wr_cqe = &pp->pong_cqe;
-	pp->pong.remote_addr = pp->mrs.mr[0]->iova + pp->pong_off;
-	pp->pong.rkey = pp->mrs.mr[0]->rkey;
+	ibpost_target_remote(&job->local, 0, &pp->pong.remote_addr,
+			     &pp->pong.rkey);
+	pp->pong.remote_addr += pp->pong_off;
 	/* Neither landing byte may hold a tag before the first ping. */
-	*(u8 *)(ibpost_buf_va(&job->target, 0) + run->msg_size - 1) = 0;
-	*(u8 *)(ibpost_buf_va(&job->local, 0) + pp->pong_off +
+	*(u8 *)(ibpost_buf_va(&job->target.buf, 0) + run->msg_size - 1) = 0;
+	*(u8 *)(ibpost_buf_va(&job->local.buf, 0) + pp->pong_off +
 		run->msg_size - 1) = 0;
-	ibpost_buf_for_device(&job->target, 0);
-	ibpost_buf_for_device(&job->local, 0);
+	ibpost_buf_for_device(&job->target.buf, 0);
+	ibpost_buf_for_device(&job->local.buf, 0);
 	/*
 	 * On a CPU other than the initiator's: two busy-polling threads that
 	 * share a CPU would hand over only at the scheduler tick.  No CPU or
@@ -387,9 +381,9 @@ void ibpost_pp_finish(struct ibpost_job *job)
 	ibpost_pp_stop(job);
 	if (pp->t_wc_errors)
 		ibpost_wc_error(job, job->tgt, &pp->t_wc, pp->t_wr);
-	if (pp->t_mm.count) {
-		job->mm = pp->t_mm;
-		ibpost_note_mismatch(job, pp->t_wr, pp->t_mm.count);
+	if (job->target.mm.count) {
+		job->mm = job->target.mm;
+		ibpost_note_mismatch(job, pp->t_wr, job->target.mm.count);
 	}
 	if (pp->t_err)
 		ibpost_job_fail(job, pp->t_err, pp->t_reason, pp->t_wr);

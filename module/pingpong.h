@@ -15,7 +15,6 @@ struct ibpost_job;
 
 /**
  * struct ibpost_pp - ping-pong state (IBPOST_RUN_PINGPONG).
- * @mrs: MR over each initiator slot: the target of the pong.
  * @pong: the pong WR, posted on the target QP.
  * @pong_sge: its SGE: the message as it landed in target slot 0.
  * @pong_cqe: completion entry of the pongs.
@@ -35,10 +34,11 @@ struct ibpost_job;
  * @t_wr: the iteration it concerns.
  * @t_wc: first error completion of a pong.
  * @t_wc_errors: error completions of pongs.
- * @t_mm: first mismatch the target side found.
+ *
+ * The initiator's slots (the job's @local target) are registered for the
+ * pong; what the target side's check found is the job's @target's.
  */
 struct ibpost_pp {
-	struct ibpost_mrs mrs;
 	struct ib_rdma_wr pong;
 	struct ib_sge pong_sge;
 	struct ib_cqe pong_cqe;
@@ -57,7 +57,6 @@ struct ibpost_pp {
 	u64 t_wr;
 	struct ib_wc t_wc;
 	u32 t_wc_errors;
-	struct ibpost_mismatch t_mm;
 };
 
 int ibpost_pp_prepare(struct ibpost_job *job);

@@ -21,28 +21,27 @@ static bool ibpost_op_reads(const struct ibpost_job *job)
 	return job->run->op == IBPOST_OP_READ;
 }
 
+/* A check of @t found a mismatch in WR @wr: the job fails with it. */
+static void ibpost_note_target(struct ibpost_job *job,
+			       const struct ibpost_target *t, u64 wr)
+{
+	job->mm = t->mm;
+	ibpost_note_mismatch(job, wr, t->mm.count);
+}
+
 /* Check what WR @seq put at the target (WRITE) or fetched (READ). */
 static void ibpost_verify_rdma(struct ibpost_job *job, u64 seq)
 {
-	u32 slot = seq % job->depth, n = job->run->num_sge;
-	const struct ibpost_buf *b = ibpost_op_reads(job) ? &job->local :
-							   &job->target;
-	const struct ibpost_sge_desc *bl = ibpost_op_reads(job) ?
-		job->send_layout : &job->target_layout;
-	u8 *va = ibpost_buf_va(b, slot);
+	struct ibpost_target *t = ibpost_op_reads(job) ? &job->local :
+							&job->target;
+	u32 slot = seq % job->depth;
 	u64 pwr = seq;
 
 	if (job->pattern_mod)
 		pwr = do_div(pwr, job->pattern_mod);
-
-	ibpost_buf_for_cpu(b, slot);
-	if ((job->ext->fault & IBPOST_FAULT_CORRUPT) && seq == job->warmup)
-		va[bl[0].offset] ^= 0x5a;
-	ibpost_note_mismatch(job, seq,
-			     ibpost_pattern_check(va, bl,
-						  ibpost_op_reads(job) ? n : 1,
-						  job->send_layout, n, pwr,
-						  &job->mm));
+	ibpost_buf_for_cpu(&t->buf, slot);
+	if (ibpost_target_check(t, slot, seq, pwr))
+		ibpost_note_target(job, t, seq);
 }
 
 static void ibpost_account(struct ibpost_job *job, u64 from, u64 to, u64 now)
@@ -80,67 +79,23 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	ibpost_account(job, from, ctx->seq, now);
 }
 
-static int ibpost_post_recv(struct ibpost_job *job, struct ibpost_recv_ctx *r)
+/*
+ * What the target's receive handler does not settle itself (never a
+ * message that arrived as sent): an error completion, a mismatch, a
+ * receive that could not be posted again.
+ */
+static void ibpost_target_failed(struct ibpost_target *t, u32 reason,
+				 const struct ib_wc *wc, u64 msg)
 {
-	int ret = ibpost_ep_post_recv(job->tgt, &r->wr);
+	struct ibpost_job *job = container_of(t, struct ibpost_job, target);
 
-	if (ret)
-		ibpost_job_fail(job, ret, IBPOST_R_POST, IBPOST_STATUS_NONE);
-	return ret;
-}
-
-static void ibpost_recv_check(struct ibpost_job *job,
-			      struct ibpost_recv_ctx *r, const struct ib_wc *wc,
-			      u64 msg)
-{
-	struct ibpost_run *run = job->run;
-	bool imm = ibpost_op_has_imm(run->op);
-	u32 bad = 0;
-
-	if (wc->byte_len != run->msg_size)
-		bad++;
-	if (imm && (!(wc->wc_flags & IB_WC_WITH_IMM) ||
-		    be32_to_cpu(wc->ex.imm_data) != run->imm_data))
-		bad++;
-	if (bad) {
-		job->mm.count += bad;
-		ibpost_note_mismatch(job, msg, bad);
-		return;
-	}
-	if (run->op == IBPOST_OP_WRITE_IMM) {
-		ibpost_verify_rdma(job, msg);
-		return;
-	}
-	ibpost_buf_for_cpu(&job->target, r->slot);
-	if ((job->ext->fault & IBPOST_FAULT_CORRUPT) && msg == job->warmup)
-		((u8 *)ibpost_buf_va(&job->target, r->slot))
-			[job->recv_layout[0].offset] ^= 0x5a;
-	ibpost_note_mismatch(job, msg,
-			     ibpost_pattern_check(ibpost_buf_va(&job->target,
-								r->slot),
-						  job->recv_layout,
-						  job->recv_num_sge,
-						  job->send_layout,
-						  run->num_sge, msg, &job->mm));
-}
-
-static void ibpost_recv_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct ibpost_recv_ctx *r = container_of(wc->wr_cqe,
-						 struct ibpost_recv_ctx, cqe);
-	struct ibpost_job *job = r->job;
-	u64 msg = job->recv_done;
-
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		ibpost_wc_error(job, job->tgt, wc, msg);
-		return;
-	}
-	job->recv_done++;
-	job->t_progress = jiffies;
-	if (job->run->flags & IBPOST_RUN_VERIFY)
-		ibpost_recv_check(job, r, wc, msg);
-	if (!job->err && !READ_ONCE(job->tgt->draining))
-		ibpost_post_recv(job, r);
+	if (reason == IBPOST_R_WC_ERROR)
+		ibpost_wc_error(job, t->ep, wc, msg);
+	else if (reason == IBPOST_R_VERIFY)
+		ibpost_note_target(job, t, msg);
+	else
+		ibpost_job_fail(job, t->post_err, IBPOST_R_POST,
+				IBPOST_STATUS_NONE);
 }
 
 /* Point WR @seq at remote slot @seq % rslots. */
@@ -172,7 +127,7 @@ static struct ib_send_wr *ibpost_chain(struct ibpost_job *job, u32 n)
 			ibpost_remote(job, seq, &job->wrs[slot]);
 		if ((job->ext->fault & IBPOST_FAULT_REMOTE_RANGE) &&
 		    seq == last && seq >= job->warmup)
-			job->wrs[slot].remote_addr += job->target.slot_size;
+			job->wrs[slot].remote_addr += job->target.buf.slot_size;
 		job->ctx[slot].seq = seq;
 		if (verify)
 			ibpost_stamp(job, seq, slot);
@@ -215,9 +170,9 @@ static u64 ibpost_recv_room(const struct ibpost_job *job)
 {
 	if (!job->has_recv)
 		return U64_MAX;
-	if (job->sq.posted >= job->recv_done + job->depth)
+	if (job->sq.posted >= job->target.msgs + job->depth)
 		return 0;
-	return job->recv_done + job->depth - job->sq.posted;
+	return job->target.msgs + job->depth - job->sq.posted;
 }
 
 /* A pump's state between rounds of ibpost_ep_poll_until(). */
@@ -225,6 +180,7 @@ struct ibpost_pump {
 	struct ibpost_job *job;
 	u64 deadline;
 	u32 duration_ms;
+	u64 msgs;
 };
 
 static bool ibpost_pump_done(void *arg)
@@ -232,13 +188,19 @@ static bool ibpost_pump_done(void *arg)
 	struct ibpost_job *job = ((struct ibpost_pump *)arg)->job;
 
 	return job->sq.retired >= job->phase_end &&
-	       (!job->has_recv || job->recv_done >= job->phase_end);
+	       (!job->has_recv || job->target.msgs >= job->phase_end);
 }
 
 static int ibpost_pump_stop(void *arg)
 {
-	struct ibpost_job *job = ((struct ibpost_pump *)arg)->job;
+	struct ibpost_pump *p = arg;
+	struct ibpost_job *job = p->job;
 
+	/* Messages received are progress as well. */
+	if (p->msgs != job->target.msgs) {
+		p->msgs = job->target.msgs;
+		job->t_progress = jiffies;
+	}
 	return ibpost_job_should_stop(job) ? job->err : 0;
 }
 
@@ -277,6 +239,7 @@ int ibpost_job_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms)
 		.job = job,
 		.deadline = ktime_get_ns() + (u64)duration_ms * NSEC_PER_MSEC,
 		.duration_ms = duration_ms,
+		.msgs = job->target.msgs,
 	};
 	struct ibpost_ep_wait w = {
 		.ep = { job->ini, job->has_recv ? job->tgt : NULL },
@@ -299,11 +262,15 @@ static void ibpost_build_send_wr(struct ibpost_job *job, u32 slot)
 	struct ib_sge *sge = &job->sges[slot * run->num_sge];
 	u32 i, lkey = job->ini->pd->local_dma_lkey;
 
-	/* The MR maps the slot from its first byte: iova = DMA address. */
-	if (job->sink.n)
-		lkey = job->sink.mr[slot]->lkey;
+	/*
+	 * Registered by now only as an iWARP READ's sink (a pong's MRs come
+	 * later); the MR maps the slot from its first byte: iova = DMA address.
+	 */
+	if (job->local.mrs.n)
+		lkey = job->local.mrs.mr[slot]->lkey;
 	for (i = 0; i < run->num_sge; i++) {
-		sge[i].addr = job->local.dma[slot] + job->send_layout[i].offset;
+		sge[i].addr = job->local.buf.dma[slot] +
+			      job->send_layout[i].offset;
 		sge[i].length = job->send_layout[i].length;
 		sge[i].lkey = lkey;
 	}
@@ -345,8 +312,7 @@ static void ibpost_build_send_wr(struct ibpost_job *job, u32 slot)
 int ibpost_job_prepare(struct ibpost_job *job)
 {
 	struct ibpost_run *run = job->run;
-	u32 slot, i;
-	int ret;
+	u32 slot;
 
 	for (slot = 0; slot < job->depth; slot++) {
 		job->ctx[slot].job = job;
@@ -358,28 +324,7 @@ int ibpost_job_prepare(struct ibpost_job *job)
 	}
 	if (!job->has_recv)
 		return 0;
-	for (slot = 0; slot < job->depth; slot++) {
-		struct ibpost_recv_ctx *r = &job->rctx[slot];
-		struct ib_sge *sge = &job->rsges[slot * job->recv_num_sge];
-
-		r->job = job;
-		r->slot = slot;
-		r->cqe.done = ibpost_recv_done;
-		r->wr.wr_cqe = &r->cqe;
-		r->wr.num_sge = 0;
-		if (run->op != IBPOST_OP_WRITE_IMM) {
-			for (i = 0; i < job->recv_num_sge; i++) {
-				sge[i].addr = job->target.dma[slot] +
-					      job->recv_layout[i].offset;
-				sge[i].length = job->recv_layout[i].length;
-				sge[i].lkey = job->tgt->pd->local_dma_lkey;
-			}
-			r->wr.sg_list = sge;
-			r->wr.num_sge = job->recv_num_sge;
-		}
-		ret = ibpost_post_recv(job, r);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	job->target.failed = ibpost_target_failed;
+	return ibpost_target_recvs(&job->target, job->tgt, job->depth,
+				   &run->status);
 }

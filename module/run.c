@@ -20,8 +20,6 @@
 #include "session.h"
 #include "stats.h"
 
-/* Most memory one job pins for its buffers. */
-#define IBPOST_JOB_MEM_MAX	(256ULL << 20)
 /* Most latency samples kept (8 MiB). */
 #define IBPOST_LAT_MAX		(1U << 20)
 
@@ -118,8 +116,6 @@ static int ibpost_job_layouts(struct ibpost_job *job)
 				&job->send_layout);
 	if (ret)
 		return ret;
-	job->target_layout.offset = 0;
-	job->target_layout.length = run->msg_size;
 	if (!ibpost_op_is_send(run->op))
 		return 0;
 	job->recv_num_sge = run->recv_num_sge ? run->recv_num_sge :
@@ -140,48 +136,62 @@ static bool ibpost_job_iwarp_sink(const struct ibpost_job *job)
 	       rdma_protocol_iwarp(job->dev->ibdev, job->port);
 }
 
+/*
+ * What lands in each side's slots: the initiator's hold its WRs' sources
+ * (a READ's and a pong's landing), the target's what its WRs deliver.
+ */
+static void ibpost_job_targets(struct ibpost_job *job)
+{
+	struct ibpost_run *run = job->run;
+	struct ibpost_target_desc d = {
+		.op = run->op,
+		.msg_size = run->msg_size,
+		.imm_data = run->imm_data,
+		.send = job->send_layout,
+		.num_sge = run->num_sge,
+		.land = job->send_layout,
+		.land_n = run->num_sge,
+		.initiator = true,
+	};
+
+	ibpost_target_init(&job->local, &d);
+	d.initiator = false;
+	d.land = ibpost_op_is_send(run->op) ? job->recv_layout : NULL;
+	d.land_n = job->recv_num_sge;
+	d.verify = run->flags & IBPOST_RUN_VERIFY;
+	ibpost_target_init(&job->target, &d);
+	if (job->ext->fault & IBPOST_FAULT_CORRUPT) {
+		job->local.corrupt_wr = job->warmup;
+		job->target.corrupt_wr = job->warmup;
+	}
+}
+
 static int ibpost_job_sizes(struct ibpost_job *job, u32 *local_slot,
 			    u32 *target_slot)
 {
 	struct ibpost_run *run = job->run;
-	struct ibpost_status *st = &run->status;
-	u32 mapped;
-	u64 mem;
+	struct ibpost_slots s[2];
 
-	*local_slot = PAGE_ALIGN(ibpost_layout_span(job->send_layout,
-						    run->num_sge));
-	if (ibpost_op_is_send(run->op))
-		*target_slot = PAGE_ALIGN(ibpost_layout_span(job->recv_layout,
-							     job->recv_num_sge));
-	else
-		*target_slot = PAGE_ALIGN(run->msg_size);
+	*local_slot = ibpost_target_slot_size(&job->local);
+	/* Against a peer the target is the server's, checked there. */
+	*target_slot = job->is_peer ? 0 :
+		       ibpost_target_slot_size(&job->target);
 	/*
 	 * A pong lands in the initiator's slot, through an MR, after the
 	 * send SGEs: its tag byte must never be a byte the ping sends.
 	 */
-	if (job->is_peer)
-		*target_slot = 0;	/* the server's, checked there */
-	mapped = *target_slot;
 	if (ibpost_pingpong(job)) {
 		job->pp.pong_off = *local_slot;
 		*local_slot += PAGE_ALIGN(run->msg_size);
-		mapped = max(mapped, *local_slot);
 	}
-	if (ibpost_job_iwarp_sink(job))
-		mapped = max(mapped, *local_slot);
-	if (ibpost_op_is_rdma(run->op) &&
-	    (mapped >> PAGE_SHIFT) > job->lim.max_frpl) {
-		ibpost_status_set(st, IBPOST_R_FRPL, mapped >> PAGE_SHIFT,
-				  job->lim.max_frpl);
-		return -EINVAL;
-	}
-	mem = (u64)job->depth * (*local_slot + *target_slot);
-	if (mem > IBPOST_JOB_MEM_MAX) {
-		ibpost_status_set(st, IBPOST_R_BUF_SIZE, mem,
-				  IBPOST_JOB_MEM_MAX);
-		return -EINVAL;
-	}
-	return 0;
+	s[0].nslots = job->depth;
+	s[0].slot_size = *local_slot;
+	s[0].mapped = ibpost_pingpong(job) || ibpost_job_iwarp_sink(job);
+	s[1].nslots = *target_slot ? job->depth : 0;
+	s[1].slot_size = *target_slot;
+	s[1].mapped = ibpost_op_is_rdma(run->op);
+	return ibpost_target_sizes(s, ARRAY_SIZE(s), job->lim.max_frpl,
+				   &run->status);
 }
 
 /* The rdma_cm address of a run (family already validated). */
@@ -266,11 +276,6 @@ static int ibpost_job_alloc(struct ibpost_job *job)
 	job->sges = kvcalloc((size_t)d * run->num_sge, sizeof(*job->sges),
 			     GFP_KERNEL);
 	job->ctx = kvcalloc(d, sizeof(*job->ctx), GFP_KERNEL);
-	if (job->has_recv) {
-		job->rctx = kvcalloc(d, sizeof(*job->rctx), GFP_KERNEL);
-		job->rsges = kvcalloc((size_t)d * job->recv_num_sge,
-				      sizeof(*job->rsges), GFP_KERNEL);
-	}
 	if (!run->iters)
 		samples = IBPOST_LAT_MAX;
 	else if (ibpost_pingpong(job))
@@ -279,8 +284,7 @@ static int ibpost_job_alloc(struct ibpost_job *job)
 		samples = div_u64(run->iters, run->signal_every) + 1;
 	job->lat_cap = min_t(u64, samples, IBPOST_LAT_MAX);
 	job->lat = kvmalloc_array(job->lat_cap, sizeof(*job->lat), GFP_KERNEL);
-	if (!job->wrs || !job->sges || !job->ctx || !job->lat ||
-	    (job->has_recv && (!job->rctx || !job->rsges))) {
+	if (!job->wrs || !job->sges || !job->ctx || !job->lat) {
 		ibpost_status_set(&run->status, IBPOST_R_NOMEM, d, 0);
 		return -ENOMEM;
 	}
@@ -292,8 +296,6 @@ static void ibpost_job_free_arrays(struct ibpost_job *job)
 	kvfree(job->rkey);
 	kvfree(job->raddr);
 	kvfree(job->lat);
-	kvfree(job->rsges);
-	kvfree(job->rctx);
 	kvfree(job->ctx);
 	kvfree(job->sges);
 	kvfree(job->wrs);
@@ -301,60 +303,39 @@ static void ibpost_job_free_arrays(struct ibpost_job *job)
 	kfree(job->send_layout);
 }
 
-/* The remote slot table of a loopback job: the target's MRs. */
-static int ibpost_job_remote_slots(struct ibpost_job *job)
-{
-	u32 i;
-
-	job->raddr = kvcalloc(job->depth, sizeof(*job->raddr), GFP_KERNEL);
-	job->rkey = kvcalloc(job->depth, sizeof(*job->rkey), GFP_KERNEL);
-	if (!job->raddr || !job->rkey) {
-		ibpost_status_set(&job->run->status, IBPOST_R_NOMEM,
-				  job->depth, 0);
-		return -ENOMEM;
-	}
-	for (i = 0; i < job->depth; i++) {
-		job->raddr[i] = job->mrs.mr[i]->iova;
-		job->rkey[i] = job->mrs.mr[i]->rkey;
-	}
-	job->rslots = job->depth;
-	return 0;
-}
-
 static int ibpost_job_buffers(struct ibpost_job *job, u32 local_slot,
 			      u32 target_slot)
 {
 	struct ibpost_run *run = job->run;
-	int access, ret;
+	int ret;
 
-	ret = ibpost_buf_alloc(&job->local, job->dev->ibdev, job->depth,
-			       local_slot);
+	ret = ibpost_target_alloc(&job->local, job->dev->ibdev, job->depth,
+				  local_slot, &run->status);
 	if (!ret && target_slot)
-		ret = ibpost_buf_alloc(&job->target, job->dev->ibdev,
-				       job->depth, target_slot);
-	if (ret) {
-		ibpost_status_set(&run->status, IBPOST_R_NOMEM,
-				  (u64)job->depth * (local_slot + target_slot),
-				  0);
-		return ret;
-	}
-	if (ibpost_job_iwarp_sink(job)) {
-		ret = ibpost_mrs_register(&job->sink, job->ini, &job->local,
-					  IB_ACCESS_LOCAL_WRITE |
-					  IB_ACCESS_REMOTE_WRITE,
+		ret = ibpost_target_alloc(&job->target, job->dev->ibdev,
+					  job->depth, target_slot,
 					  &run->status);
+	if (ret)
+		return ret;
+	if (ibpost_job_iwarp_sink(job)) {
+		ret = ibpost_target_register(&job->local, job->ini,
+					     &run->status);
 		if (ret)
 			return ret;
 	}
 	if (!ibpost_op_is_rdma(run->op) || job->is_peer)
 		return 0;
-	access = run->op == IBPOST_OP_READ ? IB_ACCESS_REMOTE_READ :
-		 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-	ret = ibpost_mrs_register(&job->mrs, job->tgt, &job->target, access,
-				  &run->status);
+	ret = ibpost_target_register(&job->target, job->tgt, &run->status);
 	if (ret)
 		return ret;
-	return ibpost_job_remote_slots(job);
+	/* The remote slot table of a loopback job: the target's MRs. */
+	ret = ibpost_target_table(&job->target, &job->raddr, &job->rkey);
+	if (ret) {
+		ibpost_status_set(&run->status, IBPOST_R_NOMEM, job->depth, 0);
+		return ret;
+	}
+	job->rslots = job->depth;
+	return 0;
 }
 
 static int ibpost_job_measure(struct ibpost_job *job)
@@ -398,20 +379,16 @@ static void ibpost_job_teardown(struct ibpost_job *job)
 		ibpost_pp_finish(job);
 	if (job->sess) {
 		if (!job->err) {
-			ibpost_mrs_invalidate(&job->pp.mrs, job->tgt);
-			ibpost_mrs_invalidate(&job->mrs, job->tgt);
-			ibpost_mrs_invalidate(&job->sink, job->ini);
+			ibpost_target_invalidate(&job->local);
+			ibpost_target_invalidate(&job->target);
 		}
 		ibpost_ep_drain(job->ini);
 		if (job->tgt)
 			ibpost_ep_drain(job->tgt);
 	}
 	ibpost_peer_free(job);
-	ibpost_mrs_free(&job->sink);
-	ibpost_mrs_free(&job->pp.mrs);
-	ibpost_mrs_free(&job->mrs);
-	ibpost_buf_free(&job->target);
-	ibpost_buf_free(&job->local);
+	ibpost_target_free(&job->target);
+	ibpost_target_free(&job->local);
 	if (job->entered)
 		ibpost_session_leave(job->sess);
 	if (job->sess)
@@ -451,6 +428,7 @@ static int ibpost_job_start(struct ibpost_job *job)
 	ret = ibpost_job_layouts(job);
 	if (ret)
 		return ret;
+	ibpost_job_targets(job);
 	ret = ibpost_job_sizes(job, &local_slot, &target_slot);
 	if (ret)
 		return ret;

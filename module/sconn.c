@@ -23,8 +23,6 @@
 
 /* How long to wait for the client to disconnect after the last answer. */
 #define IBPOST_SCONN_LINGER_MS	5000
-/* Most memory one served job may pin. */
-#define IBPOST_SCONN_MEM_MAX	(256ULL << 20)
 
 static bool ibpost_sconn_verify(const struct ibpost_sconn *sc)
 {
@@ -72,7 +70,7 @@ static int ibpost_sconn_wait_stop(void *arg)
 	if (sw->post_err)
 		return ibpost_sconn_fail(sw->st, sw->post_err, IBPOST_R_POST,
 					 0, 0);
-	if (sc->wc_status != IB_WC_SUCCESS ||
+	if (sc->target.wc_status != IB_WC_SUCCESS ||
 	    sc->ctl.wc_status != IB_WC_SUCCESS)
 		return ibpost_sconn_fail(sw->st, -EIO, IBPOST_R_WC_ERROR, 0, 0);
 	if (kthread_should_stop())
@@ -113,7 +111,7 @@ static void ibpost_sconn_wait_kick(void *arg)
 static void ibpost_sconn_idle(void *arg)
 {
 	struct ibpost_sconn *sc = ((struct ibpost_sconn_wait *)arg)->sc;
-	bool recv = sc->target.nslots && ibpost_op_has_recv(sc->op);
+	bool recv = sc->target.buf.nslots && ibpost_op_has_recv(sc->op);
 
 	ibpost_softirq_flush();
 	if (recv && time_before(jiffies, sc->ep.t_reaped + msecs_to_jiffies(4)))
@@ -161,7 +159,7 @@ static bool ibpost_sconn_sent(struct ibpost_sconn *sc)
 
 static bool ibpost_sconn_have_fin(struct ibpost_sconn *sc)
 {
-	return sc->fin || sc->ctl.zcount;
+	return sc->target.fin || sc->ctl.zcount;
 }
 
 static bool ibpost_sconn_never(struct ibpost_sconn *sc)
@@ -228,28 +226,44 @@ static int ibpost_sconn_counts(struct ibpost_sconn *sc,
 	return 0;
 }
 
+/* What the client's WRs put into the slots. */
+static void ibpost_sconn_target(struct ibpost_sconn *sc)
+{
+	struct ibpost_target_desc d = {
+		.op = sc->op,
+		.msg_size = sc->msg_size,
+		.imm_data = sc->imm_data,
+		.send = sc->send_layout,
+		.num_sge = sc->num_sge,
+		.land = ibpost_op_is_send(sc->op) ? sc->recv_layout : NULL,
+		.land_n = sc->recv_num_sge,
+		.remote_read = ibpost_sconn_session(sc),
+		.verify = ibpost_sconn_verify(sc),
+	};
+
+	ibpost_target_init(&sc->target, &d);
+}
+
 /* Slots and their size; the memory and the MR they need, bounded. */
 static int ibpost_sconn_sizes(struct ibpost_sconn *sc, u32 *nslots,
 			      u32 *slot_size, struct ibpost_status *st)
 {
-	u32 max_frpl = sc->ep.ibdev->attrs.max_fast_reg_page_list_len;
-	u64 mem;
+	struct ibpost_slots s;
 
+	/*
+	 * WR msg of a WRITE_WITH_IMM writes slot msg % (2 * depth): no slot
+	 * is written again before its receive was checked.
+	 */
 	*nslots = sc->op == IBPOST_OP_WRITE_IMM ? 2 * sc->depth : sc->depth;
 	if (ibpost_sconn_session(sc))
 		*nslots = 1;
-	*slot_size = PAGE_ALIGN(ibpost_op_is_send(sc->op) ?
-				ibpost_layout_span(sc->recv_layout,
-						   sc->recv_num_sge) :
-				sc->msg_size);
-	if (ibpost_op_is_rdma(sc->op) && (*slot_size >> PAGE_SHIFT) > max_frpl)
-		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_FRPL,
-					 *slot_size >> PAGE_SHIFT, max_frpl);
-	mem = (u64)*nslots * *slot_size;
-	if (mem > IBPOST_SCONN_MEM_MAX)
-		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_BUF_SIZE, mem,
-					 IBPOST_SCONN_MEM_MAX);
-	return 0;
+	*slot_size = ibpost_target_slot_size(&sc->target);
+	s.nslots = *nslots;
+	s.slot_size = *slot_size;
+	s.mapped = ibpost_op_is_rdma(sc->op);
+	return ibpost_target_sizes(&s, 1,
+				   sc->ep.ibdev->attrs.max_fast_reg_page_list_len,
+				   st);
 }
 
 /* Take the job message and check every field of it. */
@@ -290,143 +304,33 @@ out:
 	return ret;
 }
 
-static void ibpost_srecv_check(struct ibpost_sconn *sc,
-			       const struct ibpost_srecv *r,
-			       const struct ib_wc *wc, u64 msg)
-{
-	const struct ibpost_sge_desc whole = { 0, sc->msg_size };
-	bool imm = ibpost_op_has_imm(sc->op);
-	u32 slot = r->slot, bad = 0;
-
-	if (wc->byte_len != sc->msg_size ||
-	    (imm && (!(wc->wc_flags & IB_WC_WITH_IMM) ||
-		     be32_to_cpu(wc->ex.imm_data) != sc->imm_data))) {
-		bad = 1;
-		sc->mm.count++;
-	} else if (sc->op == IBPOST_OP_WRITE_IMM) {
-		u64 q = msg;
-
-		/* WR msg wrote slot msg % nslots: 2 * depth keep it unused */
-		slot = do_div(q, sc->target.nslots);
-		ibpost_buf_for_cpu(&sc->target, slot);
-		bad = ibpost_pattern_check(ibpost_buf_va(&sc->target, slot),
-					   &whole, 1, sc->send_layout,
-					   sc->num_sge, msg, &sc->mm);
-	} else {
-		ibpost_buf_for_cpu(&sc->target, slot);
-		bad = ibpost_pattern_check(ibpost_buf_va(&sc->target, slot),
-					   sc->recv_layout, sc->recv_num_sge,
-					   sc->send_layout, sc->num_sge, msg,
-					   &sc->mm);
-	}
-	if (bad && sc->mm.count == bad)
-		sc->verify_wr = msg;
-}
-
-static int ibpost_srecv_post(struct ibpost_sconn *sc, struct ibpost_srecv *r)
-{
-	return ibpost_ep_post_recv(&sc->ep, &r->wr);
-}
-
-static void ibpost_srecv_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct ibpost_srecv *r = container_of(wc->wr_cqe, struct ibpost_srecv,
-					      cqe);
-	struct ibpost_sconn *sc = r->sc;
-
-	if (wc->status != IB_WC_SUCCESS) {
-		if (ibpost_ep_wc_error(&sc->ep, wc) &&
-		    sc->wc_status == IB_WC_SUCCESS)
-			sc->wc_status = wc->status;
-		return;
-	}
-	if (!wc->byte_len && wc->opcode == IB_WC_RECV &&
-	    (wc->wc_flags & IB_WC_WITH_IMM)) {
-		sc->fin = true;
-		sc->fin_wrs = be32_to_cpu(wc->ex.imm_data);
-		return;
-	}
-	sc->msgs++;
-	sc->bytes += wc->byte_len;
-	if (ibpost_sconn_verify(sc))
-		ibpost_srecv_check(sc, r, wc, sc->msgs - 1);
-	if (!READ_ONCE(sc->ep.draining) && ibpost_srecv_post(sc, r) &&
-	    sc->wc_status == IB_WC_SUCCESS)
-		sc->wc_status = IB_WC_GENERAL_ERR;
-}
-
-/* Post one data receive per queue slot of the client (receive opcodes). */
-static int ibpost_sconn_recvs(struct ibpost_sconn *sc)
-{
-	u32 n = sc->depth, i, k, ns = sc->recv_num_sge;
-	bool sges = sc->op != IBPOST_OP_WRITE_IMM;
-	int ret;
-
-	sc->recvs = kvcalloc(n, sizeof(*sc->recvs), GFP_KERNEL);
-	sc->rsges = kvcalloc((size_t)n * ns, sizeof(*sc->rsges), GFP_KERNEL);
-	if (!sc->recvs || !sc->rsges)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		struct ibpost_srecv *r = &sc->recvs[i];
-		struct ib_sge *sge = &sc->rsges[(size_t)i * ns];
-
-		r->sc = sc;
-		r->slot = i;
-		r->cqe.done = ibpost_srecv_done;
-		r->wr.wr_cqe = &r->cqe;
-		for (k = 0; sges && k < ns; k++) {
-			sge[k].addr = sc->target.dma[i] + sc->recv_layout[k].offset;
-			sge[k].length = sc->recv_layout[k].length;
-			sge[k].lkey = sc->ep.pd->local_dma_lkey;
-		}
-		r->wr.sg_list = sges ? sge : NULL;
-		r->wr.num_sge = sges ? ns : 0;
-		ret = ibpost_srecv_post(sc, r);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /* Buffers, MRs, stamps and receives of an accepted job. */
 static int ibpost_sconn_setup(struct ibpost_sconn *sc,
 			      struct ibpost_status *st)
 {
-	const struct ibpost_sge_desc whole = { 0, sc->msg_size };
+	struct ibpost_target *t = &sc->target;
 	u32 nslots, slot_size, s;
-	int access, ret;
+	int ret;
 
+	ibpost_sconn_target(sc);
 	ret = ibpost_sconn_sizes(sc, &nslots, &slot_size, st);
 	if (ret)
 		return ret;
-	ret = ibpost_buf_alloc(&sc->target, sc->ep.ibdev, nslots, slot_size);
+	ret = ibpost_target_alloc(t, sc->ep.ibdev, nslots, slot_size, st);
 	if (ret)
-		return ibpost_sconn_fail(st, ret, IBPOST_R_NOMEM,
-					 (u64)nslots * slot_size, 0);
-	if (sc->op == IBPOST_OP_READ && ibpost_sconn_verify(sc)) {
-		/* Slot s holds what WR s of the client will read. */
-		for (s = 0; s < nslots; s++) {
-			ibpost_pattern_fill(ibpost_buf_va(&sc->target, s),
-					    &whole, 1, sc->send_layout,
-					    sc->num_sge, s);
-			ibpost_buf_for_device(&sc->target, s);
-		}
-	}
+		return ret;
+	/* Slot s holds what WR s of the client will read. */
+	if (sc->op == IBPOST_OP_READ && ibpost_sconn_verify(sc))
+		for (s = 0; s < nslots; s++)
+			ibpost_target_stamp(t, s, s);
 	if (ibpost_op_is_rdma(sc->op)) {
-		access = sc->op == IBPOST_OP_READ ? IB_ACCESS_REMOTE_READ :
-			 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-		if (ibpost_sconn_session(sc))
-			access |= IB_ACCESS_REMOTE_READ;
-		ret = ibpost_mrs_register(&sc->mrs, &sc->ep, &sc->target,
-					  access, st);
+		ret = ibpost_target_register(t, &sc->ep, st);
 		if (ret)
 			return ret;
 	}
-	if (ibpost_op_has_recv(sc->op)) {
-		ret = ibpost_sconn_recvs(sc);
-		if (ret)
-			return ibpost_sconn_fail(st, ret, IBPOST_R_POST, 0, 0);
-	}
+	/* One data receive per queue slot of the client. */
+	if (ibpost_op_has_recv(sc->op))
+		return ibpost_target_recvs(t, &sc->ep, sc->depth, st);
 	return 0;
 }
 
@@ -435,7 +339,9 @@ static int ibpost_sconn_ready(struct ibpost_sconn *sc, int err,
 			      struct ibpost_status *st)
 {
 	struct ibpost_wire_ready *m = ibpost_ctl_sbuf(&sc->ctl);
-	u32 n = err ? 0 : sc->target.nslots, i;
+	u32 n = err ? 0 : sc->target.buf.nslots, i;
+	u64 addr;
+	u32 rkey;
 	u32 len = ibpost_wire_ready_size(n);
 	int ret;
 
@@ -444,11 +350,10 @@ static int ibpost_sconn_ready(struct ibpost_sconn *sc, int err,
 	ibpost_wire_st_put(&m->st, err, st);
 	m->nslots = cpu_to_be32(n);
 	for (i = 0; i < n; i++) {
-		if (sc->mrs.n) {
-			m->slot[i].addr = cpu_to_be64(sc->mrs.mr[i]->iova);
-			m->slot[i].rkey = cpu_to_be32(sc->mrs.mr[i]->rkey);
-		}
-		m->slot[i].length = cpu_to_be32(sc->target.slot_size);
+		ibpost_target_remote(&sc->target, i, &addr, &rkey);
+		m->slot[i].addr = cpu_to_be64(addr);
+		m->slot[i].rkey = cpu_to_be32(rkey);
+		m->slot[i].length = cpu_to_be32(sc->target.buf.slot_size);
 	}
 	ret = ibpost_ctl_send(&sc->ctl, len, false, 0);
 	if (ret)
@@ -460,20 +365,16 @@ static int ibpost_sconn_ready(struct ibpost_sconn *sc, int err,
 /* At the fin: check the slots an RDMA WRITE job wrote last. */
 static void ibpost_sconn_check_writes(struct ibpost_sconn *sc)
 {
-	const struct ibpost_sge_desc whole = { 0, sc->msg_size };
-	u32 total = sc->fin ? sc->fin_wrs : sc->ctl.zimm;
-	u32 nslots = sc->target.nslots, s, bad;
+	struct ibpost_target *t = &sc->target;
+	u32 total = t->fin ? t->fin_imm : sc->ctl.zimm;
+	u32 nslots = t->buf.nslots, s;
 	u64 wr;
 
 	for (s = 0; s < nslots && s < total; s++) {
 		wr = s + (u64)nslots * ((total - 1 - s) / nslots);
-		ibpost_buf_for_cpu(&sc->target, s);
-		bad = ibpost_pattern_check(ibpost_buf_va(&sc->target, s),
-					   &whole, 1, sc->send_layout,
-					   sc->num_sge, wr, &sc->mm);
-		if (bad && sc->mm.count == bad)
-			sc->verify_wr = wr;
-		sc->msgs++;
+		ibpost_buf_for_cpu(&t->buf, s);
+		ibpost_target_check(t, s, wr, wr);
+		t->msgs++;
 	}
 }
 
@@ -481,6 +382,7 @@ static int ibpost_sconn_result(struct ibpost_sconn *sc,
 			       struct ibpost_status *st)
 {
 	struct ibpost_wire_result *m = ibpost_ctl_sbuf(&sc->ctl);
+	const struct ibpost_target *t = &sc->target;
 	struct ibpost_status none = {};
 	int ret;
 
@@ -489,14 +391,14 @@ static int ibpost_sconn_result(struct ibpost_sconn *sc,
 	memset(m, 0, sizeof(*m));
 	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_RESULT, sizeof(*m), sc->num);
 	ibpost_wire_st_put(&m->st, 0, &none);
-	m->msgs = cpu_to_be64(sc->msgs);
-	m->bytes = cpu_to_be64(sc->bytes);
-	m->verify_errors = cpu_to_be32(sc->mm.count);
-	m->verify_wr = cpu_to_be32((u32)min_t(u64, sc->verify_wr, U32_MAX));
-	m->verify_sge = cpu_to_be32(sc->mm.sge);
-	m->verify_offset = cpu_to_be32(sc->mm.off);
-	m->verify_expected = sc->mm.expected;
-	m->verify_got = sc->mm.got;
+	m->msgs = cpu_to_be64(t->msgs);
+	m->bytes = cpu_to_be64(t->bytes);
+	m->verify_errors = cpu_to_be32(t->mm.count);
+	m->verify_wr = cpu_to_be32((u32)min_t(u64, t->mm_wr, U32_MAX));
+	m->verify_sge = cpu_to_be32(t->mm.sge);
+	m->verify_offset = cpu_to_be32(t->mm.off);
+	m->verify_expected = t->mm.expected;
+	m->verify_got = t->mm.got;
 	ret = ibpost_ctl_send(&sc->ctl, sizeof(*m), false, 0);
 	if (ret)
 		return ibpost_sconn_fail(st, ret, IBPOST_R_POST, 0, 0);
@@ -511,14 +413,11 @@ static int ibpost_sconn_result(struct ibpost_sconn *sc,
 static void ibpost_sconn_teardown(struct ibpost_sconn *sc, bool qp_ok)
 {
 	if (qp_ok)
-		ibpost_mrs_invalidate(&sc->mrs, &sc->ep);
+		ibpost_target_invalidate(&sc->target);
 	rdma_disconnect(sc->id);
 	ibpost_ep_drain(&sc->ep);
-	ibpost_mrs_free(&sc->mrs);
-	ibpost_buf_free(&sc->target);
+	ibpost_target_free(&sc->target);
 	ibpost_ctl_free(&sc->ctl);
-	kvfree(sc->rsges);
-	kvfree(sc->recvs);
 	rdma_destroy_qp(sc->id);
 	sc->ep.qp = NULL;
 	ibpost_ep_destroy(&sc->ep);
@@ -555,7 +454,7 @@ static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 	if (ret)
 		return ret;
 	/* Every WR of the client completed: its rkeys die now. */
-	ret = ibpost_mrs_invalidate(&sc->mrs, &sc->ep);
+	ret = ibpost_target_invalidate(&sc->target);
 	if (ret)
 		return ibpost_sconn_fail(st, ret, IBPOST_R_WC_ERROR, 0, 0);
 	return ibpost_sconn_result(sc, st);
@@ -587,7 +486,7 @@ int ibpost_sconn_thread(void *arg)
 	if (!ret || refused)
 		ibpost_sconn_wait(sc, ibpost_sconn_never,
 				  IBPOST_SCONN_LINGER_MS, false, &st);
-	ibpost_sconn_teardown(sc, sc->wc_status == IB_WC_SUCCESS &&
+	ibpost_sconn_teardown(sc, sc->target.wc_status == IB_WC_SUCCESS &&
 			      sc->ctl.wc_status == IB_WC_SUCCESS &&
 			      !READ_ONCE(sc->dev->dying));
 	ibpost_srv_finished(sc);

@@ -99,12 +99,12 @@ void ibpost_srv_conn_event(struct ibpost_sconn *sc, u32 kind, int err,
 		.op = sc->op,
 		.msg_size = sc->msg_size,
 		.depth = sc->depth,
-		.nslots = sc->target.nslots,
-		.msgs = sc->msgs,
-		.bytes = sc->bytes,
-		.verify_errors = sc->mm.count,
-		.wc_status = sc->wc_status != IB_WC_SUCCESS ? sc->wc_status :
-			     sc->ctl.wc_status,
+		.nslots = sc->target.buf.nslots,
+		.msgs = sc->target.msgs,
+		.bytes = sc->target.bytes,
+		.verify_errors = sc->target.mm.count,
+		.wc_status = sc->target.wc_status != IB_WC_SUCCESS ?
+			     sc->target.wc_status : sc->ctl.wc_status,
 	};
 
 	if (st) {

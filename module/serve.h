@@ -19,6 +19,7 @@
 #include "device.h"
 #include "mr.h"
 #include "sgl.h"
+#include "target.h"
 
 /* What an rdma_cm id's context points to. */
 enum ibpost_srv_kind {
@@ -59,20 +60,6 @@ struct ibpost_server {
 };
 
 /**
- * struct ibpost_srecv - one data receive of a served job.
- * @cqe: completion entry.
- * @sc: the connection.
- * @slot: the slot it scatters into.
- * @wr: the receive WR.
- */
-struct ibpost_srecv {
-	struct ib_cqe cqe;
-	struct ibpost_sconn *sc;
-	u32 slot;
-	struct ib_recv_wr wr;
-};
-
-/**
  * struct ibpost_sconn - one client's connection and job.
  * @kind: IBPOST_SRV_KIND_CONN (the id's context).
  * @node: entry in the server's @conns.
@@ -93,17 +80,11 @@ struct ibpost_srecv {
  * @num_sge: their number.
  * @recv_layout: SGEs of each receive (SEND opcodes).
  * @recv_num_sge: their number.
- * @target: the slots.
- * @mrs: one MR per slot (RDMA opcodes).
- * @recvs: data receives.
- * @rsges: their SGEs.
- * @msgs: data messages received.
- * @bytes: their payload bytes.
- * @mm: first mismatch found.
- * @verify_wr: WR of the first mismatch.
- * @fin: the client's fin arrived.
- * @fin_wrs: WRs the client posted (from the fin).
- * @wc_status: first error completion of a data receive.
+ * @target: the job's slots, their MRs (RDMA opcodes), the data receives
+ *	and what arrived: messages and bytes (an RDMA WRITE job: slots
+ *	checked at the fin), mismatches, the first error completion of a
+ *	data receive, the client's fin (on a data receive, whose immediate
+ *	data is the number of WRs the client posted).
  * @lost: the rdma_cm connection ended (set by the id's handler).
  * @wake: the thread's wait queue.
  * @finished: the thread is done with the connection (server's @lock).
@@ -129,17 +110,7 @@ struct ibpost_sconn {
 	u32 num_sge;
 	struct ibpost_sge_desc recv_layout[IBPOST_WIRE_MAX_SGE];
 	u32 recv_num_sge;
-	struct ibpost_buf target;
-	struct ibpost_mrs mrs;
-	struct ibpost_srecv *recvs;
-	struct ib_sge *rsges;
-	u64 msgs;
-	u64 bytes;
-	struct ibpost_mismatch mm;
-	u64 verify_wr;
-	bool fin;
-	u32 fin_wrs;
-	enum ib_wc_status wc_status;
+	struct ibpost_target target;
 	bool lost;
 	wait_queue_head_t wake;
 	bool finished;

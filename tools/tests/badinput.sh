@@ -7,7 +7,7 @@
 # value/limit all count.  Device limits come from 'ibpost devices --json';
 # the only numbers written here are ibpost's own constants (IBPOST_MAX_MSG
 # and IBPOST_MAX_SGE from include/uapi/ibpost.h, the 4 MiB SGE slot of
-# module/buf.h, the 256 MiB per job of module/job.c) and errno values.
+# module/buf.h, the 256 MiB per job of module/target.h, counted as pinned) and errno values.
 # Run by guest-check.sh after integration.sh on both kernels; TAP on stdout
 # and in $IBPOST_OUT/badinput-$IBPOST_KERNEL.tap.  IBPOST_PROVIDER=siw (test
 # kernel): the same table on siw0, every run through rdma_cm (--cm
@@ -302,11 +302,22 @@ else
 	t_ok "FRPL: # SKIP $DEV maps $max_fast_reg_page_list_len pages, more than a message ($msg_lim bytes) needs"
 	SEEN[FRPL]=1
 fi
-slot=$(page_align "$msg_lim")
+# What a slot pins: one alloc_pages() of the order its size needs.
+pinned() { local p=4096; while ((p < $1)); do p=$((p * 2)); done; echo "$p"; }
+slot=$(pinned "$(page_align "$msg_lim")")
 depth=$((JOB_MEM_MAX / (2 * slot) + 1))
 row BUF_SIZE "send buffers above 256 MiB" 1 EINVAL \
 	"buffer too large (value $((depth * 2 * slot)), limit $JOB_MEM_MAX)" \
 	"${D[@]}" --op send --size "$msg_lim" --depth "$depth" "${Q[@]}"
+# 2 MiB + 4 KiB slots pin 4 MiB each: 33 of them on each side are refused
+# (counted as 2 MiB + 4 KiB they would pass as 138 MiB).
+odd=$((2 * 1048576 + 4096))
+if ((odd <= msg_lim)); then
+	depth=$((JOB_MEM_MAX / (2 * $(pinned "$odd")) + 1))
+	row BUF_SIZE "send buffers above 256 MiB as pinned (page-order rounding)" 1 EINVAL \
+		"buffer too large (value $((depth * 2 * $(pinned "$odd"))), limit $JOB_MEM_MAX)" \
+		"${D[@]}" --op send --size "$odd" --depth "$depth" "${Q[@]}"
+fi
 
 # rdma_cm addresses.
 row CM_ADDR "--cm not an address (tool)" 2 - \

@@ -58,15 +58,21 @@ rig_rxe_lo() {
 	rig_wait_active rxe_lo
 }
 
-rig_rxe_dummy() {
-	local name=${1:?usage: rig_rxe_dummy NAME ADDR} addr=${2:?usage: rig_rxe_dummy NAME ADDR}
+# rig_link_dummy TYPE NAME ADDR: an rdma link of TYPE (rxe, siw) on the
+# dummy netdev d0 with ADDR.
+rig_link_dummy() {
+	local type=$1 name=$2 addr=$3
 	rig_modprobe dummy || return 1
 	ip link show d0 >/dev/null 2>&1 || ip link add d0 type dummy || return 1
 	ip link set d0 mtu 9000
 	ip addr add "$addr" dev d0
 	ip link set d0 up
-	rdma link add "$name" type rxe netdev d0 || return 1
+	rdma link add "$name" type "$type" netdev d0 || return 1
 	rig_wait_active "$name"
+}
+
+rig_rxe_dummy() {
+	rig_link_dummy rxe "${1:?usage: rig_rxe_dummy NAME ADDR}" "${2:?usage: rig_rxe_dummy NAME ADDR}"
 }
 
 rig_load_siw() {
@@ -99,14 +105,7 @@ rig_siw0() {
 }
 
 rig_siw_dummy() {
-	local name=${1:?usage: rig_siw_dummy NAME ADDR} addr=${2:?usage: rig_siw_dummy NAME ADDR}
-	rig_modprobe dummy || return 1
-	ip link show d0 >/dev/null 2>&1 || ip link add d0 type dummy || return 1
-	ip link set d0 mtu 9000
-	ip addr add "$addr" dev d0
-	ip link set d0 up
-	rdma link add "$name" type siw netdev d0 || return 1
-	rig_wait_active "$name"
+	rig_link_dummy siw "${1:?usage: rig_siw_dummy NAME ADDR}" "${2:?usage: rig_siw_dummy NAME ADDR}"
 }
 
 # shellcheck disable=SC2034 # DEV, CM, CMOPT and TP are for the caller

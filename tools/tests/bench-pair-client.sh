@@ -14,6 +14,8 @@ cd "$IBPOST_REPO" || exit 1
 . tools/rig/guest-lib.sh
 # shellcheck source=tools/tests/peer-bw.sh
 . tools/tests/peer-bw.sh
+# shellcheck source=tools/tests/bench-pair-profile.sh
+. tools/tests/bench-pair-profile.sh
 
 rig_ibpost_paths
 S=$(rig_arg peer)
@@ -68,6 +70,17 @@ row() {
 }
 row write
 row send
+
+# One more 64 KiB WRITE run of each tool, profiled on both guests.
+if prof_ready; then
+	echo "bench: pair profile: one WRITE run of each tool, both guests recording"
+	prof_client ibpost "$IBPOST" run --dev rxe0 --connect "$S" --op write \
+		--size "$PBW_SIZE" --depth "$PBW_DEPTH" -n "$iters"
+	prof_client perftest "$(perf_tool write)" -d rxe0 -R -F -p "$(perf_port write)" \
+		-s "$PBW_SIZE" -t "$PBW_DEPTH" -n "$iters" "$S"
+else
+	echo "bench: pair profile: perf not available, skipped" >&2
+fi
 
 rmmod ibpost || echo "bench: client: rmmod ibpost failed" >&2
 {

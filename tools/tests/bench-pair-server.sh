@@ -10,6 +10,8 @@ cd "$IBPOST_REPO" || exit 1
 . tools/rig/guest-lib.sh
 # shellcheck source=tools/tests/peer-bw.sh
 . tools/tests/peer-bw.sh
+# shellcheck source=tools/tests/bench-pair-profile.sh
+. tools/tests/bench-pair-profile.sh
 
 rig_ibpost_paths
 iters=$(rig_arg iters) || iters=2000
@@ -22,6 +24,11 @@ insmod "$KO" || { echo "bench: server: insmod $KO failed" >&2; exit 1; }
 "$IBPOST" serve --idle 3000 >"$IBPOST_OUT/serve.log" 2>&1 &
 spid=$!
 perf_servers "$iters"
+ppid=''
+if prof_ready; then
+	prof_server &
+	ppid=$!
+fi
 echo "bench: server: ibpost serve and the perftest servers ($iters WRs a run) are up"
 for _ in $(seq 3600); do
 	[[ -e $IBPOST_OUT/stop ]] && break
@@ -29,6 +36,7 @@ for _ in $(seq 3600); do
 done
 [[ -e $IBPOST_OUT/stop ]] || echo "bench: server: no $IBPOST_OUT/stop in 30 min" >&2
 perf_servers_stop
+[[ -n $ppid ]] && wait "$ppid"
 kill -INT "$spid"
 rc=0
 wait "$spid" || rc=$?

@@ -40,12 +40,53 @@ busy_start "$out/.busy" 2 >&2
 # The guests use the TSC clocksource, as tools/bench.sh's guest does.
 tools/rig/pair.sh --kernel stock --out "$out" --timeout "$timeout" \
 	--server tools/tests/bench-pair-server.sh --client tools/tests/bench-pair-client.sh \
-	--append "${BENCH_APPEND-clocksource=tsc tsc=reliable} rig.iters=$iters rig.reps=$reps" &
+	--append "${BENCH_APPEND-clocksource=tsc tsc=reliable} rig.iters=$iters rig.reps=$reps rig.pairout=$(cd "$out" && pwd)" &
 pair=$!
 # The client's progress lines, until pair.sh ends.
 tail -n +1 -F --pid="$pair" "$out/console-client.log" 2>/dev/null |
 	grep --line-buffered '^bench: pair' >&2 &
 progress=$!
+# prof_table: the profile of one WRITE run of each tool on both guests
+# (tools/tests/bench-pair-profile.sh), side by side.
+prof_table() {
+	local tool side f
+	[[ -s $out/client/prof-ibpost.txt ]] || return 0
+	echo
+	echo "# where the time goes: one 64 KiB WRITE run of each tool, both guests profiled at once"
+	echo "# (perf record -a, cpu-clock): percent of all samples of that guest's 2 vCPUs"
+	printf '%-9s %-7s %7s %6s %6s %7s %6s %6s %6s %7s %8s\n' tool guest MiB/s idle rxe ibpost \
+		user copy net kernel samples
+	for tool in ibpost perftest; do
+		for side in client server; do
+			f=$out/$side/prof-$tool.txt
+			[[ -s $f ]] || continue
+			awk -v t="$tool" -v g="$side" -v bw="$(prof_bw "$tool")" '
+				$1 == "samples" { n = $2 } $1 != "top" && $1 != "samples" { v[$1] = $2 }
+				END {
+					printf "%-9s %-7s %7s %6s %6s %7s %6s %6s %6s %7s %8s\n", t, g,
+						(g == "client" ? bw : ""), v["idle"], v["rxe"], v["ibpost"],
+						v["user"], v["copy"], v["net"], v["kernel"], n
+				}' "$f"
+		done
+	done
+	for tool in ibpost perftest; do
+		for side in client server; do
+			f=$out/$side/prof-$tool.txt
+			[[ -s $f ]] || continue
+			echo "# $tool, $side: most self time outside idle (percent, comm, symbol):"
+			awk '$1 == "top" { $1 = ""; print "#  " $0 }' "$f"
+		done
+	done
+}
+
+# prof_bw TOOL: MiB/s of the profiled run (its output in client/prof-TOOL.out;
+# both tools print the size first and the bandwidth in the 4th column).
+prof_bw() {
+	local f=$out/client/prof-$1.out
+	[[ -s $f ]] || { echo -; return; }
+	awk '$1 == 65536 { print $4; exit }' "$f"
+}
+
 rc=0
 wait "$pair" || rc=$?
 wait "$progress"
@@ -57,6 +98,7 @@ busy_stop
 		echo "# two guests: no results (pair.sh exit $rc); see $out/console-client.log"
 		((rc)) || rc=1
 	fi
+	prof_table
 	busy_note "$out/.busy"
 } >"$out/bench-pair.txt"
 cat "$out/bench-pair.txt"

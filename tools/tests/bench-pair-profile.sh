@@ -12,8 +12,9 @@
 #
 # Each side writes prof-TOOL.txt: its samples split into
 #   idle     the idle loop (comm swapper, *idle*, halt)
-#   rxe      rdma_rxe (requester, responder, completer, its packet path)
-#   ibpost   the ibpost module
+#   rxe      rdma_rxe's own functions (requester, responder, completer;
+#            module symbols come from kallsyms, so by name: rxe_*)
+#   ibpost   the ibpost module (ibpost_*)
 #   user     the tool's user space (perftest, libibverbs, the rxe user
 #            provider, libc)
 #   copy     memcpy/copy_*/CRC32/checksums (payload work)
@@ -45,9 +46,9 @@ prof_summary() {
 			pct = $1; sub("%", "", pct); comm = $2; dso = $3; sym = $NF
 			if (comm == "swapper" || sym ~ /idle|safe_halt|mwait|cpu_startup/)
 				c = "idle"
-			else if (dso ~ /rdma_rxe/)
+			else if (dso ~ /rdma_rxe/ || sym ~ /^rxe_/)
 				c = "rxe"
-			else if (dso ~ /ibpost/)
+			else if (dso ~ /ibpost/ || sym ~ /^ibpost_/)
 				c = "ibpost"
 			else if (dso !~ /^\[/)
 				c = "user"

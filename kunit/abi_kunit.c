@@ -38,7 +38,11 @@ static void ibpost_reason_cap_test(struct kunit *test)
 			(u32)IBPOST_R_PEER_FLAG + 2);
 	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_CAP_WRITE_VERIFY,
 			(u32)IBPOST_R_PEER_FLAG + 3);
-	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_PEER_FLAG + 4);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_PEER_ORDER,
+			(u32)IBPOST_R_PEER_FLAG + 4);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_PEER_DENIED,
+			(u32)IBPOST_R_PEER_FLAG + 5);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_PEER_FLAG + 6);
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_CAP_IMM),
 			   "device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM)");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_CAP_CM_ONLY),
@@ -252,6 +256,14 @@ static void ibpost_abi_sizes_test(struct kunit *test)
 			(size_t)32);
 	KUNIT_EXPECT_EQ(test, _IOC_SIZE(IBPOST_IOC_DEV_LIST),
 			(unsigned int)IBPOST_DEV_LIST_SIZE_VER0);
+	/* SERVE grew (version 1: the allow list); its number did not. */
+	KUNIT_EXPECT_EQ(test, sizeof(struct ibpost_serve),
+			(size_t)IBPOST_SERVE_SIZE_VER1);
+	KUNIT_EXPECT_EQ(test, offsetof(struct ibpost_serve, allow),
+			(size_t)IBPOST_SERVE_SIZE_VER0);
+	KUNIT_EXPECT_EQ(test, _IOC_SIZE(IBPOST_IOC_SERVE),
+			(unsigned int)IBPOST_SERVE_SIZE_VER0);
+	KUNIT_EXPECT_EQ(test, sizeof(struct ibpost_serve_allow), (size_t)24);
 }
 
 static struct kunit_case ibpost_abi_cases[] = {

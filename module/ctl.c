@@ -10,6 +10,7 @@
  * are reaped by the owner's thread polling its CQ; handlers only record.
  */
 #include <linux/errno.h>
+#include <kunit/visibility.h>
 
 #include "abi.h"
 #include "ctl.h"
@@ -252,6 +253,7 @@ void ibpost_wire_hdr_init(struct ibpost_wire_hdr *h, u16 type, u32 len,
 	h->length = cpu_to_be32(len);
 	h->conn = cpu_to_be32(conn);
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_hdr_init);
 
 /**
  * ibpost_wire_hdr_check() - check a received header.

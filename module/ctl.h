@@ -83,6 +83,14 @@ void ibpost_wire_layout_put(struct ibpost_wire_sge *w,
 			    const struct ibpost_sge_desc *d, u32 n);
 void ibpost_wire_layout_get(struct ibpost_sge_desc *d,
 			    const struct ibpost_wire_sge *w, u32 n);
+/* wirechk.c: what a peer sends, checked */
+int ibpost_wire_hello_check(const void *priv, u32 len, u32 max_rsge,
+			    struct ibpost_wire_hello *h,
+			    struct ibpost_status *st);
+int ibpost_wire_job_check(const struct ibpost_wire_job *m, u32 len,
+			  struct ibpost_status *st);
+int ibpost_wire_order_check(bool job_running, const void *m, u32 len,
+			    struct ibpost_status *st);
 void ibpost_ctl_connect_caps(struct ibpost_conn_peer *cp,
 			     struct ibpost_wire_hello *hello, u32 depth,
 			     u32 recv_sge, u16 port, u32 timeout_ms,

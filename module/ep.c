@@ -313,12 +313,17 @@ void ibpost_ep_credit_give(struct ibpost_ep *ep, u32 n)
  * ibpost_ep_wake() - wake a waiter of a softirq-polled endpoint.
  * @ep: the endpoint.
  *
+ * A completion was handled: @ep->t_reaped notes it, as ibpost_ep_poll()
+ * does for a directly polled endpoint.
+ *
  * Context: any (completion handlers).
  */
 void ibpost_ep_wake(struct ibpost_ep *ep)
 {
-	if (ep->cq->poll_ctx != IB_POLL_DIRECT)
+	if (ep->cq->poll_ctx != IB_POLL_DIRECT) {
+		WRITE_ONCE(ep->t_reaped, jiffies);
 		wake_up_all(&ep->wq);
+	}
 }
 
 /**

@@ -54,7 +54,9 @@ struct ibpost_ep_caps {
  *	polls; a software provider's deferred work then runs at once).
  * @draining: teardown started: flush completions are not errors.
  * @lost: the connection ended (rdma_cm disconnect or device removal).
- * @t_reaped: jiffies when ibpost_ep_poll() last reaped a completion.
+ * @t_reaped: jiffies when a completion was last reaped: by
+ *	ibpost_ep_poll(), or on a softirq-polled endpoint by a handler
+ *	(ibpost_ep_wake(); a target's data receives note it themselves).
  * @wc_status: first error completion (IB_WC_SUCCESS: none).
  * @wc_vendor: its vendor error.
  */

@@ -28,11 +28,21 @@
 #define IBPOST_PEER_FAULT_STALE_RKEY	(1U << 2)	/* previous job's rkey */
 #define IBPOST_PEER_FAULT_MSG_VERSION	(1U << 3)	/* job message v2 */
 #define IBPOST_PEER_FAULT_CORRUPT	(1U << 4)	/* describe other data */
+#define IBPOST_PEER_FAULT_HELLO_FLAGS	(1U << 5)	/* hello flags 1 */
+#define IBPOST_PEER_FAULT_HELLO_TAIL	(1U << 6)	/* bytes past the hello */
+#define IBPOST_PEER_FAULT_JOB_CONN	(1U << 7)	/* job header conn 7 */
+#define IBPOST_PEER_FAULT_JOB_LENGTH	(1U << 8)	/* 8 bytes past length */
+#define IBPOST_PEER_FAULT_JOB_TWICE	(1U << 9)	/* job again after ready */
+#define IBPOST_PEER_FAULT_FIN_FIRST	(1U << 10)	/* fin before the job */
+#define IBPOST_PEER_FAULT_TRICKLE	(1U << 11)	/* a WR every 3 ms */
+
+/* The pace of the trickle fault. */
+#define IBPOST_PEER_TRICKLE_NS		(3 * NSEC_PER_MSEC)
 
 static unsigned int peer_fault;
 module_param(peer_fault, uint, 0600);
 MODULE_PARM_DESC(peer_fault,
-		 "test hook, taken by the next peer job: 1 bad hello version, 2 SGE past the slot, 4 stale rkey, 8 bad message version, 16 job describes other data than sent");
+		 "test hook, taken by the next peer job: 1 bad hello version, 2 SGE past the slot, 4 stale rkey, 8 bad message version, 16 job describes other data than sent, 32 hello flags, 64 bytes past the hello, 128 job header conn, 256 job longer than its header says, 512 job sent twice, 1024 fin before the job, 2048 one WR every 3 ms");
 
 /* The first slot of the last job's answer (the stale-rkey fault). */
 static u64 ibpost_peer_prev_addr;
@@ -63,6 +73,35 @@ void ibpost_peer_caps(struct ibpost_job *job, struct ibpost_conn_caps *caps)
 				run->cm_port, run->cm_timeout_ms, caps);
 	if (p->fault & IBPOST_PEER_FAULT_VERSION)
 		p->hello.version = cpu_to_be16(99);
+	if (p->fault & IBPOST_PEER_FAULT_HELLO_FLAGS)
+		p->hello.flags = cpu_to_be16(1);
+	if (p->fault & IBPOST_PEER_FAULT_HELLO_TAIL) {
+		memcpy(p->priv, &p->hello, sizeof(p->hello));
+		memset(p->priv + sizeof(p->hello), 0xff,
+		       sizeof(p->priv) - sizeof(p->hello));
+		p->cp.priv = p->priv;
+		p->cp.priv_len = sizeof(p->priv);
+	}
+}
+
+/**
+ * ibpost_peer_hold() - the trickle fault: is it too early for the next WR?
+ * @job: a job (loopback jobs have no fault).
+ *
+ * Return: true to post nothing now.
+ */
+bool ibpost_peer_hold(struct ibpost_job *job)
+{
+	struct ibpost_peer *p = &job->peer;
+	u64 now;
+
+	if (likely(!(p->fault & IBPOST_PEER_FAULT_TRICKLE)))
+		return false;
+	now = ktime_get_ns();
+	if (now < p->t_next)
+		return true;
+	p->t_next = now + IBPOST_PEER_TRICKLE_NS;
+	return false;
 }
 
 /**
@@ -171,6 +210,13 @@ static const void *ibpost_peer_answer(struct ibpost_job *job, u16 type,
 				  min);
 		ret = -EPROTO;
 	}
+	/* The result names the connection the answer to the job named. */
+	if (!ret && type == IBPOST_WIRE_RESULT &&
+	    be32_to_cpu(h->conn) != job->peer.conn) {
+		ibpost_status_set(&job->run->status, IBPOST_R_PEER_PROTO,
+				  be32_to_cpu(h->conn), job->peer.conn);
+		ret = -EPROTO;
+	}
 	if (ret)
 		job->err = ret;
 	return h;
@@ -187,6 +233,8 @@ static u32 ibpost_peer_build_job(struct ibpost_job *job)
 	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_JOB, len, 0);
 	if (job->peer.fault & IBPOST_PEER_FAULT_MSG_VERSION)
 		m->hdr.version = cpu_to_be16(IBPOST_WIRE_VERSION + 1);
+	if (job->peer.fault & IBPOST_PEER_FAULT_JOB_CONN)
+		m->hdr.conn = cpu_to_be32(7);
 	m->op = cpu_to_be32(run->op);
 	m->flags = cpu_to_be32(run->flags & IBPOST_RUN_VERIFY ?
 			       IBPOST_WIRE_VERIFY : 0);
@@ -207,6 +255,11 @@ static u32 ibpost_peer_build_job(struct ibpost_job *job)
 	if (job->peer.fault & IBPOST_PEER_FAULT_LENGTH)
 		m->sge[0].length = cpu_to_be32(job->send_layout[0].length +
 					       IBPOST_SLOT_MAX);
+	/* 8 zero bytes more than the header says (the slot has room) */
+	if (job->peer.fault & IBPOST_PEER_FAULT_JOB_LENGTH) {
+		memset((u8 *)m + len, 0, 8);
+		return len + 8;
+	}
 	return len;
 }
 
@@ -300,7 +353,11 @@ int ibpost_peer_start(struct ibpost_job *job)
 		ibpost_job_fail(job, ret, IBPOST_R_NOMEM, IBPOST_STATUS_NONE);
 		return ret;
 	}
-	ret = ibpost_ctl_send(&p->ctl, ibpost_peer_build_job(job), false, 0);
+	if (p->fault & IBPOST_PEER_FAULT_FIN_FIRST)
+		ret = ibpost_ctl_send(&p->ctl, 0, true, 0);
+	if (!ret)
+		ret = ibpost_ctl_send(&p->ctl, ibpost_peer_build_job(job),
+				      false, 0);
 	if (ret) {
 		ibpost_job_fail(job, ret, IBPOST_R_POST, IBPOST_STATUS_NONE);
 		return ret;
@@ -317,6 +374,10 @@ int ibpost_peer_start(struct ibpost_job *job)
 			ibpost_peer_slots(job, m, len);
 	}
 	ibpost_ctl_release(&p->ctl, m, true);
+	/* the job again, while it runs: the server must end it */
+	if (!job->err && (p->fault & IBPOST_PEER_FAULT_JOB_TWICE) &&
+	    ibpost_ctl_send(&p->ctl, ibpost_peer_build_job(job), false, 0))
+		ibpost_job_fail(job, -EIO, IBPOST_R_POST, IBPOST_STATUS_NONE);
 	return job->err;
 }
 

@@ -217,6 +217,8 @@ static void ibpost_pump_kick(void *arg)
 		job->phase_end = sq->posted + 1;
 	if (sq->posted >= job->phase_end)
 		return;
+	if (unlikely(job->is_peer) && ibpost_peer_hold(job))
+		return;
 	n = (u32)min_t(u64, job->run->batch, job->phase_end - sq->posted);
 	if (ibpost_sq_room(sq) >= n && ibpost_recv_room(job) >= n)
 		ibpost_post_batch(job, n);

@@ -13,7 +13,6 @@
  * a keep-alive when the client has been quiet, so that a client that died
  * is noticed within the idle time.
  */
-#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/slab.h>
 
@@ -101,27 +100,6 @@ static void ibpost_sconn_wait_kick(void *arg)
 		sw->post_err = -EIO;
 }
 
-/*
- * Nothing completed: spin on while messages are arriving (a receive must
- * be reposted soon, or the client's SENDs meet receiver-not-ready), else
- * sleep: briefly for a job that receives, longer for one that does not
- * (its RDMA WRITEs and READs need nothing of this thread, and every
- * wake-up takes CPU time from the provider on the same machine).
- */
-static void ibpost_sconn_idle(void *arg)
-{
-	struct ibpost_sconn *sc = ((struct ibpost_sconn_wait *)arg)->sc;
-	bool recv = sc->target.buf.nslots && ibpost_op_has_recv(sc->op);
-
-	ibpost_softirq_flush();
-	if (recv && time_before(jiffies, sc->ep.t_reaped + msecs_to_jiffies(4)))
-		return;
-	if (recv)
-		usleep_range(50, 200);
-	else
-		usleep_range(500, 1000);
-}
-
 /* Poll until @done, a failure, @ms (0: none) or the idle time runs out. */
 static int ibpost_sconn_wait(struct ibpost_sconn *sc,
 			     bool (*done)(struct ibpost_sconn *sc), u32 ms,
@@ -135,7 +113,6 @@ static int ibpost_sconn_wait(struct ibpost_sconn *sc,
 		.done = ibpost_sconn_wait_done,
 		.stop = ibpost_sconn_wait_stop,
 		.kick = ibpost_sconn_wait_kick,
-		.idle = ibpost_sconn_idle,
 		.arg = &sw,
 		.deadline = ms ? jiffies + msecs_to_jiffies(ms) : 0,
 	};
@@ -147,19 +124,22 @@ static int ibpost_sconn_wait(struct ibpost_sconn *sc,
 	return ret;
 }
 
-static bool ibpost_sconn_have_msg(struct ibpost_sconn *sc)
-{
-	return sc->ctl.msg >= 0;
-}
-
 static bool ibpost_sconn_sent(struct ibpost_sconn *sc)
 {
 	return !sc->ctl.sends_out;
 }
 
+/* Before the job: the job, or a zero-byte message (refused). */
+static bool ibpost_sconn_have_job(struct ibpost_sconn *sc)
+{
+	return sc->ctl.msg >= 0 || READ_ONCE(sc->ctl.zcount);
+}
+
+/* While it runs: its fin, or a message on the control receive (refused). */
 static bool ibpost_sconn_have_fin(struct ibpost_sconn *sc)
 {
-	return sc->target.fin || sc->ctl.zcount;
+	return READ_ONCE(sc->target.fin) || READ_ONCE(sc->ctl.zcount) ||
+	       READ_ONCE(sc->ctl.msg) >= 0;
 }
 
 static bool ibpost_sconn_never(struct ibpost_sconn *sc)
@@ -273,11 +253,11 @@ static int ibpost_sconn_job(struct ibpost_sconn *sc, struct ibpost_status *st)
 	u32 len;
 	int ret;
 
+	/* A zero-byte message came first: no job to take it as the fin of. */
+	if (READ_ONCE(sc->ctl.zcount))
+		return ibpost_wire_order_check(false, NULL, 0, st);
 	m = ibpost_ctl_take(&sc->ctl, &len);
-	ret = ibpost_wire_hdr_check(&m->hdr, len, IBPOST_WIRE_JOB, st);
-	if (!ret && len < sizeof(*m))
-		ret = ibpost_sconn_fail(st, -EPROTO, IBPOST_R_PEER_PROTO, len,
-					sizeof(*m));
+	ret = ibpost_wire_job_check(m, len, st);
 	if (!ret)
 		ret = ibpost_sconn_counts(sc, m, len, st);
 	if (ret)
@@ -378,7 +358,12 @@ static void ibpost_sconn_check_writes(struct ibpost_sconn *sc)
 	}
 }
 
-static int ibpost_sconn_result(struct ibpost_sconn *sc,
+/*
+ * The account of the job: what arrived, or (@err) why the server ended it
+ * (@why).
+ */
+static int ibpost_sconn_result(struct ibpost_sconn *sc, int err,
+			       const struct ibpost_status *why,
 			       struct ibpost_status *st)
 {
 	struct ibpost_wire_result *m = ibpost_ctl_sbuf(&sc->ctl);
@@ -386,11 +371,16 @@ static int ibpost_sconn_result(struct ibpost_sconn *sc,
 	struct ibpost_status none = {};
 	int ret;
 
-	if (sc->op == IBPOST_OP_WRITE && ibpost_sconn_verify(sc))
+	/* A keep-alive in flight: its completion would race our count. */
+	ret = ibpost_sconn_wait(sc, ibpost_sconn_sent, IBPOST_SCONN_LINGER_MS,
+				false, st);
+	if (ret)
+		return ret;
+	if (!err && sc->op == IBPOST_OP_WRITE && ibpost_sconn_verify(sc))
 		ibpost_sconn_check_writes(sc);
 	memset(m, 0, sizeof(*m));
 	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_RESULT, sizeof(*m), sc->num);
-	ibpost_wire_st_put(&m->st, 0, &none);
+	ibpost_wire_st_put(&m->st, err, err ? why : &none);
 	m->msgs = cpu_to_be64(t->msgs);
 	m->bytes = cpu_to_be64(t->bytes);
 	m->verify_errors = cpu_to_be32(t->mm.count);
@@ -426,13 +416,33 @@ static void ibpost_sconn_teardown(struct ibpost_sconn *sc, bool qp_ok)
 	ibpost_dev_put(sc->dev);
 }
 
+/*
+ * A message on the control receive while the job runs (a second job, say):
+ * it took the receive the fin needed.  The job ends with the reason.
+ */
+static int ibpost_sconn_stray(struct ibpost_sconn *sc,
+			      struct ibpost_status *st)
+{
+	const void *m;
+	u32 len;
+	int ret;
+
+	m = ibpost_ctl_take(&sc->ctl, &len);
+	if (!m)
+		return 0;
+	ret = ibpost_wire_order_check(true, m, len, st);
+	ibpost_ctl_release(&sc->ctl, m, false);
+	return ret;
+}
+
 /* The client's job, from its description to the answer to its fin. */
 static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 			    bool *refused)
 {
+	struct ibpost_status none = {};
 	int ret;
 
-	ret = ibpost_sconn_wait(sc, ibpost_sconn_have_msg,
+	ret = ibpost_sconn_wait(sc, ibpost_sconn_have_job,
 				sc->srv->args.idle_ms, false, st);
 	if (ret)
 		return ret;
@@ -457,7 +467,14 @@ static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 	ret = ibpost_target_invalidate(&sc->target);
 	if (ret)
 		return ibpost_sconn_fail(st, ret, IBPOST_R_WC_ERROR, 0, 0);
-	return ibpost_sconn_result(sc, st);
+	ret = ibpost_sconn_stray(sc, st);
+	if (ret) {
+		*refused = true;
+		ibpost_srv_conn_event(sc, IBPOST_SRV_REFUSED, ret, st);
+		ibpost_sconn_result(sc, ret, st, &none);
+		return ret;
+	}
+	return ibpost_sconn_result(sc, 0, NULL, st);
 }
 
 /**

@@ -21,6 +21,7 @@
 #include <rdma/ib_cm.h>
 
 #include "abi.h"
+#include "allow.h"
 #include "live.h"
 #include "serve.h"
 
@@ -36,7 +37,7 @@ struct ibpost_srv_ev {
 	struct ibpost_serve_event ev;
 };
 
-static_assert(sizeof(struct ibpost_serve) == IBPOST_SERVE_SIZE_VER0);
+static_assert(sizeof(struct ibpost_serve) == IBPOST_SERVE_SIZE_VER1);
 
 /**
  * ibpost_srv_event() - queue an event for the file's owner.
@@ -168,35 +169,9 @@ static int ibpost_srv_hello(const struct rdma_cm_event *ev,
 	u32 max_rsge = min_t(u32, ibdev->attrs.max_recv_sge,
 			     IBPOST_WIRE_MAX_SGE);
 
-	if (ev->param.conn.private_data_len < sizeof(*h) ||
-	    !ev->param.conn.private_data) {
-		ibpost_status_set(st, IBPOST_R_PEER_PROTO,
-				  ev->param.conn.private_data_len, sizeof(*h));
-		return -EPROTO;
-	}
-	memcpy(h, ev->param.conn.private_data, sizeof(*h));
-	if (be32_to_cpu(h->magic) != IBPOST_WIRE_MAGIC) {
-		ibpost_status_set(st, IBPOST_R_PEER_PROTO,
-				  be32_to_cpu(h->magic), IBPOST_WIRE_MAGIC);
-		return -EPROTO;
-	}
-	if (be16_to_cpu(h->version) != IBPOST_WIRE_VERSION) {
-		ibpost_status_set(st, IBPOST_R_PEER_VERSION,
-				  be16_to_cpu(h->version), IBPOST_WIRE_VERSION);
-		return -EPROTO;
-	}
-	if (!h->depth || be32_to_cpu(h->depth) > IBPOST_WIRE_MAX_DEPTH) {
-		ibpost_status_set(st, IBPOST_R_DEPTH, be32_to_cpu(h->depth),
-				  IBPOST_WIRE_MAX_DEPTH);
-		return -EINVAL;
-	}
-	if (be32_to_cpu(h->recv_sge) > max_rsge) {
-		ibpost_status_set(st, IBPOST_R_NUM_SGE,
-				  be32_to_cpu(h->recv_sge), max_rsge);
-		st->wr = IBPOST_STATUS_RECV_WR;
-		return -EINVAL;
-	}
-	return 0;
+	return ibpost_wire_hello_check(ev->param.conn.private_data,
+				       ev->param.conn.private_data_len,
+				       max_rsge, h, st);
 }
 
 /* The connection's CQ and QP, sized by the hello, and its receives. */
@@ -209,7 +184,13 @@ static int ibpost_srv_qp(struct ibpost_sconn *sc)
 		.send_sge = 1,
 		.recv_wr = depth + IBPOST_CTL_RX,
 		.recv_sge = rsge,
-		.poll = IB_POLL_DIRECT,
+		/*
+		 * Handlers in softirq: receives are reposted as they complete
+		 * and the connection's thread sleeps until one wakes it (a
+		 * thread polling a CQ spins at 100 % of a CPU under a trickle
+		 * of messages, and a peer decides how fast they come).
+		 */
+		.poll = IB_POLL_SOFTIRQ,
 	};
 	struct ib_qp_init_attr init;
 	int ret;
@@ -294,6 +275,11 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 	struct ibpost_dev *dev;
 	int ret;
 
+	/* Who may connect, before a byte of what the client sent is read. */
+	if (!ibpost_allow_match(srv->allow, srv->nallow,
+				(struct sockaddr *)&id->route.addr.dst_addr))
+		return ibpost_srv_reject(id, -EACCES, IBPOST_R_PEER_DENIED,
+					 srv->nallow, 0);
 	ret = ibpost_srv_hello(ev, id->device, &h, &st);
 	if (ret)
 		return ibpost_srv_reject(id, ret, st.reason, st.value,
@@ -465,7 +451,8 @@ static int ibpost_serve_check(struct ibpost_serve *a, struct ibpost_status *st)
 		ibpost_status_set(st, IBPOST_R_FLAGS, a->flags, 0);
 		return -EINVAL;
 	}
-	if (!ibpost_mem_is_zero(a->reserved, sizeof(a->reserved))) {
+	if (!ibpost_mem_is_zero(a->reserved, sizeof(a->reserved)) ||
+	    a->reserved2) {
 		ibpost_status_set(st, IBPOST_R_RESERVED, 0, 0);
 		return -EINVAL;
 	}
@@ -543,6 +530,7 @@ static void ibpost_server_free(struct ibpost_server *srv)
 
 	list_for_each_entry_safe(e, tmp, &srv->events, node)
 		kfree(e);
+	kfree(srv->allow);
 	mutex_destroy(&srv->lock);
 	kfree(srv);
 }
@@ -596,7 +584,11 @@ static struct ibpost_server *ibpost_serve_get(struct file *file,
 		*err = -ENOMEM;
 		goto out;
 	}
-	*err = ibpost_srv_listen(srv, st);
+	*err = ibpost_allow_get(a, &srv->allow, st);
+	if (!*err) {
+		srv->nallow = a->nallow;
+		*err = ibpost_srv_listen(srv, st);
+	}
 	if (*err) {
 		ibpost_server_free(srv);
 		srv = NULL;

@@ -42,6 +42,8 @@ enum ibpost_srv_kind {
  * @nevents: their number.
  * @dropped: events dropped since the last one read.
  * @ev_wq: readers waiting for an event.
+ * @allow: networks clients may connect from (allow.c), NULL for any.
+ * @nallow: their number.
  */
 struct ibpost_server {
 	enum ibpost_srv_kind kind;
@@ -57,6 +59,8 @@ struct ibpost_server {
 	u32 nevents;
 	u32 dropped;
 	wait_queue_head_t ev_wq;
+	struct ibpost_serve_allow *allow;
+	u32 nallow;
 };
 
 /**

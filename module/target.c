@@ -283,14 +283,19 @@ static void ibpost_target_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			t->wc_status = wc->status;
 		if (t->failed)
 			t->failed(t, IBPOST_R_WC_ERROR, wc, msg);
+		ibpost_ep_wake(t->ep);
 		return;
 	}
 	if (unlikely(!wc->byte_len && wc->opcode == IB_WC_RECV &&
 		     (wc->wc_flags & IB_WC_WITH_IMM))) {
-		t->fin = true;
 		t->fin_imm = be32_to_cpu(wc->ex.imm_data);
+		WRITE_ONCE(t->fin, true);
+		/* a sleeping owner (softirq-polled endpoint) waits for it */
+		ibpost_ep_wake(t->ep);
 		return;
 	}
+	/* The owner's idle clock (a softirq-polled endpoint's handlers). */
+	WRITE_ONCE(t->ep->t_reaped, jiffies);
 	t->msgs++;
 	t->bytes += wc->byte_len;
 	if (t->d.verify)

@@ -109,7 +109,8 @@ for kind in test stock; do
 	mkdir -p "$gout"
 	# make check-long (IBPOST_CHECK_LONG=1): the long siw rows too.
 	tools/rig/boot.sh --kernel "$kind" --script tools/tests/guest-check.sh \
-		--out "$gout" --log "$out/console-$kind.log" --timeout 1800 \
+		--out "$gout" --log "$out/console-$kind.log" \
+		--timeout $((${IBPOST_CHECK_LONG:-0} == 1 ? 5400 : 1800)) \
 		--append "log_buf_len=8M watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=100 rig.long=${IBPOST_CHECK_LONG:-0}" \
 		>/dev/null 2>"$out/boot-$kind.err"
 	rc=$?
@@ -141,14 +142,14 @@ for kind in test stock; do
 	# Every suite must have reported (a module that failed to load would
 	# otherwise just be missing).
 	if [[ $kind == test ]]; then
-		for suite in ibpost_abi ibpost_sgl ibpost_sq ibpost_stats \
+		for suite in ibpost_abi ibpost_sgl ibpost_sq ibpost_stats ibpost_wire \
 			ibpost_rxe ibpost_session ibpost_siw; do
 			[[ -s $gout/kunit-$suite.ktap ]] ||
 				record fail "kunit suite $suite reported"
 		done
 	fi
 	# The test kernel has siw too: the same scripts on siw_lo (rows "siw: ").
-	tfiles=(integration badinput hardening session)
+	tfiles=(integration badinput hardening session serve)
 	[[ $kind == test ]] && tfiles+=(integration-siw)
 	[[ $kind == test && ${IBPOST_CHECK_LONG:-0} == 1 ]] &&
 		tfiles+=(badinput-siw hardening-siw session-siw)

@@ -90,6 +90,12 @@
  *	(IBPOST_DEV_WRITE_UNPLACED, iWARP), so a loopback WRITE cannot be
  *	verified at its completion; verify it with IBPOST_RUN_PINGPONG (the
  *	target waits for the data); @value is the run's flags.
+ * @IBPOST_R_PEER_ORDER: a message out of order on the wire: @value is the
+ *	type of the one that came (0: a zero-byte fin), @limit the type the
+ *	receiver waited for (0: the fin).
+ * @IBPOST_R_PEER_DENIED: the client's address is not in the server's
+ *	allow list (struct ibpost_serve.allow): @value is the number of
+ *	entries.
  * @IBPOST_R_MAX: number of codes (not a code).
  */
 enum ibpost_reason {
@@ -140,6 +146,8 @@ enum ibpost_reason {
 	IBPOST_R_CAP_IMM,
 	IBPOST_R_CAP_CM_ONLY,
 	IBPOST_R_CAP_WRITE_VERIFY,
+	IBPOST_R_PEER_ORDER,
+	IBPOST_R_PEER_DENIED,
 	IBPOST_R_MAX
 };
 
@@ -192,6 +200,8 @@ enum ibpost_reason {
 	[IBPOST_R_CAP_IMM] = "device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM)", \
 	[IBPOST_R_CAP_CM_ONLY] = "device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM)", \
 	[IBPOST_R_CAP_WRITE_VERIFY] = "device completes RDMA WRITE before the data is placed (IBPOST_DEV_WRITE_UNPLACED): verify WRITE with ping-pong", \
+	[IBPOST_R_PEER_ORDER] = "message out of order on the wire", \
+	[IBPOST_R_PEER_DENIED] = "client address not allowed by the server", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
@@ -623,6 +633,26 @@ struct ibpost_serve_event {
 	__u32 reserved[3];
 };
 
+/* Most entries of a server's allow list. */
+#define IBPOST_SERVE_ALLOW_MAX	64
+
+/**
+ * struct ibpost_serve_allow - one network clients may connect from.
+ * @addr: the network's address (network byte order, IPv4 in 4 bytes);
+ *	bits past @prefix are ignored.
+ * @family: AF_INET or AF_INET6.
+ * @prefix: bits of @addr that must match, at most 32 (AF_INET) or 128;
+ *	0 matches every address of @family.  An AF_INET entry also matches
+ *	IPv4-mapped IPv6 clients (::ffff:a.b.c.d).
+ * @reserved: zero.
+ */
+struct ibpost_serve_allow {
+	__u8 addr[16];
+	__u16 family;
+	__u8 prefix;
+	__u8 reserved[5];
+};
+
 /**
  * struct ibpost_serve - argument of IBPOST_IOC_SERVE.
  * @size: in: sizeof(struct ibpost_serve) as the caller knows it.
@@ -638,6 +668,14 @@ struct ibpost_serve_event {
  * @reserved: in: zero.
  * @status: out: refusal reason of the call.
  * @event: out: the next event.
+ * @allow: in: user pointer to @nallow struct ibpost_serve_allow: only
+ *	clients whose address is in one of them may connect (the others are
+ *	rejected with IBPOST_R_PEER_DENIED and an IBPOST_SRV_REFUSED event);
+ *	read once, when the server starts.  Appended in version 1
+ *	(IBPOST_SERVE_SIZE_VER1).
+ * @nallow: in: entries at @allow, at most IBPOST_SERVE_ALLOW_MAX; 0 (the
+ *	default) lets every address connect.
+ * @reserved2: in: zero.
  *
  * The first call on an open /dev/ibpost starts a server owned by that file
  * and returns its IBPOST_SRV_LISTEN event; each later call (same arguments)
@@ -657,10 +695,16 @@ struct ibpost_serve {
 	__u32 reserved[3];
 	struct ibpost_status status;
 	struct ibpost_serve_event event;
+	__u64 allow;
+	__u32 nallow;
+	__u32 reserved2;
 };
 
 #define IBPOST_SERVE_SIZE_VER0	(48 + 32 + 112)
+#define IBPOST_SERVE_SIZE_VER1	(IBPOST_SERVE_SIZE_VER0 + 16)
 
-#define IBPOST_IOC_SERVE	_IOWR(IBPOST_IOC_MAGIC, 0x03, struct ibpost_serve)
+/* The number encodes the size of the first version (the growth rule). */
+#define IBPOST_IOC_SERVE	_IOC(_IOC_READ | _IOC_WRITE, IBPOST_IOC_MAGIC, \
+				     0x03, IBPOST_SERVE_SIZE_VER0)
 
 #endif /* _UAPI_IBPOST_H */

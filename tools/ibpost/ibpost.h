@@ -44,6 +44,8 @@ bool net_parse_addr(const char *s, struct net_addr *a);
 const char *net_parse_hostport(const char *s, struct net_addr *a);
 const char *net_addr_str(char *buf, size_t len, unsigned int family,
 			 const unsigned char *addr);
+const char *net_parse_cidr(const char *s, struct net_addr *a,
+			   unsigned int *prefix);
 
 /* qps.c: several jobs at once, one thread and one CPU each */
 struct qp_job {

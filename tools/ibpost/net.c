@@ -27,6 +27,45 @@ bool net_parse_addr(const char *s, struct net_addr *a)
 	return false;
 }
 
+/*
+ * "ADDR[/PREFIX]" (IPv4 or IPv6; no prefix: the address alone) into @a and
+ * @prefix, the bits past the prefix cleared; the reason when it is not.
+ */
+const char *net_parse_cidr(const char *s, struct net_addr *a,
+			   unsigned int *prefix)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+	const char *slash = strchr(s, '/');
+	unsigned long v, max, i;
+	char *end;
+
+	if (strlen(s) >= sizeof(buf))
+		return "too long";
+	strcpy(buf, s);
+	if (slash)
+		buf[slash - s] = '\0';
+	if (!net_parse_addr(buf, a))
+		return "not an IPv4 or IPv6 address";
+	max = a->family == AF_INET ? 32 : 128;
+	if (!slash) {
+		*prefix = max;
+		return NULL;
+	}
+	if (slash[1] < '0' || slash[1] > '9')
+		return "the prefix is not a number";
+	errno = 0;
+	v = strtoul(slash + 1, &end, 10);
+	if (errno || *end)
+		return "the prefix is not a number";
+	if (v > max)
+		return a->family == AF_INET ? "the prefix is above 32" :
+		       "the prefix is above 128";
+	*prefix = v;
+	for (i = v; i < max; i++)
+		a->addr[i / 8] &= ~(0x80 >> (i % 8));
+	return NULL;
+}
+
 /* "1..65535" into @a->port; the reason when it is not. */
 static const char *parse_port(const char *s, struct net_addr *a)
 {

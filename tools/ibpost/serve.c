@@ -23,6 +23,9 @@ struct serve_opts {
 	unsigned int max_conns;
 	unsigned int idle_ms;
 	bool json;
+	/* --allow: who may connect (none given: every address) */
+	struct ibpost_serve_allow allow[IBPOST_SERVE_ALLOW_MAX];
+	unsigned int nallow;
 };
 
 static sig_atomic_t got_stop;
@@ -48,8 +51,8 @@ static bool stopping(void)
 void help_serve(FILE *f)
 {
 	fprintf(f,
-		"usage: %s serve [--addr ADDR] [--port P] [--max-conns N] [--idle MS]\n"
-		"         [--json]\n"
+		"usage: %s serve [--addr ADDR] [--port P] [--allow CIDR]... [--max-conns N]\n"
+		"         [--idle MS] [--json]\n"
 		"\n"
 		"Serve '%s run --connect' clients on other hosts from the kernel: listen\n"
 		"with rdma_cm and give each client the target QP, the receive buffers and\n"
@@ -60,6 +63,12 @@ void help_serve(FILE *f)
 		"      --addr ADDR      IPv4 or IPv6 address to listen on (default: every\n"
 		"                       address, IPv4 and IPv6)\n"
 		"      --port P         port to listen on (default %u)\n"
+		"      --allow CIDR     only clients from this network may connect, as\n"
+		"                       ADDR/PREFIX or ADDR alone, IPv4 or IPv6 (an IPv4\n"
+		"                       network also holds its IPv4-mapped IPv6 clients);\n"
+		"                       repeat it for more networks, up to %u.  Default:\n"
+		"                       every address.  Others are rejected:\n"
+		"                       \"%s\"\n"
 		"      --max-conns N    connections served at once (default 16, at most\n"
 		"                       256); more are rejected:\n"
 		"                       \"%s\"\n"
@@ -70,7 +79,9 @@ void help_serve(FILE *f)
 		"  -h, --help           this text\n"
 		"\n"
 		"One line per event on stdout:\n"
-		"  serve: listening on ADDR port P         (ADDR * for every address)\n"
+		"  serve: listening on ADDR port P, clients from NETS\n"
+		"                                          (ADDR * for every address; NETS\n"
+		"                                          the --allow networks, or any)\n"
 		"  conn N: connected from ADDR port P\n"
 		"  conn N: job OP size S depth D slots K\n"
 		"  conn N: refused: ERROR: REASON (value V, limit L)\n"
@@ -84,7 +95,9 @@ void help_serve(FILE *f)
 		"\n"
 		"Exit status: 0 stopped by SIGINT or SIGTERM, 1 the kernel refused or\n"
 		"serving stopped, 2 bad options.\n",
-		prog, prog, IBPOST_PEER_PORT, ctl_reason_str(IBPOST_R_PEER_BUSY));
+		prog, prog, IBPOST_PEER_PORT, IBPOST_SERVE_ALLOW_MAX,
+		ctl_reason_str(IBPOST_R_PEER_DENIED),
+		ctl_reason_str(IBPOST_R_PEER_BUSY));
 }
 
 static int serve_err(const char *opt, const char *arg, const char *why)
@@ -111,6 +124,27 @@ static int serve_num(const char *opt, const char *s, unsigned long max,
 	return 0;
 }
 
+/* One --allow network. */
+static int parse_allow(const char *arg, struct serve_opts *o)
+{
+	struct ibpost_serve_allow *al;
+	struct net_addr a;
+	unsigned int prefix;
+	const char *why;
+
+	if (o->nallow >= IBPOST_SERVE_ALLOW_MAX)
+		return serve_err("--allow", arg, "too many networks");
+	why = net_parse_cidr(arg, &a, &prefix);
+	if (why)
+		return serve_err("--allow", arg, why);
+	al = &o->allow[o->nallow++];
+	memset(al, 0, sizeof(*al));
+	memcpy(al->addr, a.addr, sizeof(al->addr));
+	al->family = a.family;
+	al->prefix = prefix;
+	return 0;
+}
+
 /* One option; 1 when --help was asked, -1 on a bad one. */
 static int parse_opt(int c, const char *arg, struct serve_opts *o)
 {
@@ -121,6 +155,8 @@ static int parse_opt(int c, const char *arg, struct serve_opts *o)
 		return serve_err("--addr", arg, "not an IPv4 or IPv6 address");
 	case 'p':
 		return serve_num("--port", arg, 65535, &o->port);
+	case 'a':
+		return parse_allow(arg, o);
 	case 'm':
 		return serve_num("--max-conns", arg, UINT32_MAX, &o->max_conns);
 	case 'i':
@@ -144,6 +180,8 @@ static void fill_serve(const struct serve_opts *o, struct ibpost_serve *sv)
 	sv->port = o->port;
 	sv->max_conns = o->max_conns;
 	sv->idle_ms = o->idle_ms;
+	sv->allow = (uintptr_t)o->allow;
+	sv->nallow = o->nallow;
 }
 
 static bool all_zero(const unsigned char *p, size_t len)
@@ -164,6 +202,25 @@ static const char *listen_str(char *buf, size_t len, const struct serve_opts *o,
 	    (o->addr.family == AF_INET6 && all_zero(o->addr.addr, 16)))
 		return "*";
 	return net_addr_str(buf, len, o->addr.family, o->addr.addr);
+}
+
+/* The --allow networks, space-separated, or "any". */
+static const char *allow_str(char *buf, size_t len, const struct serve_opts *o)
+{
+	char a[INET6_ADDRSTRLEN];
+	size_t used = 0;
+	unsigned int i;
+
+	if (!o->nallow)
+		return "any";
+	buf[0] = '\0';
+	for (i = 0; i < o->nallow && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s/%u",
+				 i ? " " : "",
+				 net_addr_str(a, sizeof(a), o->allow[i].family,
+					      o->allow[i].addr),
+				 o->allow[i].prefix);
+	return buf;
 }
 
 static const char *peer_str(char *buf, size_t len,
@@ -212,11 +269,13 @@ static void text_event(const struct serve_opts *o,
 		       const struct ibpost_serve_event *e)
 {
 	char addr[INET6_ADDRSTRLEN], op[16];
+	char nets[IBPOST_SERVE_ALLOW_MAX * (INET6_ADDRSTRLEN + 5)];
 
 	switch (e->kind) {
 	case IBPOST_SRV_LISTEN:
-		printf("serve: listening on %s port %u\n",
-		       listen_str(addr, sizeof(addr), o, e), e->port);
+		printf("serve: listening on %s port %u, clients from %s\n",
+		       listen_str(addr, sizeof(addr), o, e), e->port,
+		       allow_str(nets, sizeof(nets), o));
 		break;
 	case IBPOST_SRV_CONNECT:
 		printf("conn %u: connected from %s port %u\n", e->conn,
@@ -264,6 +323,7 @@ static void json_event(const struct serve_opts *o,
 		       const struct ibpost_serve_event *e)
 {
 	char addr[INET6_ADDRSTRLEN], op[16];
+	char nets[IBPOST_SERVE_ALLOW_MAX * (INET6_ADDRSTRLEN + 5)];
 
 	printf("{\"kind\": \"%s\", \"conn\": %u, \"err\": %d", kind_str(e->kind),
 	       e->conn, e->err);
@@ -278,6 +338,8 @@ static void json_event(const struct serve_opts *o,
 	if (e->kind == IBPOST_SRV_LISTEN) {
 		printf(", \"addr\": ");
 		out_json_str(stdout, listen_str(addr, sizeof(addr), o, e));
+		printf(", \"allow\": ");
+		out_json_str(stdout, allow_str(nets, sizeof(nets), o));
 	}
 	printf(", \"peer\": ");
 	out_json_str(stdout, e->peer_family ? peer_str(addr, sizeof(addr), e) : "");
@@ -363,6 +425,7 @@ int cmd_serve(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "addr", required_argument, NULL, 'A' },
 		{ "port", required_argument, NULL, 'p' },
+		{ "allow", required_argument, NULL, 'a' },
 		{ "max-conns", required_argument, NULL, 'm' },
 		{ "idle", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },

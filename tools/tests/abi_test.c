@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,6 +300,52 @@ static void expect_serve(int fd, const char *name, struct ibpost_serve *a,
 		  want_reason, want_text);
 }
 
+/* The allow list (version 1): every entry checked before anything starts. */
+static void serve_allow_cases(int fd)
+{
+	struct ibpost_serve_allow al[2] = {};
+	struct ibpost_serve a;
+
+	al[0].family = AF_INET;
+	al[0].prefix = 24;
+	al[1].family = AF_INET6;
+	al[1].prefix = 64;
+	serve_base(&a);
+	a.allow = (uintptr_t)al;
+	a.nallow = IBPOST_SERVE_ALLOW_MAX + 1;
+	expect_serve(fd, "SERVE allow list above 64 entries", &a, EINVAL,
+		     R_COUNT);
+	serve_base(&a);
+	a.nallow = 1;
+	a.allow = 8;
+	expect_serve(fd, "SERVE allow list at a bad address", &a, EFAULT,
+		     R_FAULT);
+	serve_base(&a);
+	a.allow = (uintptr_t)al;
+	a.nallow = 2;
+	al[1].prefix = 129;
+	expect_serve(fd, "SERVE allow IPv6 prefix 129", &a, EINVAL, R_CM_ADDR);
+	al[1].prefix = 64;
+	al[0].prefix = 33;
+	expect_serve(fd, "SERVE allow IPv4 prefix 33", &a, EINVAL, R_CM_ADDR);
+	al[0].prefix = 24;
+	al[0].family = 99;
+	expect_serve(fd, "SERVE allow entry of family 99", &a, EINVAL,
+		     R_CM_ADDR);
+	al[0].family = AF_INET;
+	al[1].reserved[4] = 1;
+	expect_serve(fd, "SERVE allow entry reserved byte", &a, EINVAL,
+		     R_RESERVED);
+	serve_base(&a);
+	a.reserved2 = 1;
+	expect_serve(fd, "SERVE reserved2", &a, EINVAL, R_RESERVED);
+	serve_base(&a);
+	a.nallow = 0;
+	a.allow = 8;
+	expect_serve(fd, "SERVE allow pointer without entries", &a, EINVAL,
+		     R_CM_ADDR);
+}
+
 /* IBPOST_IOC_SERVE: each refusal starts nothing; then one real start. */
 static void serve_cases(int fd)
 {
@@ -327,6 +374,7 @@ static void serve_cases(int fd)
 	serve_base(&a);
 	a.idle_ms = 999;
 	expect_serve(fd, "SERVE idle below 1000 ms", &a, EINVAL, R_TIMEOUT);
+	serve_allow_cases(fd);
 	sfd = open(IBPOST_DEVICE_PATH, O_RDWR);
 	serve_base(&a);
 	expect_serve(sfd, "SERVE starts a listener", &a, 0, R_NONE);

@@ -2,7 +2,7 @@
 /*
  * fuzz: drive /dev/ibpost with random and mutated ioctls.
  *
- * usage: fuzz [-n ITERATIONS] [-s SEED] [-d DEVICE]
+ * usage: fuzz [-n ITERATIONS] [-t SECONDS] [-s SEED] [-d DEVICE]
  *
  * Each iteration picks a command (the real ones, neighbours with other
  * sizes or directions, or random numbers), builds an argument (a valid
@@ -11,10 +11,18 @@
  * Every call must succeed or fail with an errno from the documented set;
  * the kernel must stay silent (checked by the guest harness).  Prints the
  * seed first so a failure can be replayed; exits 1 on an unexpected errno.
+ *
+ * It stops after ITERATIONS (default 2000; 0 with -t: no limit), after
+ * SECONDS of wall time (-t, default none), or on SIGINT/SIGTERM, and in
+ * each case prints its summary: iterations, why it stopped, and how many
+ * calls ended with each errno (0 for success).  Exit status: 0, 1 on an
+ * unexpected errno, 3 when stopped by a signal.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,13 +224,62 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
+static sig_atomic_t stop_sig;
+
+static void on_stop(int sig)
+{
+	__atomic_store_n(&stop_sig, sig, __ATOMIC_RELAXED);
+}
+
+static int stopped(void)
+{
+	return __atomic_load_n(&stop_sig, __ATOMIC_RELAXED);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Errnos are below this; one count for any other value. */
+#define NERR	160
+
+/* The summary: iterations, why the loop ended, calls per errno. */
+static void summary(unsigned long long done, const char *why, double secs,
+		    const unsigned long long *per_errno, int bad)
+{
+	const char *name;
+	int e;
+
+	printf("fuzz: %s after %llu iterations in %.1f s (%.0f/s): %d unexpected\n",
+	       why, done, secs, secs > 0 ? done / secs : 0.0, bad);
+	printf("fuzz: outcomes:");
+	for (e = 0; e <= NERR; e++) {
+		if (!per_errno[e])
+			continue;
+		name = e == 0 ? "ok" : e == NERR ? "other" : strerrorname_np(e);
+		printf(" %s %llu", name ? name : "?", per_errno[e]);
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibpost_dev_attr *recs;
 	unsigned long long iters = 2000, seed = 0, i, counts[3] = {};
+	unsigned long long per_errno[NERR + 1] = {};
+	unsigned long budget = 0;
+	const char *why = "done";
+	bool iters_set = false;
+	double t0;
 	const char *dev = "rxe_lo";
 	struct itimerval it = { { 0, 100000 }, { 0, 100000 } };
 	struct sigaction sa = { .sa_handler = on_alarm };
+	struct sigaction sst = { .sa_handler = on_stop };
 	union {
 		struct ibpost_run run;
 		struct ibpost_dev_list list;
@@ -230,10 +287,14 @@ int main(int argc, char **argv)
 	} arg;
 	int fd, c, bad = 0;
 
-	while ((c = getopt(argc, argv, "n:s:d:")) != -1) {
+	while ((c = getopt(argc, argv, "n:t:s:d:")) != -1) {
 		switch (c) {
 		case 'n':
 			iters = strtoull(optarg, NULL, 0);
+			iters_set = true;
+			break;
+		case 't':
+			budget = strtoul(optarg, NULL, 0);
 			break;
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -242,14 +303,18 @@ int main(int argc, char **argv)
 			dev = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: fuzz [-n ITERS] [-s SEED] [-d DEV]\n");
+			fprintf(stderr, "usage: fuzz [-n ITERS] [-t SECONDS] [-s SEED] [-d DEV]\n");
 			return 2;
 		}
 	}
+	/* A budget alone: as many iterations as fit in it. */
+	if (budget && !iters_set)
+		iters = 0;
 	if (!seed)
 		seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
 	rng = seed | 1;
-	printf("fuzz: seed %llu, %llu iterations, device %s\n", seed, iters, dev);
+	printf("fuzz: seed %llu, %llu iterations (0: no limit), budget %lu s (0: none), device %s\n",
+	       seed, iters, budget, dev);
 	fflush(stdout);
 	fd = open(IBPOST_DEVICE_PATH, O_RDWR);
 	if (fd < 0) {
@@ -265,9 +330,12 @@ int main(int argc, char **argv)
 	}
 	recs = (struct ibpost_dev_attr *)arena;
 	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART: ioctl gets EINTR */
+	sigaction(SIGINT, &sst, NULL);
+	sigaction(SIGTERM, &sst, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
+	t0 = now_s();
 
-	for (i = 0; i < iters; i++) {
+	for (i = 0; !iters || i < iters; i++) {
 		unsigned long cmd = pick_cmd();
 		void *p = &arg;
 		int ret, e;
@@ -292,6 +360,15 @@ int main(int argc, char **argv)
 			mutate(&arg, rnd() % 3 ? sizeof(arg.run) : sizeof(arg.list));
 			break;
 		}
+		if (stopped()) {
+			why = stopped() == SIGINT ? "stopped by SIGINT" :
+			      "stopped by SIGTERM";
+			break;
+		}
+		if (budget && now_s() - t0 >= budget) {
+			why = "stopped by the time budget";
+			break;
+		}
 		if (cmd == IBPOST_IOC_DEV_LIST && p == &arg)
 			sanitize_records(&arg.list);
 		/* Bound real transfers: a few WRs, or a short duration. */
@@ -300,6 +377,7 @@ int main(int argc, char **argv)
 		ret = ioctl(fd, cmd, p);
 		e = ret ? errno : 0;
 		counts[e == 0 ? 0 : e == EINTR ? 1 : 2]++;
+		per_errno[e >= 0 && e < NERR ? e : NERR]++;
 		if (!allowed(e)) {
 			printf("fuzz: iteration %llu: cmd 0x%lx returned errno %d (%s)\n",
 			       i, cmd, e, strerror(e));
@@ -312,5 +390,8 @@ int main(int argc, char **argv)
 	close(fd);
 	printf("fuzz: done: %llu ok, %llu interrupted, %llu refused, %d unexpected\n",
 	       counts[0], counts[1], counts[2], bad);
-	return bad ? 1 : 0;
+	summary(i, why, now_s() - t0, per_errno, bad);
+	if (bad)
+		return 1;
+	return stopped() ? 3 : 0;
 }

@@ -58,6 +58,7 @@ tools/tests/integration.sh || rc=1
 tools/tests/badinput.sh || rc=1
 tools/tests/hardening.sh || rc=1
 tools/tests/session.sh || rc=1
+tools/tests/serve.sh || rc=1
 if [[ $IBPOST_KERNEL == test ]] && modinfo -n siw >/dev/null 2>&1; then
 	# Only siw devices from here on.
 	rdma link del rxe_lo 2>/dev/null

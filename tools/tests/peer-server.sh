@@ -63,7 +63,7 @@ if ((src == 0)) && grep -qx 'serve: stopping' "$LOG"; then
 else
 	t_fail "serve ends on SIGINT with status 0 and says so" "exit $src"
 fi
-t_check "it listened on every address, port 18520" grep -qx 'serve: listening on \* port 18520' "$LOG"
+t_check "it listened on every address, port 18520, clients from any" grep -qx 'serve: listening on \* port 18520, clients from any' "$LOG"
 n=$(grep -c ': done: ' "$LOG")
 t_check "jobs served to the end (at least 12: $n)" test "$n" -ge 12
 bad=$(grep ': done: ' "$LOG" | grep -vc ' 0 verify errors')

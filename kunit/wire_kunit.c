@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: what a peer sends `ibpost serve`, checked (module/wirechk.c), and
+ * who may connect (module/allow.c).  Every malformed case the server must
+ * refuse, with its reason, value and limit, and the well-formed ones it
+ * must take.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/inet.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/socket.h>
+
+#include "allow.h"
+#include "ctl.h"
+
+/* ---- the hello (connect private data) ---- */
+
+/* RoCE pads private data to this (IB CM REQ less the rdma_cm header). */
+#define PRIV_ROCE	56
+
+struct hello_case {
+	const char *name;
+	u32 len;		/* bytes that arrived */
+	u32 magic, version, flags, depth, recv_sge;
+	u32 tail_off;		/* a non-zero byte here (0: none) */
+	int err;
+	u32 reason;
+	u64 value, limit;
+};
+
+#define MG	IBPOST_WIRE_MAGIC
+#define VER	IBPOST_WIRE_VERSION
+
+static const struct hello_case hello_cases[] = {
+	{ "16 bytes, well formed", 16, MG, VER, 0, 64, 2, 0, 0, IBPOST_R_NONE },
+	{ "56 bytes of RoCE, zero padding", PRIV_ROCE, MG, VER, 0, 4096, 0, 0, 0,
+	  IBPOST_R_NONE },
+	{ "flags 1", 16, MG, VER, 1, 64, 0, 0, -EPROTO, IBPOST_R_FLAGS, 1, 0 },
+	{ "flags 0x8000 in RoCE padding", PRIV_ROCE, MG, VER, 0x8000, 64, 0, 0,
+	  -EPROTO, IBPOST_R_FLAGS, 0x8000, 0 },
+	{ "12 bytes", 12, MG, VER, 0, 64, 0, 0, -EPROTO, IBPOST_R_PEER_PROTO, 12,
+	  16 },
+	{ "0 bytes", 0, MG, VER, 0, 64, 0, 0, -EPROTO, IBPOST_R_PEER_PROTO, 0,
+	  16 },
+	{ "a byte past the hello (offset 16)", PRIV_ROCE, MG, VER, 0, 64, 0, 16,
+	  -EPROTO, IBPOST_R_PEER_PROTO, 16, 16 },
+	{ "the last padding byte", PRIV_ROCE, MG, VER, 0, 64, 0, PRIV_ROCE - 1,
+	  -EPROTO, IBPOST_R_PEER_PROTO, PRIV_ROCE - 1, 16 },
+	{ "20 bytes, garbage tail", 20, MG, VER, 0, 64, 0, 19, -EPROTO,
+	  IBPOST_R_PEER_PROTO, 19, 16 },
+	{ "bad magic", 16, 0x12345678, VER, 0, 64, 0, 0,
+	  -EPROTO, IBPOST_R_PEER_PROTO, 0x12345678, IBPOST_WIRE_MAGIC },
+	{ "version 2", 16, MG, 2, 0, 64, 0, 0, -EPROTO,
+	  IBPOST_R_PEER_VERSION, 2, IBPOST_WIRE_VERSION },
+	{ "depth 0", 16, MG, VER, 0, 0, 0, 0, -EINVAL, IBPOST_R_DEPTH, 0,
+	  IBPOST_WIRE_MAX_DEPTH },
+	{ "depth 4097", 16, MG, VER, 0, IBPOST_WIRE_MAX_DEPTH + 1, 0, 0, -EINVAL,
+	  IBPOST_R_DEPTH, IBPOST_WIRE_MAX_DEPTH + 1, IBPOST_WIRE_MAX_DEPTH },
+	{ "recv_sge above the device's 4", 16, MG, VER, 0, 64, 5, 0, -EINVAL,
+	  IBPOST_R_NUM_SGE, 5, 4 },
+};
+
+static void hello_desc(const struct hello_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(hello, hello_cases, hello_desc);
+
+static void ibpost_wire_hello_test(struct kunit *test)
+{
+	const struct hello_case *c = test->param_value;
+	struct ibpost_wire_hello *w, h = {};
+	struct ibpost_status st = {};
+	u8 buf[PRIV_ROCE] = {};
+	int ret;
+
+	w = (void *)buf;
+	w->magic = cpu_to_be32(c->magic);
+	w->version = cpu_to_be16(c->version);
+	w->flags = cpu_to_be16(c->flags);
+	w->depth = cpu_to_be32(c->depth);
+	w->recv_sge = cpu_to_be32(c->recv_sge);
+	if (c->tail_off)
+		buf[c->tail_off] = 0xa5;
+	ret = ibpost_wire_hello_check(buf, c->len, 4, &h, &st);
+	KUNIT_EXPECT_EQ(test, ret, c->err);
+	KUNIT_EXPECT_EQ(test, st.reason, c->reason);
+	if (c->err) {
+		KUNIT_EXPECT_EQ(test, st.value, c->value);
+		KUNIT_EXPECT_EQ(test, st.limit, c->limit);
+	} else {
+		KUNIT_EXPECT_EQ(test, be32_to_cpu(h.depth), c->depth);
+		KUNIT_EXPECT_EQ(test, be32_to_cpu(h.recv_sge), c->recv_sge);
+	}
+}
+
+static void ibpost_wire_hello_null_test(struct kunit *test)
+{
+	struct ibpost_wire_hello h;
+	struct ibpost_status st = {};
+
+	KUNIT_EXPECT_EQ(test, ibpost_wire_hello_check(NULL, 56, 4, &h, &st),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_PEER_PROTO);
+	KUNIT_EXPECT_EQ(test, st.value, 0ULL);
+}
+
+/* ---- the job message's envelope ---- */
+
+struct job_case {
+	const char *name;
+	u32 arrived;		/* bytes that arrived */
+	u32 hdr_len;		/* the header's length */
+	u32 conn;
+	u16 type;
+	int err;
+	u32 reason;
+	u64 value, limit;
+};
+
+/* A job with one send SGE. */
+#define JOB1	((u32)struct_size((struct ibpost_wire_job *)NULL, sge, 1))
+#define JOB0	((u32)sizeof(struct ibpost_wire_job))
+#define HDR	((u32)sizeof(struct ibpost_wire_hdr))
+
+static const struct job_case job_cases[] = {
+	{ "well formed", JOB1, JOB1, 0, IBPOST_WIRE_JOB, 0, IBPOST_R_NONE },
+	{ "conn 7 from the client", JOB1, JOB1, 7, IBPOST_WIRE_JOB, -EPROTO,
+	  IBPOST_R_PEER_PROTO, 7, 0 },
+	{ "conn 0xffffffff", JOB1, JOB1, 0xffffffff, IBPOST_WIRE_JOB, -EPROTO,
+	  IBPOST_R_PEER_PROTO, 0xffffffff, 0 },
+	{ "8 bytes more than the header says", JOB1 + 8, JOB1, 0,
+	  IBPOST_WIRE_JOB, -EPROTO, IBPOST_R_PEER_PROTO, JOB1, JOB1 + 8 },
+	{ "header says 8 bytes more", JOB1, JOB1 + 8, 0, IBPOST_WIRE_JOB,
+	  -EPROTO, IBPOST_R_PEER_PROTO, JOB1 + 8, JOB1 },
+	{ "header length 0", JOB1, 0, 0, IBPOST_WIRE_JOB, -EPROTO,
+	  IBPOST_R_PEER_PROTO, 0, JOB1 },
+	{ "only a header", HDR, HDR, 0, IBPOST_WIRE_JOB, -EPROTO,
+	  IBPOST_R_PEER_PROTO, HDR, JOB0 },
+	{ "shorter than a header", HDR - 1, HDR - 1, 0, IBPOST_WIRE_JOB,
+	  -EPROTO, IBPOST_R_PEER_PROTO, HDR - 1, HDR },
+	{ "a result instead", JOB1, JOB1, 0, IBPOST_WIRE_RESULT, -EPROTO,
+	  IBPOST_R_PEER_PROTO, IBPOST_WIRE_RESULT, IBPOST_WIRE_JOB },
+};
+
+static void job_desc(const struct job_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(job, job_cases, job_desc);
+
+static void ibpost_wire_job_test(struct kunit *test)
+{
+	const struct job_case *c = test->param_value;
+	struct ibpost_status st = {};
+	struct ibpost_wire_job *m;
+
+	m = kunit_kzalloc(test, JOB1 + 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, m);
+	ibpost_wire_hdr_init(&m->hdr, c->type, c->hdr_len, c->conn);
+	m->num_sge = cpu_to_be32(1);
+	KUNIT_EXPECT_EQ(test, ibpost_wire_job_check(m, c->arrived, &st),
+			c->err);
+	KUNIT_EXPECT_EQ(test, st.reason, c->reason);
+	KUNIT_EXPECT_EQ(test, st.value, c->value);
+	KUNIT_EXPECT_EQ(test, st.limit, c->limit);
+}
+
+/* ---- the order of control messages ---- */
+
+static void ibpost_wire_order_test(struct kunit *test)
+{
+	struct ibpost_wire_hdr h;
+	struct ibpost_status st = {};
+
+	/* A zero-byte message before any job is not its fin. */
+	KUNIT_EXPECT_EQ(test, ibpost_wire_order_check(false, NULL, 0, &st),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_PEER_ORDER);
+	KUNIT_EXPECT_EQ(test, st.value, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.limit, (u64)IBPOST_WIRE_JOB);
+	/* A second job while one runs. */
+	memset(&st, 0, sizeof(st));
+	ibpost_wire_hdr_init(&h, IBPOST_WIRE_JOB, JOB1, 0);
+	KUNIT_EXPECT_EQ(test, ibpost_wire_order_check(true, &h, JOB1, &st),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_PEER_ORDER);
+	KUNIT_EXPECT_EQ(test, st.value, (u64)IBPOST_WIRE_JOB);
+	KUNIT_EXPECT_EQ(test, st.limit, 0ULL);
+	/* Three bytes while one runs: its length stands for a type. */
+	memset(&st, 0, sizeof(st));
+	KUNIT_EXPECT_EQ(test, ibpost_wire_order_check(true, &h, 3, &st),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, st.value, 3ULL);
+	/* What may come: the job first, then the fin. */
+	memset(&st, 0, sizeof(st));
+	KUNIT_EXPECT_EQ(test, ibpost_wire_order_check(false, &h, JOB1, &st),
+			0);
+	KUNIT_EXPECT_EQ(test, ibpost_wire_order_check(true, NULL, 0, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_NONE);
+}
+
+/* ---- who may connect ---- */
+
+/* May a client of address @a (IPv4 or IPv6 text) connect? */
+static noinline bool allowed(const struct ibpost_serve_allow *al, u32 n,
+			     const char *a)
+{
+	struct sockaddr_storage ss = {};
+	struct sockaddr_in6 *in6 = (void *)&ss;
+	struct sockaddr_in *in4 = (void *)&ss;
+
+	if (strchr(a, ':')) {
+		in6->sin6_family = AF_INET6;
+		in6_pton(a, -1, in6->sin6_addr.s6_addr, -1, NULL);
+	} else {
+		in4->sin_family = AF_INET;
+		in4_pton(a, -1, (u8 *)&in4->sin_addr, -1, NULL);
+	}
+	return ibpost_allow_match(al, n, (struct sockaddr *)&ss);
+}
+
+static void ibpost_allow_match_test(struct kunit *test)
+{
+	struct ibpost_serve_allow al[3] = {};
+
+	in4_pton("192.0.2.0", -1, al[0].addr, -1, NULL);
+	al[0].family = AF_INET;
+	al[0].prefix = 24;
+	in6_pton("fd00:192::", -1, al[1].addr, -1, NULL);
+	al[1].family = AF_INET6;
+	al[1].prefix = 64;
+	in4_pton("198.51.100.7", -1, al[2].addr, -1, NULL);
+	al[2].family = AF_INET;
+	al[2].prefix = 32;
+
+	/* No list: anyone. */
+	KUNIT_EXPECT_TRUE(test, allowed(al, 0, "203.0.113.1"));
+	KUNIT_EXPECT_TRUE(test, allowed(al, 3, "192.0.2.1"));
+	KUNIT_EXPECT_TRUE(test, allowed(al, 3, "192.0.2.255"));
+	KUNIT_EXPECT_FALSE(test, allowed(al, 3, "192.0.3.1"));
+	KUNIT_EXPECT_TRUE(test, allowed(al, 3, "198.51.100.7"));
+	KUNIT_EXPECT_FALSE(test, allowed(al, 3, "198.51.100.6"));
+	KUNIT_EXPECT_TRUE(test, allowed(al, 3, "fd00:192::2"));
+	KUNIT_EXPECT_TRUE(test, allowed(al, 3, "fd00:192::ffff:1"));
+	KUNIT_EXPECT_FALSE(test, allowed(al, 3, "fd00:193::2"));
+	/* An IPv4 client seen through an IPv6 listener. */
+	KUNIT_EXPECT_TRUE(test, allowed(al, 3, "::ffff:192.0.2.9"));
+	KUNIT_EXPECT_FALSE(test, allowed(al, 3, "::ffff:10.0.0.1"));
+	/* Only the IPv6 entry: no IPv4 client. */
+	KUNIT_EXPECT_FALSE(test, allowed(&al[1], 1, "192.0.2.1"));
+	/* A prefix that is not a multiple of 8. */
+	al[0].prefix = 23;
+	KUNIT_EXPECT_TRUE(test, allowed(al, 1, "192.0.3.1"));
+	KUNIT_EXPECT_FALSE(test, allowed(al, 1, "192.0.4.1"));
+	/* Prefix 0: every address of the family. */
+	al[0].prefix = 0;
+	KUNIT_EXPECT_TRUE(test, allowed(al, 1, "203.0.113.1"));
+	KUNIT_EXPECT_FALSE(test, allowed(al, 1, "fd00:193::2"));
+}
+
+static void ibpost_allow_check_test(struct kunit *test)
+{
+	struct ibpost_serve_allow al[2] = {};
+	struct ibpost_status st = {};
+
+	al[0].family = AF_INET;
+	al[0].prefix = 32;
+	al[1].family = AF_INET6;
+	al[1].prefix = 128;
+	KUNIT_EXPECT_EQ(test, ibpost_allow_check(al, 2, &st), 0);
+	al[1].prefix = 129;
+	KUNIT_EXPECT_EQ(test, ibpost_allow_check(al, 2, &st), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_CM_ADDR);
+	KUNIT_EXPECT_EQ(test, st.value, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.limit, 128ULL);
+	al[1].prefix = 64;
+	al[0].prefix = 33;
+	KUNIT_EXPECT_EQ(test, ibpost_allow_check(al, 2, &st), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st.value, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.limit, 32ULL);
+	al[0].prefix = 8;
+	al[0].family = AF_UNIX;
+	KUNIT_EXPECT_EQ(test, ibpost_allow_check(al, 2, &st), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_CM_ADDR);
+	al[0].family = AF_INET;
+	al[1].reserved[0] = 1;
+	KUNIT_EXPECT_EQ(test, ibpost_allow_check(al, 2, &st), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_RESERVED);
+	KUNIT_EXPECT_EQ(test, st.value, 1ULL);
+}
+
+static struct kunit_case ibpost_wire_cases[] = {
+	KUNIT_CASE_PARAM(ibpost_wire_hello_test, hello_gen_params),
+	KUNIT_CASE(ibpost_wire_hello_null_test),
+	KUNIT_CASE_PARAM(ibpost_wire_job_test, job_gen_params),
+	KUNIT_CASE(ibpost_wire_order_test),
+	KUNIT_CASE(ibpost_allow_match_test),
+	KUNIT_CASE(ibpost_allow_check_test),
+	{}
+};
+
+static struct kunit_suite ibpost_wire_suite = {
+	.name = "ibpost_wire",
+	.test_cases = ibpost_wire_cases,
+};
+
+kunit_test_suite(ibpost_wire_suite);
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

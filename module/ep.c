@@ -8,8 +8,9 @@
  * that tells its caller how many WRs of a chain the provider took, one
  * "poll until a condition, a stop or a deadline", and one rule for error
  * completions during teardown (a flush while draining is not an error).
- * Endpoints polled from softirq (sessions) take their CQ from the device's
- * CQ pool; the others are polled by their owner's thread.
+ * Endpoints polled from softirq (sessions) or a workqueue (served
+ * connections) take their CQ from the device's CQ pool; the others are
+ * polled by their owner's thread.
  */
 #include <linux/bottom_half.h>
 #include <linux/delay.h>
@@ -226,7 +227,7 @@ static int ibpost_ep_round(const struct ibpost_ep_wait *w)
 		}
 	}
 	if (!direct) {
-		/* Softirq polls the CQ; its handlers wake us. */
+		/* Softirq or a workqueue polls the CQ; its handlers wake us. */
 		wait_event_timeout(w->ep[0]->wq, w->done(w->arg),
 				   msecs_to_jiffies(10));
 		return 1;
@@ -239,8 +240,9 @@ static int ibpost_ep_round(const struct ibpost_ep_wait *w)
  * @w: endpoints, condition, stop test, work per round and deadline.
  *
  * Each round checks @w->done, then @w->stop and the deadline, does
- * @w->kick, and reaps the endpoints' CQs (a softirq-polled endpoint is
- * waited on instead, woken by ibpost_ep_wake()).  A busy or idle round
+ * @w->kick, and reaps the endpoints' CQs (an endpoint polled in softirq
+ * or a workqueue is waited on instead, up to 10 ms, woken by
+ * ibpost_ep_wake()).  A busy or idle round
  * ends with cond_resched(): the wait never hogs the CPU.  Once nothing
  * has completed for a scheduler tick, idle rounds also sleep briefly:
  * providers that do their work in kernel threads (siw's transmit and
@@ -310,7 +312,8 @@ void ibpost_ep_credit_give(struct ibpost_ep *ep, u32 n)
 }
 
 /**
- * ibpost_ep_wake() - wake a waiter of a softirq-polled endpoint.
+ * ibpost_ep_wake() - wake a waiter of an endpoint polled in softirq or a
+ *	workqueue.
  * @ep: the endpoint.
  *
  * A completion was handled: @ep->t_reaped notes it, as ibpost_ep_poll()

@@ -23,7 +23,8 @@
  * @recv_sge: SGEs per receive WR (at least 1 is asked for).
  * @rdma_ctxs: rdma_rw contexts the QP must support (0: none).
  * @poll: IB_POLL_DIRECT (the owner polls, ibpost_ep_poll_until()) or
- *	IB_POLL_SOFTIRQ (handlers run in softirq; the CQ comes from the
+ *	IB_POLL_SOFTIRQ or IB_POLL_WORKQUEUE (handlers run in softirq or
+ *	a workqueue, they wake the owner; the CQ comes from the
  *	device's CQ pool).
  */
 struct ibpost_ep_caps {
@@ -48,14 +49,15 @@ struct ibpost_ep_caps {
  * @cm_id: the rdma_cm id owning @qp, or NULL for a QP connected directly.
  * @cm_ctx: its event context (cm.c), freed with the id.
  * @granted: caps the provider granted, less the drain slots.
- * @wq: woken by ibpost_ep_wake(): waits on a softirq-polled endpoint.
+ * @wq: woken by ibpost_ep_wake(): waits on an endpoint whose handlers run
+ *	in softirq or a workqueue.
  * @credit: send-queue slots not taken (ibpost_ep_credit_take()).
  * @bh_post: post with bottom halves off (the owner's thread posts and
  *	polls; a software provider's deferred work then runs at once).
  * @draining: teardown started: flush completions are not errors.
  * @lost: the connection ended (rdma_cm disconnect or device removal).
  * @t_reaped: jiffies when a completion was last reaped: by
- *	ibpost_ep_poll(), or on a softirq-polled endpoint by a handler
+ *	ibpost_ep_poll(), or where handlers run in softirq or a workqueue
  *	(ibpost_ep_wake(); a target's data receives note it themselves).
  * @wc_status: first error completion (IB_WC_SUCCESS: none).
  * @wc_vendor: its vendor error.

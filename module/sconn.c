@@ -2,8 +2,11 @@
 /*
  * ibpost: one served connection, from the client's job to its result.
  *
- * Each connection has its own thread, which polls the connection's CQ.
- * The job the client describes is checked against the server's own limits
+ * Each connection has its own thread, which sleeps while the connection's
+ * CQ is polled in a workqueue: its handlers repost receives, count and
+ * check what arrived, and wake the thread for what it waits on (a control
+ * message, the fin, an error).  A peer's pace costs the server the work
+ * of each message, not a CPU spinning between them.  The job the client describes is checked against the server's own limits
  * before anything is allocated for it: every count, length and offset
  * comes from another host.  The slots the client may touch are registered
  * for this job alone, with only the access its opcode needs, and
@@ -62,10 +65,11 @@ static int ibpost_sconn_wait_stop(void *arg)
 {
 	struct ibpost_sconn_wait *sw = arg;
 	struct ibpost_sconn *sc = sw->sc;
+	unsigned long reaped = READ_ONCE(sc->ep.t_reaped);
 	u32 idle_ms = sc->srv->args.idle_ms;
 
-	if (time_after(sc->ep.t_reaped, sc->t_active))
-		sc->t_active = sc->ep.t_reaped;
+	if (time_after(reaped, sc->t_active))
+		sc->t_active = reaped;
 	if (sw->post_err)
 		return ibpost_sconn_fail(sw->st, sw->post_err, IBPOST_R_POST,
 					 0, 0);
@@ -138,7 +142,7 @@ static bool ibpost_sconn_have_job(struct ibpost_sconn *sc)
 /* While it runs: its fin, or a message on the control receive (refused). */
 static bool ibpost_sconn_have_fin(struct ibpost_sconn *sc)
 {
-	return READ_ONCE(sc->target.fin) || READ_ONCE(sc->ctl.zcount) ||
+	return smp_load_acquire(&sc->target.fin) || READ_ONCE(sc->ctl.zcount) ||
 	       READ_ONCE(sc->ctl.msg) >= 0;
 }
 

@@ -185,12 +185,15 @@ static int ibpost_srv_qp(struct ibpost_sconn *sc)
 		.recv_wr = depth + IBPOST_CTL_RX,
 		.recv_sge = rsge,
 		/*
-		 * Handlers in softirq: receives are reposted as they complete
-		 * and the connection's thread sleeps until one wakes it (a
-		 * thread polling a CQ spins at 100 % of a CPU under a trickle
-		 * of messages, and a peer decides how fast they come).
+		 * Handlers in a workqueue, as nvmet-rdma and isert poll their
+		 * target CQs: receives are reposted as they complete and the
+		 * connection's thread sleeps until a handler wakes it (a
+		 * thread polling its CQ spins at 100 % of a CPU under a
+		 * trickle of messages, and the peer decides how fast they
+		 * come).  Not softirq: checking a verified message reads all
+		 * of it, too long for softirq context.
 		 */
-		.poll = IB_POLL_SOFTIRQ,
+		.poll = IB_POLL_WORKQUEUE,
 	};
 	struct ib_qp_init_attr init;
 	int ret;

@@ -289,12 +289,13 @@ static void ibpost_target_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(!wc->byte_len && wc->opcode == IB_WC_RECV &&
 		     (wc->wc_flags & IB_WC_WITH_IMM))) {
 		t->fin_imm = be32_to_cpu(wc->ex.imm_data);
-		WRITE_ONCE(t->fin, true);
-		/* a sleeping owner (softirq-polled endpoint) waits for it */
+		/* what the handler counted is seen with it */
+		smp_store_release(&t->fin, true);
+		/* an owner asleep (handlers in softirq or a workqueue) */
 		ibpost_ep_wake(t->ep);
 		return;
 	}
-	/* The owner's idle clock (a softirq-polled endpoint's handlers). */
+	/* The owner's idle clock (handlers in softirq or a workqueue). */
 	WRITE_ONCE(t->ep->t_reaped, jiffies);
 	t->msgs++;
 	t->bytes += wc->byte_len;

@@ -142,6 +142,7 @@ static bool ibpost_sconn_have_job(struct ibpost_sconn *sc)
 /* While it runs: its fin, or a message on the control receive (refused). */
 static bool ibpost_sconn_have_fin(struct ibpost_sconn *sc)
 {
+	/* pairs with the handler's release: its counts are seen with it */
 	return smp_load_acquire(&sc->target.fin) || READ_ONCE(sc->ctl.zcount) ||
 	       READ_ONCE(sc->ctl.msg) >= 0;
 }

@@ -6,9 +6,10 @@
  * CQ is polled in a workqueue: its handlers repost receives, count and
  * check what arrived, and wake the thread for what it waits on (a control
  * message, the fin, an error).  A peer's pace costs the server the work
- * of each message, not a CPU spinning between them.  The job the client describes is checked against the server's own limits
- * before anything is allocated for it: every count, length and offset
- * comes from another host.  The slots the client may touch are registered
+ * of each message, not a CPU spinning between them.  The job the client
+ * describes is checked against the server's own limits before anything is
+ * allocated for it: every count, length and offset comes from another
+ * host.  The slots the client may touch are registered
  * for this job alone, with only the access its opcode needs, and
  * invalidated before the connection is torn down.  While a job runs the
  * server checks what arrives (SEND, the _IMM opcodes), answers the fin
@@ -130,13 +131,13 @@ static int ibpost_sconn_wait(struct ibpost_sconn *sc,
 
 static bool ibpost_sconn_sent(struct ibpost_sconn *sc)
 {
-	return !sc->ctl.sends_out;
+	return !READ_ONCE(sc->ctl.sends_out);
 }
 
 /* Before the job: the job, or a zero-byte message (refused). */
 static bool ibpost_sconn_have_job(struct ibpost_sconn *sc)
 {
-	return sc->ctl.msg >= 0 || READ_ONCE(sc->ctl.zcount);
+	return READ_ONCE(sc->ctl.msg) >= 0 || READ_ONCE(sc->ctl.zcount);
 }
 
 /* While it runs: its fin, or a message on the control receive (refused). */

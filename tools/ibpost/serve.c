@@ -180,8 +180,11 @@ static void fill_serve(const struct serve_opts *o, struct ibpost_serve *sv)
 	sv->port = o->port;
 	sv->max_conns = o->max_conns;
 	sv->idle_ms = o->idle_ms;
-	sv->allow = (uintptr_t)o->allow;
-	sv->nallow = o->nallow;
+	/* without --allow the tail is zero: a module of version 0 takes it */
+	if (o->nallow) {
+		sv->allow = (uintptr_t)o->allow;
+		sv->nallow = o->nallow;
+	}
 }
 
 static bool all_zero(const unsigned char *p, size_t len)

@@ -129,7 +129,7 @@ t_check "the server serves after the malformed clients" \
 # ticks PID: utime + stime of a thread, in clock ticks.
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
 echo 2048 >"$FAULT"
-run --connect "$A4:$P_ANY" --op send --size 64 --batch 1 -n 1000 \
+run --connect "$A4:$P_ANY" --op send --size 64 --batch 1 --warmup 0 -n 1000 \
 	>"$IBPOST_OUT/serve-trickle.txt" 2>&1 &
 cpid=$!
 pid=''

@@ -446,7 +446,7 @@ static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 			    bool *refused)
 {
 	struct ibpost_status none = {};
-	int ret;
+	int ret, stray;
 
 	ret = ibpost_sconn_wait(sc, ibpost_sconn_have_job,
 				sc->srv->args.idle_ms, false, st);
@@ -469,17 +469,24 @@ static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 	ret = ibpost_sconn_wait(sc, ibpost_sconn_have_fin, 0, true, st);
 	if (ret)
 		return ret;
-	/* Every WR of the client completed: its rkeys die now. */
+	/*
+	 * A message out of order ends the job: said first, for the client's
+	 * WRs may meet the dead rkeys and take the QP to error.
+	 */
+	stray = ibpost_sconn_stray(sc, st);
+	if (stray) {
+		*refused = true;
+		ibpost_srv_conn_event(sc, IBPOST_SRV_REFUSED, stray, st);
+	}
+	/* The client's WRs completed (or it broke the order): rkeys die. */
 	ret = ibpost_target_invalidate(&sc->target);
+	if (stray) {
+		if (!ret)
+			ibpost_sconn_result(sc, stray, st, &none);
+		return stray;
+	}
 	if (ret)
 		return ibpost_sconn_fail(st, ret, IBPOST_R_WC_ERROR, 0, 0);
-	ret = ibpost_sconn_stray(sc, st);
-	if (ret) {
-		*refused = true;
-		ibpost_srv_conn_event(sc, IBPOST_SRV_REFUSED, ret, st);
-		ibpost_sconn_result(sc, ret, st, &none);
-		return ret;
-	}
 	return ibpost_sconn_result(sc, 0, NULL, st);
 }
 

@@ -189,10 +189,11 @@ static bool ibpost_sconn_never(struct ibpost_sconn *sc)
 
 /*
  * The job's time limit: what the client declares (0: it does not know, a
- * job of so many WRs) plus the idle time for set-up and the fin, at most
- * the server's --max-job-time; a longer declaration is refused now rather
- * than cut off later.  An in-kernel session lives as long as its owner
- * wants: the memory budget bounds it.
+ * job of so many WRs) and as much again (at least the idle time) for its
+ * set-up, warm-up and fin on a loaded host, at most the server's
+ * --max-job-time; a longer declaration is refused now rather than cut off
+ * later.  An in-kernel session lives as long as its owner wants: the memory
+ * budget bounds it.
  */
 static int ibpost_sconn_job_time(struct ibpost_sconn *sc, u32 declared,
 				 struct ibpost_status *st)
@@ -203,7 +204,8 @@ static int ibpost_sconn_job_time(struct ibpost_sconn *sc, u32 declared,
 		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_SRV_JOB_TIME,
 					 declared, max);
 	sc->job_ms = declared ?
-		     min_t(u64, (u64)declared + sc->srv->args.idle_ms, max) :
+		     min_t(u64, (u64)declared +
+			   max(declared, sc->srv->args.idle_ms), max) :
 		     max;
 	if (ibpost_sconn_session(sc))
 		sc->job_ms = 0;

@@ -159,7 +159,7 @@ t_check "the server serves after the faults" run --connect "$S" --op send --veri
 # the server's --idle 3000) is not counted and another is started.
 holders=() held=0 refused=0
 for k in $(seq 10); do
-	run --connect "$S" --op write --size 64K --depth 1024 --duration 40 \
+	run --connect "$S" --op write --size 64K --depth 1024 --duration 90 \
 		>"$IBPOST_OUT/hold-$k.txt" 2>&1 &
 	holders+=($!)
 	sleep 6
@@ -181,7 +181,7 @@ m=67108864
 ((refused && v % m == 0 && v > l && v - m <= l && v / m - 1 <= held)) && ok=1
 t_check "default budget: $held 64 MiB jobs held, the next refused: '$line'" test "$ok" = 1
 # (background subshells ignore SIGINT: signal the tool itself)
-pkill -INT -f -- "--depth 1024 --duration 40"
+pkill -INT -f -- "--depth 1024 --duration 90"
 wait "${holders[@]}" 2>/dev/null
 t_check "after the budget refusal the server takes a 64 MiB job again (memory given back)" \
 	run --connect "$S" --op write --size 64K --depth 1024 -n 2000 --verify

@@ -48,6 +48,10 @@ static void ibpost_reason_cap_test(struct kunit *test)
 			   "message out of order on the wire");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_PEER_DENIED),
 			   "client address not allowed by the server");
+	/* ... then the server budgets. */
+	KUNIT_EXPECT_GT(test, (u32)IBPOST_R_SRV_MEM,
+			(u32)IBPOST_R_PEER_DENIED);
+	KUNIT_EXPECT_GT(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_SRV_PER_ADDR);
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_CAP_IMM),
 			   "device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM)");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_CAP_CM_ONLY),

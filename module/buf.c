@@ -51,15 +51,22 @@ int ibpost_buf_alloc(struct ibpost_buf *b, struct ib_device *ibdev,
 	b->nslots = nslots;
 	b->slot_size = slot_size;
 	b->order = get_order(slot_size);
-	b->pages = kcalloc(nslots, sizeof(*b->pages), GFP_KERNEL);
-	b->dma = kcalloc(nslots, sizeof(*b->dma), GFP_KERNEL);
+	b->pages = kcalloc(nslots, sizeof(*b->pages),
+			   GFP_KERNEL | __GFP_RETRY_MAYFAIL);
+	b->dma = kcalloc(nslots, sizeof(*b->dma),
+			 GFP_KERNEL | __GFP_RETRY_MAYFAIL);
 	if (!b->pages || !b->dma) {
 		ret = -ENOMEM;
 		goto err;
 	}
 	for (i = 0; i < nslots; i++) {
-		page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN,
-				   b->order);
+		/*
+		 * Fail rather than call the OOM killer: the size comes from
+		 * a user or a remote client, and below PAGE_ALLOC_COSTLY_ORDER
+		 * a plain GFP_KERNEL allocation would never fail.
+		 */
+		page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
+				   __GFP_RETRY_MAYFAIL, b->order);
 		if (!page) {
 			ret = -ENOMEM;
 			goto err;

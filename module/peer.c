@@ -243,6 +243,8 @@ static u32 ibpost_peer_build_job(struct ibpost_job *job)
 	m->num_sge = cpu_to_be32(run->num_sge);
 	m->recv_num_sge = cpu_to_be32(rn);
 	m->imm_data = cpu_to_be32(run->imm_data);
+	/* A job of so many WRs does not know how long it will take. */
+	m->duration_ms = cpu_to_be32(run->iters ? 0 : run->duration_ms);
 	ibpost_wire_layout_put(m->sge, job->send_layout, run->num_sge);
 	if (rn)
 		ibpost_wire_layout_put(m->sge + run->num_sge, job->recv_layout,

@@ -66,11 +66,16 @@ static int ibpost_sconn_wait_stop(void *arg)
 {
 	struct ibpost_sconn_wait *sw = arg;
 	struct ibpost_sconn *sc = sw->sc;
-	unsigned long reaped = READ_ONCE(sc->ep.t_reaped);
 	u32 idle_ms = sc->srv->args.idle_ms;
+	u64 seen = READ_ONCE(sc->target.msgs) + READ_ONCE(sc->ctl.zcount) +
+		   (READ_ONCE(sc->ctl.msg) >= 0);
+	bool one_sided = sw->alive && !ibpost_op_has_recv(sc->op);
 
-	if (time_after(reaped, sc->t_active))
-		sc->t_active = reaped;
+	/* Only what the client sends counts as a sign of life. */
+	if (seen != sc->peer_seen) {
+		sc->peer_seen = seen;
+		sc->t_active = jiffies;
+	}
 	if (sw->post_err)
 		return ibpost_sconn_fail(sw->st, sw->post_err, IBPOST_R_POST,
 					 0, 0);
@@ -86,7 +91,18 @@ static int ibpost_sconn_wait_stop(void *arg)
 	if (READ_ONCE(sc->lost))
 		return ibpost_sconn_fail(sw->st, -ECONNRESET,
 					 IBPOST_R_PEER_LOST, 0, 0);
-	if (time_after(jiffies, sc->t_active + msecs_to_jiffies(idle_ms)))
+	if (sw->alive && sc->job_ms &&
+	    time_after(jiffies, sc->t_job + msecs_to_jiffies(sc->job_ms)))
+		return ibpost_sconn_fail(sw->st, -ETIMEDOUT,
+					 IBPOST_R_SRV_JOB_TIME,
+					 jiffies_to_msecs(jiffies - sc->t_job),
+					 sc->job_ms);
+	/*
+	 * A one-sided job's data does not show here: its keep-alives (which
+	 * a dead client fails) and the job time bound it instead.
+	 */
+	if (!one_sided &&
+	    time_after(jiffies, sc->t_active + msecs_to_jiffies(idle_ms)))
 		return ibpost_sconn_fail(sw->st, -ETIMEDOUT, IBPOST_R_TIMEOUT,
 					 idle_ms, idle_ms);
 	return 0;
@@ -99,9 +115,12 @@ static void ibpost_sconn_wait_kick(void *arg)
 	struct ibpost_sconn *sc = sw->sc;
 	unsigned long idle = msecs_to_jiffies(sc->srv->args.idle_ms);
 
-	if (sw->alive && !sc->ctl.sends_out &&
-	    time_after(jiffies, sc->t_active + idle / 4) &&
-	    ibpost_ctl_send(&sc->ctl, 0, true, IBPOST_WIRE_IMM_ALIVE))
+	if (!sw->alive || READ_ONCE(sc->ctl.sends_out) ||
+	    !time_after(jiffies, sc->t_active + idle / 4) ||
+	    !time_after(jiffies, sc->t_kick + idle / 4))
+		return;
+	sc->t_kick = jiffies;
+	if (ibpost_ctl_send(&sc->ctl, 0, true, IBPOST_WIRE_IMM_ALIVE))
 		sw->post_err = -EIO;
 }
 
@@ -153,6 +172,31 @@ static bool ibpost_sconn_never(struct ibpost_sconn *sc)
 	return false;
 }
 
+/*
+ * The job's time limit: what the client declares (0: it does not know, a
+ * job of so many WRs) and as much again (at least the idle time) for its
+ * set-up, warm-up and fin on a loaded host, at most the server's
+ * --max-job-time; a longer declaration is refused now rather than cut off
+ * later.  An in-kernel session lives as long as its owner wants: the memory
+ * budget bounds it.
+ */
+static int ibpost_sconn_job_time(struct ibpost_sconn *sc, u32 declared,
+				 struct ibpost_status *st)
+{
+	u32 max = sc->srv->args.max_job_ms;
+
+	if (declared > max)
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_SRV_JOB_TIME,
+					 declared, max);
+	sc->job_ms = declared ?
+		     min_t(u64, (u64)declared +
+			   max(declared, sc->srv->args.idle_ms), max) :
+		     max;
+	if (ibpost_sconn_session(sc))
+		sc->job_ms = 0;
+	return 0;
+}
+
 /* The counts of a job message, each against the server's limits. */
 static int ibpost_sconn_counts(struct ibpost_sconn *sc,
 			       const struct ibpost_wire_job *m, u32 len,
@@ -175,8 +219,7 @@ static int ibpost_sconn_counts(struct ibpost_sconn *sc,
 	if (sc->op >= IBPOST_OP_MAX)
 		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_OPCODE, sc->op,
 					 IBPOST_OP_MAX - 1);
-	if (sc->flags & ~(IBPOST_WIRE_VERIFY | IBPOST_WIRE_SESSION) ||
-	    m->reserved)
+	if (sc->flags & ~(IBPOST_WIRE_VERIFY | IBPOST_WIRE_SESSION))
 		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_FLAGS,
 					 sc->flags, IBPOST_WIRE_VERIFY |
 					 IBPOST_WIRE_SESSION);
@@ -209,7 +252,7 @@ static int ibpost_sconn_counts(struct ibpost_sconn *sc,
 	if (sc->imm_data && !ibpost_op_has_imm(sc->op))
 		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_IMM_OP, sc->op,
 					 0);
-	return 0;
+	return ibpost_sconn_job_time(sc, be32_to_cpu(m->duration_ms), st);
 }
 
 /* What the client's WRs put into the slots. */
@@ -300,6 +343,10 @@ static int ibpost_sconn_setup(struct ibpost_sconn *sc,
 
 	ibpost_sconn_target(sc);
 	ret = ibpost_sconn_sizes(sc, &nslots, &slot_size, st);
+	if (ret)
+		return ret;
+	ret = ibpost_srv_charge(sc, ibpost_buf_pinned(nslots, slot_size),
+				ibpost_op_is_rdma(sc->op) ? nslots : 0, st);
 	if (ret)
 		return ret;
 	ret = ibpost_target_alloc(t, sc->ep.ibdev, nslots, slot_size, st);
@@ -413,6 +460,7 @@ static void ibpost_sconn_teardown(struct ibpost_sconn *sc, bool qp_ok)
 	rdma_disconnect(sc->id);
 	ibpost_ep_drain(&sc->ep);
 	ibpost_target_free(&sc->target);
+	ibpost_srv_uncharge(sc);
 	ibpost_ctl_free(&sc->ctl);
 	rdma_destroy_qp(sc->id);
 	sc->ep.qp = NULL;
@@ -462,6 +510,7 @@ static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 		ibpost_sconn_ready(sc, ret, st);
 		return ret;
 	}
+	sc->t_job = jiffies;
 	ret = ibpost_sconn_ready(sc, 0, st);
 	if (ret)
 		return ret;

@@ -14,9 +14,11 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 
@@ -31,6 +33,10 @@
 #define IBPOST_SRV_IDLE_MIN	1000
 #define IBPOST_SRV_IDLE_MAX	600000
 #define IBPOST_SRV_EVENTS_MAX	1024
+#define IBPOST_SRV_JOB_MS	600000
+#define IBPOST_SRV_JOB_MS_MIN	1000
+#define IBPOST_SRV_JOB_MS_MAX	86400000
+#define IBPOST_SRV_PER_ADDR	8
 
 struct ibpost_srv_ev {
 	struct list_head node;
@@ -132,6 +138,97 @@ void ibpost_srv_finished(struct ibpost_sconn *sc)
 	srv->active--;
 	mutex_unlock(&srv->lock);
 	wake_up_interruptible(&srv->ev_wq);
+}
+
+/**
+ * ibpost_srv_charge() - take a job's memory and MRs from the server's budget.
+ * @sc: the connection (holds nothing yet).
+ * @bytes: memory the job's slots pin, as allocated (ibpost_buf_pinned()).
+ * @mrs: memory registrations they need.
+ * @st: the refusal: IBPOST_R_SRV_MEM with what all jobs would hold and the
+ *	budget (@limit is the MR budget when MRs ran out).
+ *
+ * Checked before anything is allocated, so that no remote client can make
+ * the server pin more than its budget, whatever the other clients hold.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ibpost_srv_charge(struct ibpost_sconn *sc, u64 bytes, u32 mrs,
+		      struct ibpost_status *st)
+{
+	struct ibpost_server *srv = sc->srv;
+	u32 max_mrs = min_t(u32, IBPOST_SRV_MRS,
+			    max(sc->ep.ibdev->attrs.max_mr / 2, 1));
+	int ret = 0;
+
+	mutex_lock(&srv->lock);
+	if (srv->pinned + bytes > srv->max_mem) {
+		ibpost_status_set(st, IBPOST_R_SRV_MEM, srv->pinned + bytes,
+				  srv->max_mem);
+		ret = -ENOMEM;
+	} else if ((u64)srv->mrs + mrs > max_mrs) {
+		ibpost_status_set(st, IBPOST_R_SRV_MEM, (u64)srv->mrs + mrs,
+				  max_mrs);
+		ret = -ENOMEM;
+	} else {
+		srv->pinned += bytes;
+		srv->mrs += mrs;
+		sc->charged = bytes;
+		sc->charged_mrs = mrs;
+	}
+	mutex_unlock(&srv->lock);
+	return ret;
+}
+
+/**
+ * ibpost_srv_uncharge() - give back what ibpost_srv_charge() took.
+ * @sc: the connection; its slots and MRs are freed.
+ */
+void ibpost_srv_uncharge(struct ibpost_sconn *sc)
+{
+	struct ibpost_server *srv = sc->srv;
+
+	mutex_lock(&srv->lock);
+	srv->pinned -= sc->charged;
+	srv->mrs -= sc->charged_mrs;
+	sc->charged = 0;
+	sc->charged_mrs = 0;
+	mutex_unlock(&srv->lock);
+}
+
+/* Same host address (ports aside)? */
+static bool ibpost_srv_same_addr(const struct sockaddr_storage *a,
+				 const struct sockaddr *b)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
+	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
+
+	if (a->ss_family != b->sa_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr);
+	return false;
+}
+
+/*
+ * Unfinished connections of the client at @addr (srv->lock held).  Connect
+ * requests of one listener are handled one at a time (rdma_cm holds the
+ * listener's handler mutex), so none slips between count and insertion.
+ */
+static u32 ibpost_srv_addr_conns(struct ibpost_server *srv,
+				 const struct sockaddr *addr)
+{
+	struct ibpost_sconn *sc;
+	u32 n = 0;
+
+	list_for_each_entry(sc, &srv->conns, node)
+		if (!sc->finished && ibpost_srv_same_addr(&sc->peer, addr))
+			n++;
+	return n;
 }
 
 /* Refuse a connect request; rdma_cm destroys the id when we return 1. */
@@ -263,7 +360,9 @@ static struct ibpost_sconn *ibpost_srv_conn_alloc(struct ibpost_server *srv,
 	sc->id = id;
 	sc->dev = dev;
 	sc->hello = *h;
+	memcpy(&sc->peer, &id->route.addr.dst_addr, sizeof(sc->peer));
 	sc->t_active = jiffies;
+	sc->t_kick = jiffies;
 	init_waitqueue_head(&sc->wake);
 	return sc;
 }
@@ -276,6 +375,7 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 	struct ibpost_wire_hello h;
 	struct ibpost_sconn *sc;
 	struct ibpost_dev *dev;
+	u32 n;
 	int ret;
 
 	/* Who may connect, before a byte of what the client sent is read. */
@@ -294,6 +394,13 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 		mutex_unlock(&srv->lock);
 		return ibpost_srv_reject(id, -EBUSY, IBPOST_R_PEER_BUSY, active,
 					 srv->args.max_conns);
+	}
+	n = ibpost_srv_addr_conns(srv, (struct sockaddr *)
+				  &id->route.addr.dst_addr);
+	if (n >= srv->args.max_per_addr) {
+		mutex_unlock(&srv->lock);
+		return ibpost_srv_reject(id, -EBUSY, IBPOST_R_SRV_PER_ADDR, n,
+					 srv->args.max_per_addr);
 	}
 	srv->active++;
 	mutex_unlock(&srv->lock);
@@ -450,12 +557,13 @@ static int ibpost_srv_listen(struct ibpost_server *srv,
 /* Check the arguments and fill in defaults. */
 static int ibpost_serve_check(struct ibpost_serve *a, struct ibpost_status *st)
 {
+	u64 ram_mib = totalram_pages() >> (20 - PAGE_SHIFT);
+
 	if (a->flags) {
 		ibpost_status_set(st, IBPOST_R_FLAGS, a->flags, 0);
 		return -EINVAL;
 	}
-	if (!ibpost_mem_is_zero(a->reserved, sizeof(a->reserved)) ||
-	    a->reserved2) {
+	if (a->reserved2) {
 		ibpost_status_set(st, IBPOST_R_RESERVED, 0, 0);
 		return -EINVAL;
 	}
@@ -478,6 +586,22 @@ static int ibpost_serve_check(struct ibpost_serve *a, struct ibpost_status *st)
 				  IBPOST_SRV_IDLE_MAX);
 		return -EINVAL;
 	}
+	if (a->max_job_ms && (a->max_job_ms < IBPOST_SRV_JOB_MS_MIN ||
+			      a->max_job_ms > IBPOST_SRV_JOB_MS_MAX)) {
+		ibpost_status_set(st, IBPOST_R_TIMEOUT, a->max_job_ms,
+				  IBPOST_SRV_JOB_MS_MAX);
+		return -EINVAL;
+	}
+	if (a->max_mem_mib > ram_mib) {
+		ibpost_status_set(st, IBPOST_R_SRV_MEM, a->max_mem_mib,
+				  ram_mib);
+		return -EINVAL;
+	}
+	if (a->max_per_addr > (a->max_conns ?: IBPOST_SRV_CONNS)) {
+		ibpost_status_set(st, IBPOST_R_COUNT, a->max_per_addr,
+				  a->max_conns ?: IBPOST_SRV_CONNS);
+		return -EINVAL;
+	}
 	if (!a->family)
 		a->family = AF_INET6;
 	if (!a->port)
@@ -486,6 +610,13 @@ static int ibpost_serve_check(struct ibpost_serve *a, struct ibpost_status *st)
 		a->max_conns = IBPOST_SRV_CONNS;
 	if (!a->idle_ms)
 		a->idle_ms = IBPOST_SRV_IDLE_MS;
+	if (!a->max_job_ms)
+		a->max_job_ms = IBPOST_SRV_JOB_MS;
+	/* A modest share of the host: an eighth of its RAM. */
+	if (!a->max_mem_mib)
+		a->max_mem_mib = max_t(u64, ram_mib / 8, 1);
+	if (!a->max_per_addr)
+		a->max_per_addr = min_t(u32, IBPOST_SRV_PER_ADDR, a->max_conns);
 	return 0;
 }
 
@@ -497,6 +628,7 @@ static struct ibpost_server *ibpost_server_new(const struct ibpost_serve *a)
 		return NULL;
 	srv->kind = IBPOST_SRV_KIND_LISTEN;
 	srv->args = *a;
+	srv->max_mem = (u64)a->max_mem_mib << 20;
 	mutex_init(&srv->lock);
 	INIT_LIST_HEAD(&srv->conns);
 	spin_lock_init(&srv->ev_lock);
@@ -661,6 +793,11 @@ long ibpost_ioc_serve(struct file *file, struct ibpost_serve __user *uarg)
 	srv = ibpost_serve_get(file, &k, &k.status, &ret);
 	if (!srv)
 		goto out;
+	/* The limits in force, defaults filled in (max_conns .. status). */
+	if (copy_to_user(&uarg->max_conns, &srv->args.max_conns,
+			 offsetof(struct ibpost_serve, status) -
+			 offsetof(struct ibpost_serve, max_conns)))
+		return -EFAULT;
 	do {
 		ret = ibpost_serve_next(srv, &k.event);
 	} while (ret == -EAGAIN);

@@ -37,6 +37,9 @@ enum ibpost_srv_kind {
  * @active: connections not finished.
  * @next_conn: number of the next connection.
  * @stopping: the file is being released: refuse new connections.
+ * @max_mem: @args.max_mem_mib in bytes.
+ * @pinned: bytes the jobs of all connections pin now (@lock).
+ * @mrs: memory registrations they hold now (@lock).
  * @ev_lock: @events, @nevents, @dropped.
  * @events: events not yet read.
  * @nevents: their number.
@@ -54,6 +57,9 @@ struct ibpost_server {
 	u32 active;
 	u32 next_conn;
 	bool stopping;
+	u64 max_mem;
+	u64 pinned;
+	u32 mrs;
 	spinlock_t ev_lock;
 	struct list_head events;
 	u32 nevents;
@@ -73,6 +79,9 @@ struct ibpost_server {
  * @ep: the connection's endpoint (QP on @id, CQ, PD).
  * @thread: the connection's thread.
  * @num: the server's number of the connection.
+ * @peer: the client's address (the per-address limit).
+ * @charged: bytes of the server's memory budget this job holds.
+ * @charged_mrs: MRs of the server's MR budget it holds.
  * @hello: what the connect request said.
  * @ctl: control channel.
  * @op: the job's opcode.
@@ -92,7 +101,12 @@ struct ibpost_server {
  * @lost: the rdma_cm connection ended (set by the id's handler).
  * @wake: the thread's wait queue.
  * @finished: the thread is done with the connection (server's @lock).
- * @t_active: jiffies of the last completion.
+ * @t_active: jiffies of the client's last sign of life: the connection,
+ *	a message or data it sent (never the server's own completions).
+ * @peer_seen: messages and data receives from the client counted so far.
+ * @t_kick: jiffies of the last keep-alive sent.
+ * @t_job: jiffies the job was accepted.
+ * @job_ms: the job's time limit (0: none, a session).
  */
 struct ibpost_sconn {
 	enum ibpost_srv_kind kind;
@@ -103,6 +117,9 @@ struct ibpost_sconn {
 	struct ibpost_ep ep;
 	struct task_struct *thread;
 	u32 num;
+	struct sockaddr_storage peer;
+	u64 charged;
+	u32 charged_mrs;
 	struct ibpost_wire_hello hello;
 	struct ibpost_ctl ctl;
 	u32 op;
@@ -119,6 +136,10 @@ struct ibpost_sconn {
 	wait_queue_head_t wake;
 	bool finished;
 	unsigned long t_active;
+	u64 peer_seen;
+	unsigned long t_kick;
+	unsigned long t_job;
+	u32 job_ms;
 };
 
 long ibpost_ioc_serve(struct file *file, struct ibpost_serve __user *uarg);
@@ -128,6 +149,9 @@ void ibpost_srv_event(struct ibpost_server *srv,
 void ibpost_srv_conn_event(struct ibpost_sconn *sc, u32 kind, int err,
 			   const struct ibpost_status *st);
 void ibpost_srv_finished(struct ibpost_sconn *sc);
+int ibpost_srv_charge(struct ibpost_sconn *sc, u64 bytes, u32 mrs,
+		      struct ibpost_status *st);
+void ibpost_srv_uncharge(struct ibpost_sconn *sc);
 
 /* sconn.c */
 int ibpost_sconn_thread(void *arg);

@@ -120,7 +120,9 @@ struct ibpost_wire_sge {
  * @num_sge: SGEs of the sender's layout (patterns are built from it).
  * @recv_num_sge: SGEs of the receive layout (SEND opcodes), else 0.
  * @imm_data: immediate data of the _IMM opcodes.
- * @reserved: zero.
+ * @duration_ms: how long the client will run, in milliseconds; 0 when it
+ *	does not know (a job of so many WRs).  The server refuses more than
+ *	its job time limit and ends the job at duration + its idle time.
  * @sge: @num_sge send SGEs, then @recv_num_sge receive SGEs.
  */
 struct ibpost_wire_job {
@@ -132,7 +134,7 @@ struct ibpost_wire_job {
 	__be32 num_sge;
 	__be32 recv_num_sge;
 	__be32 imm_data;
-	__be32 reserved;
+	__be32 duration_ms;
 	struct ibpost_wire_sge sge[];
 };
 

@@ -96,6 +96,13 @@
  * @IBPOST_R_PEER_DENIED: the client's address is not in the server's
  *	allow list (struct ibpost_serve.allow): @value is the number of
  *	entries.
+ * @IBPOST_R_SRV_MEM: the server's budget of pinned memory (or of MRs,
+ *	with @limit the MR budget) would be exceeded by the job: @value is
+ *	what the job needs plus what other jobs hold.
+ * @IBPOST_R_SRV_JOB_TIME: the job declares (or ran) longer than the
+ *	server's job time limit: @value and @limit in milliseconds.
+ * @IBPOST_R_SRV_PER_ADDR: the server is at its connection limit for the
+ *	client's address: @value connections, @limit the limit.
  * @IBPOST_R_MAX: number of codes (not a code).
  */
 enum ibpost_reason {
@@ -148,6 +155,9 @@ enum ibpost_reason {
 	IBPOST_R_CAP_WRITE_VERIFY,
 	IBPOST_R_PEER_ORDER,
 	IBPOST_R_PEER_DENIED,
+	IBPOST_R_SRV_MEM,
+	IBPOST_R_SRV_JOB_TIME,
+	IBPOST_R_SRV_PER_ADDR,
 	IBPOST_R_MAX
 };
 
@@ -202,6 +212,9 @@ enum ibpost_reason {
 	[IBPOST_R_CAP_WRITE_VERIFY] = "device completes RDMA WRITE before the data is placed (IBPOST_DEV_WRITE_UNPLACED): verify WRITE with ping-pong", \
 	[IBPOST_R_PEER_ORDER] = "message out of order on the wire", \
 	[IBPOST_R_PEER_DENIED] = "client address not allowed by the server", \
+	[IBPOST_R_SRV_MEM] = "the server's budget of pinned memory or MRs would be exceeded", \
+	[IBPOST_R_SRV_JOB_TIME] = "job longer than the server's job time limit", \
+	[IBPOST_R_SRV_PER_ADDR] = "the server is at its connection limit for this address", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
@@ -663,9 +676,24 @@ struct ibpost_serve_allow {
  * @port: in: port to listen on (0: IBPOST_PEER_PORT).
  * @max_conns: in: connections served at once (0: 16), at most 256; more
  *	are rejected with IBPOST_R_PEER_BUSY.
- * @idle_ms: in: a connection whose client shows no sign of life for this
- *	long is dropped (0: 10000), 1000..600000.
- * @reserved: in: zero.
+ * @idle_ms: in: a connection whose client sends nothing for this long
+ *	is dropped (0: 10000), 1000..600000: before its job, and while a job
+ *	whose data arrives as messages runs.  (A one-sided job's data does
+ *	not show at the server: the keep-alive, which a dead client fails,
+ *	and @max_job_ms bound it.)  The server's own keep-alives never count
+ *	as a sign of life.
+ * @max_mem_mib: in: memory all connections' jobs may pin at once, in MiB,
+ *	counted as allocated (page-order rounding included); 0: an eighth of
+ *	the host's RAM.  A job that would exceed it is refused with
+ *	IBPOST_R_SRV_MEM; so is one that would take the server past
+ *	IBPOST_SRV_MRS memory registrations.
+ * @max_job_ms: in: longest a job may run, in milliseconds (0: 600000),
+ *	1000..86400000.  A job declaring a longer duration is refused
+ *	(IBPOST_R_SRV_JOB_TIME), one running past it is ended; in-kernel
+ *	sessions (long-lived by design) are bounded by @max_mem_mib only.
+ * @max_per_addr: in: connections one client address may hold at once
+ *	(0: 8), at most @max_conns; more are rejected with
+ *	IBPOST_R_SRV_PER_ADDR.
  * @status: out: refusal reason of the call.
  * @event: out: the next event.
  * @allow: in: user pointer to @nallow struct ibpost_serve_allow: only
@@ -676,6 +704,9 @@ struct ibpost_serve_allow {
  * @nallow: in: entries at @allow, at most IBPOST_SERVE_ALLOW_MAX; 0 (the
  *	default) lets every address connect.
  * @reserved2: in: zero.
+ *
+ * Every call writes back @max_conns .. @max_per_addr as the server applies
+ * them (defaults filled in).
  *
  * The first call on an open /dev/ibpost starts a server owned by that file
  * and returns its IBPOST_SRV_LISTEN event; each later call (same arguments)
@@ -692,13 +723,18 @@ struct ibpost_serve {
 	__u16 port;
 	__u32 max_conns;
 	__u32 idle_ms;
-	__u32 reserved[3];
+	__u32 max_mem_mib;
+	__u32 max_job_ms;
+	__u32 max_per_addr;
 	struct ibpost_status status;
 	struct ibpost_serve_event event;
 	__u64 allow;
 	__u32 nallow;
 	__u32 reserved2;
 };
+
+/** IBPOST_SRV_MRS - memory registrations all of a server's jobs may hold. */
+#define IBPOST_SRV_MRS		16384
 
 #define IBPOST_SERVE_SIZE_VER0	(48 + 32 + 112)
 #define IBPOST_SERVE_SIZE_VER1	(IBPOST_SERVE_SIZE_VER0 + 16)

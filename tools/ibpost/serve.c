@@ -22,6 +22,9 @@ struct serve_opts {
 	unsigned int port;		/* 0: IBPOST_PEER_PORT */
 	unsigned int max_conns;
 	unsigned int idle_ms;
+	unsigned int max_mem_mib;
+	unsigned int max_job_ms;
+	unsigned int max_per_addr;
 	bool json;
 	/* --allow: who may connect (none given: every address) */
 	struct ibpost_serve_allow allow[IBPOST_SERVE_ALLOW_MAX];
@@ -52,7 +55,8 @@ void help_serve(FILE *f)
 {
 	fprintf(f,
 		"usage: %s serve [--addr ADDR] [--port P] [--allow CIDR]... [--max-conns N]\n"
-		"         [--idle MS] [--json]\n"
+		"         [--idle MS] [--max-mem MIB] [--max-job-time MS] [--max-per-addr N]\n"
+		"         [--json]\n"
 		"\n"
 		"Serve '%s run --connect' clients on other hosts from the kernel: listen\n"
 		"with rdma_cm and give each client the target QP, the receive buffers and\n"
@@ -72,8 +76,20 @@ void help_serve(FILE *f)
 		"      --max-conns N    connections served at once (default 16, at most\n"
 		"                       256); more are rejected:\n"
 		"                       \"%s\"\n"
-		"      --idle MS        drop a connection whose client shows no sign of life\n"
-		"                       for MS milliseconds (default 10000; 1000..600000)\n"
+		"      --idle MS        drop a connection whose client sends nothing for MS\n"
+		"                       milliseconds (default 10000; 1000..600000): before\n"
+		"                       its job, and during a SEND job (a one-sided job's\n"
+		"                       data does not show at the server: a dead client\n"
+		"                       fails the keep-alive, and --max-job-time bounds it)\n"
+		"      --max-mem MIB    memory all jobs may pin at once, counted as allocated\n"
+		"                       (default: an eighth of this host's RAM; at most all\n"
+		"                       of it); a job beyond it, or beyond %u memory\n"
+		"                       registrations, is refused: \"%s\"\n"
+		"      --max-job-time MS  longest a job may run (default 600000, 1000..\n"
+		"                       86400000); a client declaring more is refused, a job\n"
+		"                       running past it ended (in-kernel sessions: no limit)\n"
+		"      --max-per-addr N connections one client address may hold at once\n"
+		"                       (default 8, at most --max-conns)\n"
 		"  -j, --json           one JSON object per event and line, every field of\n"
 		"                       the event (kind as a word, addresses as strings)\n"
 		"  -h, --help           this text\n"
@@ -82,6 +98,7 @@ void help_serve(FILE *f)
 		"  serve: listening on ADDR port P, clients from NETS\n"
 		"                                          (ADDR * for every address; NETS\n"
 		"                                          the --allow networks, or any)\n"
+		"  serve: limits: C conns, A per address, M MiB pinned, J ms a job, idle I ms\n"
 		"  conn N: connected from ADDR port P\n"
 		"  conn N: job OP size S depth D slots K\n"
 		"  conn N: refused: ERROR: REASON (value V, limit L)\n"
@@ -97,7 +114,8 @@ void help_serve(FILE *f)
 		"serving stopped, 2 bad options.\n",
 		prog, prog, IBPOST_PEER_PORT, IBPOST_SERVE_ALLOW_MAX,
 		ctl_reason_str(IBPOST_R_PEER_DENIED),
-		ctl_reason_str(IBPOST_R_PEER_BUSY));
+		ctl_reason_str(IBPOST_R_PEER_BUSY),
+		IBPOST_SRV_MRS, ctl_reason_str(IBPOST_R_SRV_MEM));
 }
 
 static int serve_err(const char *opt, const char *arg, const char *why)
@@ -161,6 +179,14 @@ static int parse_opt(int c, const char *arg, struct serve_opts *o)
 		return serve_num("--max-conns", arg, UINT32_MAX, &o->max_conns);
 	case 'i':
 		return serve_num("--idle", arg, UINT32_MAX, &o->idle_ms);
+	case 'M':
+		return serve_num("--max-mem", arg, UINT32_MAX, &o->max_mem_mib);
+	case 'J':
+		return serve_num("--max-job-time", arg, UINT32_MAX,
+				 &o->max_job_ms);
+	case 'P':
+		return serve_num("--max-per-addr", arg, UINT32_MAX,
+				 &o->max_per_addr);
 	case 'j':
 		o->json = true;
 		return 0;
@@ -180,6 +206,9 @@ static void fill_serve(const struct serve_opts *o, struct ibpost_serve *sv)
 	sv->port = o->port;
 	sv->max_conns = o->max_conns;
 	sv->idle_ms = o->idle_ms;
+	sv->max_mem_mib = o->max_mem_mib;
+	sv->max_job_ms = o->max_job_ms;
+	sv->max_per_addr = o->max_per_addr;
 	/* without --allow the tail is zero: a module of version 0 takes it */
 	if (o->nallow) {
 		sv->allow = (uintptr_t)o->allow;
@@ -269,8 +298,9 @@ static void print_reason(FILE *f, unsigned int reason, unsigned long long value,
 }
 
 static void text_event(const struct serve_opts *o,
-		       const struct ibpost_serve_event *e)
+		       const struct ibpost_serve *sv)
 {
+	const struct ibpost_serve_event *e = &sv->event;
 	char addr[INET6_ADDRSTRLEN], op[16];
 	char nets[IBPOST_SERVE_ALLOW_MAX * (INET6_ADDRSTRLEN + 5)];
 
@@ -279,6 +309,9 @@ static void text_event(const struct serve_opts *o,
 		printf("serve: listening on %s port %u, clients from %s\n",
 		       listen_str(addr, sizeof(addr), o, e), e->port,
 		       allow_str(nets, sizeof(nets), o));
+		printf("serve: limits: %u conns, %u per address, %u MiB pinned, %u ms a job, idle %u ms\n",
+		       sv->max_conns, sv->max_per_addr, sv->max_mem_mib,
+		       sv->max_job_ms, sv->idle_ms);
 		break;
 	case IBPOST_SRV_CONNECT:
 		printf("conn %u: connected from %s port %u\n", e->conn,
@@ -323,8 +356,9 @@ static void text_event(const struct serve_opts *o,
 }
 
 static void json_event(const struct serve_opts *o,
-		       const struct ibpost_serve_event *e)
+		       const struct ibpost_serve *sv)
 {
+	const struct ibpost_serve_event *e = &sv->event;
 	char addr[INET6_ADDRSTRLEN], op[16];
 	char nets[IBPOST_SERVE_ALLOW_MAX * (INET6_ADDRSTRLEN + 5)];
 
@@ -343,6 +377,9 @@ static void json_event(const struct serve_opts *o,
 		out_json_str(stdout, listen_str(addr, sizeof(addr), o, e));
 		printf(", \"allow\": ");
 		out_json_str(stdout, allow_str(nets, sizeof(nets), o));
+		printf(", \"max_conns\": %u, \"max_per_addr\": %u, \"max_mem_mib\": %u, \"max_job_ms\": %u, \"idle_ms\": %u",
+		       sv->max_conns, sv->max_per_addr, sv->max_mem_mib,
+		       sv->max_job_ms, sv->idle_ms);
 	}
 	printf(", \"peer\": ");
 	out_json_str(stdout, e->peer_family ? peer_str(addr, sizeof(addr), e) : "");
@@ -357,17 +394,17 @@ static void json_event(const struct serve_opts *o,
 
 /* One event on stdout; false when it ends serving (STOPPED). */
 static bool print_event(const struct serve_opts *o,
-			const struct ibpost_serve_event *e)
+			const struct ibpost_serve *sv)
 {
 	if (o->json) {
-		json_event(o, e);
+		json_event(o, sv);
 	} else {
-		if (e->dropped)
-			printf("serve: %u events dropped\n", e->dropped);
-		text_event(o, e);
+		if (sv->event.dropped)
+			printf("serve: %u events dropped\n", sv->event.dropped);
+		text_event(o, sv);
 	}
 	fflush(stdout);
-	return e->kind != IBPOST_SRV_STOPPED;
+	return sv->event.kind != IBPOST_SRV_STOPPED;
 }
 
 static void print_refusal(int err, const struct ibpost_status *st)
@@ -393,7 +430,7 @@ static int serve_loop(int fd, const struct serve_opts *o)
 			break;
 		fill_serve(o, &sv);
 		if (!ioctl(fd, IBPOST_IOC_SERVE, &sv)) {
-			if (!print_event(o, &sv.event))
+			if (!print_event(o, &sv))
 				return 1;
 			continue;
 		}
@@ -431,6 +468,9 @@ int cmd_serve(int argc, char **argv)
 		{ "allow", required_argument, NULL, 'a' },
 		{ "max-conns", required_argument, NULL, 'm' },
 		{ "idle", required_argument, NULL, 'i' },
+		{ "max-mem", required_argument, NULL, 'M' },
+		{ "max-job-time", required_argument, NULL, 'J' },
+		{ "max-per-addr", required_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{}

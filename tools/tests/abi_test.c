@@ -285,6 +285,8 @@ static void base(struct ibpost_dev_list *l, void *recs, unsigned int count)
 
 #define R_CM_FIELDS	R_CM_ADDR
 #define R_TIMEOUT	IBPOST_R_TIMEOUT, "no completion within the timeout"
+#define R_SRV_MEM	IBPOST_R_SRV_MEM, \
+	"the server's budget of pinned memory or MRs would be exceeded"
 
 static void serve_base(struct ibpost_serve *a)
 {
@@ -359,8 +361,20 @@ static void serve_cases(int fd)
 	a.flags = 1;
 	expect_serve(fd, "SERVE unknown flag", &a, EINVAL, R_FLAGS);
 	serve_base(&a);
-	a.reserved[2] = 1;
-	expect_serve(fd, "SERVE reserved field", &a, EINVAL, R_RESERVED);
+	a.max_job_ms = 999;
+	expect_serve(fd, "SERVE job time below 1000 ms", &a, EINVAL, R_TIMEOUT);
+	serve_base(&a);
+	a.max_job_ms = 86400001;
+	expect_serve(fd, "SERVE job time above a day", &a, EINVAL, R_TIMEOUT);
+	serve_base(&a);
+	a.max_conns = 4;
+	a.max_per_addr = 5;
+	expect_serve(fd, "SERVE per-address limit above max_conns", &a, EINVAL,
+		     R_COUNT);
+	serve_base(&a);
+	a.max_mem_mib = 0xffffffffU;
+	expect_serve(fd, "SERVE memory budget above the host's RAM", &a, EINVAL,
+		     R_SRV_MEM);
 	serve_base(&a);
 	a.family = 99;
 	expect_serve(fd, "SERVE unknown family", &a, EINVAL, R_CM_FIELDS);

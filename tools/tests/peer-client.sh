@@ -151,6 +151,70 @@ expect_fault "the previous job's rkey: remote access error, nothing written" 4 \
 	"REM_ACCESS_ERR" --op write --size 4K -n 10
 t_check "the server serves after the faults" run --connect "$S" --op send --verify -n 10
 
+# Budgets (Documentation/security.rst).  The default server holds at most
+# an eighth of its guest's RAM (2 GiB): 64 MiB WRITE jobs (1024 slots of
+# 64 KiB) are held until the next one is refused with the budget, which this
+# guest's RAM could not have held 16 times over (--max-conns).
+# A holder that fails for another reason (a loaded host: set-up slower than
+# the server's --idle 3000) is not counted and another is started.
+holders=() held=0 refused=0
+for k in $(seq 10); do
+	run --connect "$S" --op write --size 64K --depth 1024 --duration 90 \
+		>"$IBPOST_OUT/hold-$k.txt" 2>&1 &
+	holders+=($!)
+	sleep 6
+	if kill -0 "${holders[-1]}" 2>/dev/null; then
+		held=$((held + 1))
+	elif grep -q "budget of pinned memory or MRs would be exceeded" "$IBPOST_OUT/hold-$k.txt"; then
+		refused=$k
+		break
+	fi
+done
+line=$(grep -o 'budget of pinned memory or MRs would be exceeded (value [0-9]*, limit [0-9]*)' \
+	"$IBPOST_OUT/hold-$refused.txt" 2>/dev/null)
+val=$(sed -n 's/.*value \([0-9]*\), limit \([0-9]*\).*/\1 \2/p' <<<"$line")
+read -r v l <<<"$val"
+ok=0
+# What the held jobs pin plus this one is past the budget, without it not:
+# value = n x 64 MiB > limit >= (n - 1) x 64 MiB, n - 1 jobs held.
+m=67108864
+((refused && v % m == 0 && v > l && v - m <= l && v / m - 1 <= held)) && ok=1
+t_check "default budget: $held 64 MiB jobs held, the next refused: '$line'" test "$ok" = 1
+# (background subshells ignore SIGINT: signal the tool itself)
+pkill -INT -f -- "--depth 1024 --duration 90"
+wait "${holders[@]}" 2>/dev/null
+t_check "after the budget refusal the server takes a 64 MiB job again (memory given back)" \
+	run --connect "$S" --op write --size 64K --depth 1024 -n 2000 --verify
+
+# A second server (peer-server.sh) with small limits on port 18521.
+L=$S:18521
+out=$(run --connect "$L" --op write --size 4K --duration 10 2>&1)
+t_check "--max-job-time 8000: a job declaring 10 s is refused up front: $(grep -o 'job longer.*' <<<"$out")" \
+	grep -q "job longer than the server's job time limit (value 10000, limit 8000)" <<<"$out"
+t0=$(date +%s)
+out=$(run --connect "$L" --op write --size 4K -n 100000000 2>&1)
+rc=$?
+t1=$(date +%s)
+t_check "--max-job-time 8000: a job of WRs still running at 8 s is ended (rc $rc, $((t1 - t0)) s)" \
+	test "$rc" != 0 -a "$((t1 - t0))" -lt 40
+run --connect "$L" --op write --size 64K --depth 1024 --duration 6 >/dev/null 2>&1 &
+h=$!
+sleep 4
+out=$(run --connect "$L" --op write --size 64K --depth 1024 --duration 3 2>&1)
+t_check "--max-mem 100: a second 64 MiB job is refused: $(grep -o 'budget.*' <<<"$out")" \
+	grep -q 'budget of pinned memory or MRs would be exceeded (value 134217728, limit 104857600)' <<<"$out"
+wait "$h"
+run --connect "$L" --op send --size 4K --duration 5 >/dev/null 2>&1 &
+h1=$!
+run --connect "$L" --op send --size 4K --duration 5 >/dev/null 2>&1 &
+h2=$!
+sleep 2
+out=$(run --connect "$L" --op send --size 4K -n 10 2>&1)
+t_check "--max-per-addr 2: a third connection from this address is rejected: $(grep -o 'connection limit.*' <<<"$out")" \
+	grep -q 'connection limit for this address (value 2, limit 2)' <<<"$out"
+wait "$h1" "$h2"
+t_check "the limited server serves after its refusals" run --connect "$L" --op send --verify -n 10
+
 # Bounded set-up times.
 t0=$(date +%s)
 out=$(run --connect 192.0.2.77 --cm-timeout 1000 --op write -n 10 2>&1)

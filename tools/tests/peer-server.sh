@@ -32,6 +32,11 @@ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
 "$IBPOST" serve --idle 3000 >"$LOG" 2>&1 &
 spid=$!
+# Small limits on a second port (the client's budget rows).
+LLOG=$IBPOST_OUT/serve-limited.log
+"$IBPOST" serve --port 18521 --max-mem 100 --max-job-time 8000 --max-per-addr 2 \
+	>"$LLOG" 2>&1 &
+lpid=$!
 touch "$IBPOST_OUT/ready"
 
 deleted=0 perf_pids=()
@@ -53,10 +58,11 @@ for _ in $(seq 3600); do
 done
 [[ -e $IBPOST_OUT/stop ]] || t_fail "told to stop" "no $IBPOST_OUT/stop in 30 min"
 perf_servers_stop
-kill -INT "$spid"
+kill -INT "$spid" "$lpid"
 src=0
 wait "$spid" || src=$?
-cat "$LOG"
+wait "$lpid"
+cat "$LOG" "$LLOG"
 
 if ((src == 0)) && grep -qx 'serve: stopping' "$LOG"; then
 	t_ok "serve ends on SIGINT with status 0 and says so"
@@ -64,6 +70,17 @@ else
 	t_fail "serve ends on SIGINT with status 0 and says so" "exit $src"
 fi
 t_check "it listened on every address, port 18520, clients from any" grep -qx 'serve: listening on \* port 18520, clients from any' "$LOG"
+mib=$(( $(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 1024 / 8 ))
+t_check "its default memory budget is an eighth of this guest's RAM ($mib MiB): $(grep 'serve: limits' "$LOG")" \
+	grep -qx "serve: limits: 16 conns, 8 per address, $mib MiB pinned, 600000 ms a job, idle 3000 ms" "$LOG"
+t_check "a job past the budget was refused, and the event says so" \
+	grep -q 'refused: Cannot allocate memory: .*budget of pinned memory or MRs would be exceeded' "$LOG"
+t_check "the limited server reports its limits" \
+	grep -qx 'serve: limits: 16 conns, 2 per address, 100 MiB pinned, 8000 ms a job, idle 10000 ms' "$LLOG"
+t_check "the limited server ended a job at its time limit" \
+	grep -q "lost: Connection timed out: job longer than the server's job time limit" "$LLOG"
+t_check "the limited server refused the third connection of one address" \
+	grep -q 'refused: Device or resource busy: the server is at its connection limit for this address' "$LLOG"
 n=$(grep -c ': done: ' "$LOG")
 t_check "jobs served to the end (at least 12: $n)" test "$n" -ge 12
 bad=$(grep ': done: ' "$LOG" | grep -vc ' 0 verify errors')

@@ -11,12 +11,22 @@
  * which does everything else; every wait is bounded by the job's timeout.
  */
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/module.h>
 #include <net/net_namespace.h>
 
 #include "abi.h"
 #include "pair.h"
+
+/* How long the pair of the pair_test_port hook waits before connecting. */
+#define IBPOST_CM_TEST_HOLD_MS	3000
+
+static unsigned int pair_test_port;
+module_param(pair_test_port, uint, 0600);
+MODULE_PARM_DESC(pair_test_port,
+		 "test hook, taken by the next rdma_cm loopback pair: listen on this port, not an ephemeral one, and wait 3 s before connecting (a test sends a foreign connect request meanwhile)");
 
 /**
  * struct ibpost_cm_ctx - what an id's event handler reports.
@@ -144,9 +154,12 @@ static int ibpost_cm_id(struct ibpost_cm_ctx *ctx, struct rdma_cm_id **id)
 	return 0;
 }
 
-/* Listen on @addr with an ephemeral port; the id must be on our device. */
+/*
+ * Listen on @addr with an ephemeral port (@test_port: that one); the id
+ * must be on our device.
+ */
 static int ibpost_cm_listen(struct ibpost_pair *p,
-			    struct sockaddr_storage *dst)
+			    struct sockaddr_storage *dst, u16 test_port)
 {
 	int ret;
 
@@ -156,6 +169,10 @@ static int ibpost_cm_listen(struct ibpost_pair *p,
 	ret = ibpost_cm_id(p->listen_ctx, &p->listen);
 	if (ret)
 		return ret;
+	if (dst->ss_family == AF_INET)
+		((struct sockaddr_in *)dst)->sin_port = htons(test_port);
+	else
+		((struct sockaddr_in6 *)dst)->sin6_port = htons(test_port);
 	ret = rdma_bind_addr(p->listen, (struct sockaddr *)dst);
 	if (ret)
 		return ret;
@@ -292,12 +309,15 @@ int ibpost_cm_pair(struct ibpost_pair *p, const struct ibpost_conn_caps *caps,
 		   const struct sockaddr_storage *addr,
 		   struct ibpost_status *st)
 {
+	u16 test_port = (u16)xchg(&pair_test_port, 0);
 	struct sockaddr_storage dst = *addr;
 	struct rdma_conn_param param;
 	struct ibpost_ep_caps ec;
 	int ret;
 
-	ret = ibpost_cm_listen(p, &dst);
+	ret = ibpost_cm_listen(p, &dst, test_port);
+	if (!ret && test_port)
+		msleep_interruptible(IBPOST_CM_TEST_HOLD_MS);
 	if (!ret)
 		ret = ibpost_cm_resolve(&p->ini, &dst, caps, st);
 	if (ret)

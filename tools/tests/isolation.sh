@@ -7,11 +7,14 @@
 #     it; client B, with its own connection, RDMA WRITEs and READs A's slot
 #     with A's real address and rkey: B gets a remote access error, A's data
 #     is intact, A's job ends normally (each served connection its own PD);
+#   - the same against a kernel consumer's ibpost_reg() registration on a
+#     loopback session of the same device (ibpost_consumer hold=1);
 #   - the address a client receives in `ready` is no kernel pointer;
 #   - a foreign connect request to a loopback rdma_cm pair's port is
 #     rejected and the pair's own initiator connects (pair_test_port hook).
 # TAP on stdout and in $IBPOST_OUT/isolation-$IBPOST_KERNEL.tap.
-# ISO_KO: the ibpost.ko to test (default: the one for this kernel).
+# ISO_KO, ISO_CONS: the ibpost.ko and ibpost_consumer.ko to test (default:
+# the ones for this kernel).
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
@@ -22,6 +25,7 @@ rig_tap isolation
 
 rig_ibpost_paths
 KO=${ISO_KO:-$KO}
+CONS=${ISO_CONS:-$CONS}
 HOSTILE=tools/tests/hostile
 A=192.0.2.31
 PORT=18531
@@ -85,6 +89,39 @@ if [[ $arc == 0 ]] && grep -q 'data intact' "$TMP/a.txt" &&
 else
 	t_fail "client A's data intact, its job ended normally" \
 		"exit $arc: $(tail -n 3 "$TMP/a.txt" | tr '\n' ' ')"
+fi
+
+# --- a kernel consumer's ibpost_reg() registration, from a served connection --
+seen=$(dmesg | wc -l)
+if insmod "$CONS" dev=rxe_iso autorun=0 hold=1; then
+	reg=$(dmesg | tail -n +$((seen + 1)) | grep -o 'holding a registration: .*')
+	raddr=$(awk '{ print $5 }' <<<"$reg")
+	rrkey=$(awk '{ print $7 }' <<<"$reg")
+	if [[ -n $raddr ]] && (( raddr >= 0 && raddr < (1 << 47) )); then
+		t_ok "a session registration's address ($raddr) is no kernel pointer"
+	else
+		t_fail "a session registration's address is no kernel pointer" "${raddr:-none}"
+	fi
+	for op in write read; do
+		out=$(timeout 60 "$HOSTILE" access --server "$A" --port "$PORT" \
+			--op $op --addr "${raddr:-0}" --rkey "${rrkey:-1}" --len 4096 2>&1)
+		if grep -q "^access $op: remote access error" <<<"$out"; then
+			t_ok "a client's RDMA $op to a session's registration: remote access error"
+		else
+			t_fail "a client's RDMA $op to a session's registration: remote access error" \
+				"$(tr '\n' ' ' <<<"$out")"
+		fi
+	done
+	seen=$(dmesg | wc -l)
+	rmmod ibpost_consumer
+	if dmesg | tail -n +$((seen + 1)) | grep -q 'held registration intact'; then
+		t_ok "the session's registered page intact"
+	else
+		t_fail "the session's registered page intact" \
+			"$(dmesg | tail -n +$((seen + 1)) | grep ibpost_consumer | tr '\n' ' ')"
+	fi
+else
+	t_fail "consumer holding a registration on rxe_iso" "insmod $CONS hold=1"
 fi
 kill -INT $spid 2>/dev/null
 wait $spid 2>/dev/null

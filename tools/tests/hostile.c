@@ -389,7 +389,7 @@ static void valid_session(struct hconn *c, const struct hopts *o,
 		.version = htobe16(IBPOST_WIRE_VERSION),
 		.depth = htobe32(1),
 	};
-	struct ibpost_wire_job *job = (void *)c->sbuf;
+	struct ibpost_wire_job *job;
 	const struct ibpost_wire_ready *r;
 	uint32_t jlen = sizeof(*job) + sizeof(job->sge[0]);
 	enum ibv_wc_status s;
@@ -402,6 +402,7 @@ static void valid_session(struct hconn *c, const struct hopts *o,
 		fprintf(stderr, "%s: the server did not accept (%d)\n", prog, ret);
 		exit(1);
 	}
+	job = (void *)c->sbuf;
 	memset(job, 0, jlen);
 	job->hdr.magic = htobe32(IBPOST_WIRE_MAGIC);
 	job->hdr.version = htobe16(IBPOST_WIRE_VERSION);

@@ -17,8 +17,9 @@
  *           the completion's status.  Exit 0 when the status was printed.
  *   connect a connect request to --port carrying junk private data (not
  *           ibpost's); retried every 100 ms up to --tries times while it is
- *           rejected; prints "connect: established" (exit 0) or "connect:
- *           rejected N times (consumer reject N)" (exit 3).
+ *           rejected; prints "connect: established" or "connect: not
+ *           rejected" (any other answer than a reject: exit 0), or
+ *           "connect: rejected N times (consumer reject N)" (exit 3).
  *
  * More modes (mutated hellos, floods, ...) belong here, one function each.
  * Exit 1: the program itself failed (set-up, a step timed out); 2: usage.
@@ -528,6 +529,12 @@ static int mode_connect(const struct hopts *o)
 		teardown(&c);
 		if (!ret) {
 			printf("connect: established after %u rejections\n",
+			       rejected);
+			return 0;
+		}
+		/* Not a rejection: the listener answered, then it failed. */
+		if (ret < 0) {
+			printf("connect: not rejected (then an error) after %u rejections\n",
 			       rejected);
 			return 0;
 		}

@@ -465,6 +465,83 @@ static bool autorun = true;
 module_param(autorun, bool, 0444);
 MODULE_PARM_DESC(autorun, "run the workload at load and fail to load if it fails (default 1)");
 
+static bool hold;
+module_param(hold, bool, 0444);
+MODULE_PARM_DESC(hold, "instead of a workload: keep one page with a pattern registered (remote READ and WRITE) on a session of dev until unload, print its descriptor now and at unload whether the page still holds the pattern (isolation tests)");
+
+/* The registration hold=1 keeps for the life of the module. */
+static struct {
+	struct ibpost_session *s;
+	struct page *page;
+	struct scatterlist sg;
+	struct ibpost_mreg *reg;
+} cons_held;
+
+static u8 cons_held_byte(u32 i)
+{
+	return (u8)(0x3c + i * 7);
+}
+
+static int cons_hold_start(void)
+{
+	struct ibpost_session_attr attr = { .dev_name = dev, .depth = 4 };
+	struct ibpost_rdesc desc;
+	u8 *va;
+	u32 i;
+	int ret;
+
+	cons_held.s = ibpost_session_open(&attr);
+	if (IS_ERR(cons_held.s))
+		return PTR_ERR(cons_held.s);
+	cons_held.page = alloc_page(GFP_KERNEL);
+	if (!cons_held.page) {
+		ret = -ENOMEM;
+		goto err_close;
+	}
+	va = page_address(cons_held.page);
+	for (i = 0; i < PAGE_SIZE; i++)
+		va[i] = cons_held_byte(i);
+	sg_init_table(&cons_held.sg, 1);
+	sg_set_page(&cons_held.sg, cons_held.page, PAGE_SIZE, 0);
+	cons_held.reg = ibpost_reg(cons_held.s, &cons_held.sg, 1,
+				   IBPOST_ACCESS_REMOTE_READ |
+				   IBPOST_ACCESS_REMOTE_WRITE, &desc);
+	if (IS_ERR(cons_held.reg)) {
+		ret = PTR_ERR(cons_held.reg);
+		goto err_page;
+	}
+	pr_info("ibpost_consumer: holding a registration: addr 0x%llx rkey 0x%x length %u\n",
+		desc.addr, desc.rkey, desc.length);
+	return 0;
+
+err_page:
+	__free_page(cons_held.page);
+err_close:
+	ibpost_session_close(cons_held.s);
+	cons_held.s = NULL;
+	return ret;
+}
+
+static void cons_hold_end(void)
+{
+	const u8 *va;
+	u32 i, bad = 0;
+
+	if (!cons_held.s)
+		return;
+	ibpost_unreg(cons_held.reg);
+	va = page_address(cons_held.page);
+	for (i = 0; i < PAGE_SIZE; i++)
+		bad += va[i] != cons_held_byte(i);
+	if (bad)
+		pr_info("ibpost_consumer: held registration corrupted: %u bytes\n",
+			bad);
+	else
+		pr_info("ibpost_consumer: held registration intact\n");
+	__free_page(cons_held.page);
+	ibpost_session_close(cons_held.s);
+}
+
 static int __init cons_init(void)
 {
 	struct ibpost_consumer_cfg cfg = {
@@ -476,6 +553,8 @@ static int __init cons_init(void)
 	u64 mib_x100;
 	int ret;
 
+	if (hold)
+		return cons_hold_start();
 	if (!autorun)
 		return 0;
 	if (!req_kb || (req_kb * 1024) % PAGE_SIZE)
@@ -501,6 +580,7 @@ static int __init cons_init(void)
 
 static void __exit cons_exit(void)
 {
+	cons_hold_end();
 }
 
 module_init(cons_init);

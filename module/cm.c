@@ -5,18 +5,35 @@
  * Loopback (ibpost_cm_pair()): the target side listens on the given
  * address of the device (an ephemeral port), the initiator resolves address
  * and route to it and connects; the connect request is accepted on a new id
- * whose QP becomes the target QP.  Peer (ibpost_cm_connect()): only the
+ * whose QP becomes the target QP.  The listener is reachable from any host
+ * on the fabric, so the initiator's connect request carries a random token
+ * in its private data and only the request with that token is accepted;
+ * any other one is rejected.  Peer (ibpost_cm_connect()): only the
  * initiator side, connecting to `ibpost serve` on another host (serve.c).
  * rdma_cm event handlers only record the event and wake the job's thread,
  * which does everything else; every wait is bounded by the job's timeout.
  */
+#include <crypto/algapi.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/module.h>
+#include <linux/random.h>
 #include <net/net_namespace.h>
 
 #include "abi.h"
 #include "pair.h"
+
+/* Bytes of the token a loopback pair's initiator proves itself with. */
+#define IBPOST_CM_TOKEN		16
+/* How long the pair of the pair_test_port hook waits before connecting. */
+#define IBPOST_CM_TEST_HOLD_MS	3000
+
+static unsigned int pair_test_port;
+module_param(pair_test_port, uint, 0600);
+MODULE_PARM_DESC(pair_test_port,
+		 "test hook, taken by the next rdma_cm loopback pair: listen on this port, not an ephemeral one, and wait 3 s before connecting (a test sends a foreign connect request meanwhile)");
 
 /**
  * struct ibpost_cm_ctx - what an id's event handler reports.
@@ -28,6 +45,8 @@
  *	@lost is set when the connection ends (disconnect, device removal,
  *	address change).
  * @peer: where a rejection's private data goes (peer connections).
+ * @token: the listener of a loopback pair accepts only the connect request
+ *	whose private data starts with these random bytes (its initiator's).
  */
 struct ibpost_cm_ctx {
 	struct completion done;
@@ -36,7 +55,18 @@ struct ibpost_cm_ctx {
 	struct rdma_cm_id *req;
 	struct ibpost_ep *ep;
 	struct ibpost_conn_peer *peer;
+	u8 token[IBPOST_CM_TOKEN];
 };
+
+/* Whether a connect request to a pair's listener is its initiator's. */
+static bool ibpost_cm_ours(const struct ibpost_cm_ctx *ctx,
+			   const struct rdma_cm_event *ev)
+{
+	const struct rdma_conn_param *c = &ev->param.conn;
+
+	return c->private_data && c->private_data_len >= IBPOST_CM_TOKEN &&
+	       !crypto_memneq(c->private_data, ctx->token, IBPOST_CM_TOKEN);
+}
 
 static void ibpost_cm_rejected(struct ibpost_cm_ctx *ctx,
 			       const struct rdma_cm_event *ev)
@@ -55,10 +85,14 @@ static int ibpost_cm_handler(struct rdma_cm_id *id,
 {
 	struct ibpost_cm_ctx *ctx = id->context;
 
-	/* A connect request arrives on the listener's context. */
+	/*
+	 * A connect request arrives on the listener's context.  Only one, the
+	 * initiator's: for any other, the error makes rdma_cm destroy the new
+	 * id, which rejects the request.
+	 */
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-		if (ctx->req)
-			return -EBUSY;	/* only one: rdma_cm destroys it */
+		if (ctx->req || !ibpost_cm_ours(ctx, ev))
+			return -EBUSY;
 		ctx->req = id;
 	}
 	switch (ev->event) {
@@ -144,18 +178,28 @@ static int ibpost_cm_id(struct ibpost_cm_ctx *ctx, struct rdma_cm_id **id)
 	return 0;
 }
 
-/* Listen on @addr with an ephemeral port; the id must be on our device. */
+/*
+ * Listen on @addr with an ephemeral port (@test_port: that one); the id
+ * must be on our device.  The listener's token is drawn here.
+ */
 static int ibpost_cm_listen(struct ibpost_pair *p,
-			    struct sockaddr_storage *dst)
+			    struct sockaddr_storage *dst, u16 test_port)
 {
+	struct ibpost_cm_ctx *lctx;
 	int ret;
 
-	p->listen_ctx = ibpost_cm_ctx_new(NULL);
-	if (!p->listen_ctx)
+	lctx = ibpost_cm_ctx_new(NULL);
+	if (!lctx)
 		return -ENOMEM;
-	ret = ibpost_cm_id(p->listen_ctx, &p->listen);
+	p->listen_ctx = lctx;
+	get_random_bytes(lctx->token, sizeof(lctx->token));
+	ret = ibpost_cm_id(lctx, &p->listen);
 	if (ret)
 		return ret;
+	if (dst->ss_family == AF_INET)
+		((struct sockaddr_in *)dst)->sin_port = htons(test_port);
+	else
+		((struct sockaddr_in6 *)dst)->sin6_port = htons(test_port);
 	ret = rdma_bind_addr(p->listen, (struct sockaddr *)dst);
 	if (ret)
 		return ret;
@@ -292,12 +336,16 @@ int ibpost_cm_pair(struct ibpost_pair *p, const struct ibpost_conn_caps *caps,
 		   const struct sockaddr_storage *addr,
 		   struct ibpost_status *st)
 {
+	u16 test_port = (u16)xchg(&pair_test_port, 0);
 	struct sockaddr_storage dst = *addr;
+	struct ibpost_cm_ctx *lctx;
 	struct rdma_conn_param param;
 	struct ibpost_ep_caps ec;
 	int ret;
 
-	ret = ibpost_cm_listen(p, &dst);
+	ret = ibpost_cm_listen(p, &dst, test_port);
+	if (!ret && test_port)
+		msleep_interruptible(IBPOST_CM_TEST_HOLD_MS);
 	if (!ret)
 		ret = ibpost_cm_resolve(&p->ini, &dst, caps, st);
 	if (ret)
@@ -307,6 +355,9 @@ int ibpost_cm_pair(struct ibpost_pair *p, const struct ibpost_conn_caps *caps,
 	if (ret)
 		goto out;
 	ibpost_cm_param(&param);
+	lctx = p->listen_ctx;
+	param.private_data = lctx->token;
+	param.private_data_len = sizeof(lctx->token);
 	ret = rdma_connect(p->ini.cm_id, &param);
 	if (!ret)
 		ret = ibpost_cm_accept(p, caps);

@@ -7,7 +7,9 @@
  * device goes (rdma link del, driver unload) or the client unregisters, and
  * rename() on rdma dev set ... name.  remove() unlinks the device, drops
  * the registry's reference and waits for every user to drop theirs before
- * the PD is freed: users must never sleep unboundedly while holding one.
+ * the probing PD is freed: users must never sleep unboundedly while holding
+ * one.  Nothing that a peer can reach is ever in that PD: every endpoint
+ * has the PD of its own trust domain (ibpost_ep_cq()).
  */
 #include <linux/mutex.h>
 #include <linux/slab.h>

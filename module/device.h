@@ -18,7 +18,8 @@
  * @ref: users; the registry holds one until the device goes away.
  * @released: completed when the last reference is dropped.
  * @ibdev: the device (ib_core keeps it alive until our remove returns).
- * @pd: protection domain shared by ibpost's users of this device.
+ * @pd: a protection domain for probing the device only (ibpost_probe_*());
+ *	jobs, sessions and served connections each have their own (ep.c).
  * @info: cached attributes; @info.name changes on rename (registry lock).
  * @dying: set when ib_core removes the device; jobs on it end with an error.
  */

@@ -22,46 +22,81 @@
 /* One spare send and receive slot for ib_drain_qp(). */
 #define IBPOST_EP_DRAIN_SLOTS	1
 
+/* Free the endpoint's PD if it is its own (every MR in it freed first). */
+static void ibpost_ep_pd_put(struct ibpost_ep *ep)
+{
+	if (ep->pd_owned)
+		ib_dealloc_pd(ep->pd);
+	ep->pd_owned = false;
+	ep->pd = NULL;
+}
+
 /**
  * ibpost_ep_cq() - start an endpoint: its CQ.
  * @ep: zeroed endpoint.
  * @ibdev: the device.
- * @pd: the PD of the endpoint's trust domain.
+ * @share: the endpoint of the same trust domain whose PD this one uses
+ *	(the target of a loopback pair shares its initiator's), or NULL: the
+ *	endpoint allocates a PD of its own, freed by ibpost_ep_destroy().
  * @port: port number.
  * @caps: queue sizes and polling context.
  *
- * The CQ holds a completion for every send and receive WR the QP can have
- * outstanding, the drain slots included.
+ * The PD is the trust domain: an rkey of one of its MRs works only on a QP
+ * of the same PD, so every served connection, session and job has its own
+ * and a peer holding the rkey and address of another one's MR gets a
+ * remote access error.  The CQ holds a completion for every send and
+ * receive WR the QP can have outstanding, the drain slots included.
  *
  * Context: process context, may sleep.
  * Return: 0 or a negative errno (nothing allocated).
  */
 int ibpost_ep_cq(struct ibpost_ep *ep, struct ib_device *ibdev,
-		 struct ib_pd *pd, u32 port, const struct ibpost_ep_caps *caps)
+		 struct ibpost_ep *share, u32 port,
+		 const struct ibpost_ep_caps *caps)
 {
 	u32 n = caps->send_wr + caps->recv_wr + 2 * IBPOST_EP_DRAIN_SLOTS;
 	struct ib_cq *cq;
+	int ret;
 
 	ep->ibdev = ibdev;
-	ep->pd = pd;
 	ep->port = port;
+	if (share) {
+		ep->pd = share->pd;
+	} else {
+		ep->pd = ib_alloc_pd(ibdev, 0);
+		if (IS_ERR(ep->pd)) {
+			ret = PTR_ERR(ep->pd);
+			ep->pd = NULL;
+			return ret;
+		}
+		ep->pd_owned = true;
+	}
 	init_waitqueue_head(&ep->wq);
 	if (caps->poll == IB_POLL_DIRECT) {
 		cq = ib_alloc_cq(ibdev, NULL, n, 0, IB_POLL_DIRECT);
 		ep->bh_post = true;
 	} else {
 		/* The pool would allocate CQs forever for an impossible size. */
-		if (n > (u32)ibdev->attrs.max_cqe)
-			return -EINVAL;
+		if (n > (u32)ibdev->attrs.max_cqe) {
+			ret = -EINVAL;
+			goto err_pd;
+		}
 		/* Shared per-CPU CQs, as nvme-rdma and the rw API users do. */
 		cq = ib_cq_pool_get(ibdev, n, -1, caps->poll);
 		ep->cq_pooled = true;
 	}
-	if (IS_ERR(cq))
-		return PTR_ERR(cq);
+	if (IS_ERR(cq)) {
+		ret = PTR_ERR(cq);
+		goto err_pd;
+	}
 	ep->cq = cq;
 	ep->cq_size = n;
 	return 0;
+
+err_pd:
+	ep->cq_pooled = false;
+	ibpost_ep_pd_put(ep);
+	return ret;
 }
 
 /**
@@ -359,9 +394,11 @@ void ibpost_ep_drain(struct ibpost_ep *ep)
 }
 
 /**
- * ibpost_ep_destroy() - free the QP and the CQ.
+ * ibpost_ep_destroy() - free the QP, the CQ and the endpoint's own PD.
  * @ep: the endpoint, drained; may be partly built.  The QP of an rdma_cm
- *	id is freed with the id (ibpost_cm_close()), before this.
+ *	id is freed with the id (ibpost_cm_close()), before this.  Every MR
+ *	in its PD is deregistered before, and an endpoint sharing its PD is
+ *	destroyed before it.
  */
 void ibpost_ep_destroy(struct ibpost_ep *ep)
 {
@@ -373,4 +410,5 @@ void ibpost_ep_destroy(struct ibpost_ep *ep)
 	else if (ep->cq)
 		ib_free_cq(ep->cq);
 	ep->cq = NULL;
+	ibpost_ep_pd_put(ep);
 }

@@ -40,7 +40,8 @@ struct ibpost_ep_caps {
 /**
  * struct ibpost_ep - one RC QP with its CQ.
  * @ibdev: the device.
- * @pd: the PD the QP and every MR it uses belong to.
+ * @pd: the PD the QP and every MR it uses belong to: its trust domain.
+ * @pd_owned: @pd is the endpoint's own (freed with it), not shared.
  * @port: port number.
  * @cq: send and receive completions of @qp.
  * @cq_size: CQEs of @cq.
@@ -65,6 +66,7 @@ struct ibpost_ep_caps {
 struct ibpost_ep {
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
+	bool pd_owned;
 	u32 port;
 	struct ib_cq *cq;
 	u32 cq_size;
@@ -119,7 +121,8 @@ static inline void ibpost_softirq_flush(void)
 }
 
 int ibpost_ep_cq(struct ibpost_ep *ep, struct ib_device *ibdev,
-		 struct ib_pd *pd, u32 port, const struct ibpost_ep_caps *caps);
+		 struct ibpost_ep *share, u32 port,
+		 const struct ibpost_ep_caps *caps);
 void ibpost_ep_qp_attr(struct ibpost_ep *ep, const struct ibpost_ep_caps *caps,
 		       struct ib_qp_init_attr *init);
 int ibpost_ep_qp(struct ibpost_ep *ep, const struct ibpost_ep_caps *caps);

@@ -9,6 +9,7 @@
  * Never IB_PD_UNSAFE_GLOBAL_RKEY.
  */
 #include <linux/jiffies.h>
+#include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -34,15 +35,36 @@ static u32 ibpost_mr_alloc_pages(struct ib_pd *pd, u32 pages)
 }
 
 /*
- * The key byte of the next registration.  One counter for every MR of the
- * module: a slot registered again (or an MR index the provider hands out
- * again) never gets the rkey a previous job or peer was given.
+ * The key byte of @mr's next registration: from the kernel's random
+ * generator, so that a peer cannot predict it from the keys it was given
+ * before, and never the byte the MR has now, so that an rkey handed out for
+ * the previous registration of this MR is dead.
  */
-static u8 ibpost_mr_key(void)
+static u8 ibpost_mr_key(const struct ib_mr *mr)
 {
-	static atomic_t key = ATOMIC_INIT(0);
+	u8 key;
 
-	return (u8)atomic_inc_return(&key);
+	do {
+		key = get_random_u8();
+	} while (key == (u8)mr->rkey);
+	return key;
+}
+
+/*
+ * After ib_map_mr_sg() the MR's iova is the DMA address of its first byte
+ * (on software providers a kernel virtual address).  The iova is what a
+ * peer puts in its RDMA WRs, so it goes on the wire: replace it with a
+ * random page-aligned base below 2^(32 + PAGE_SHIFT) plus the first byte's
+ * offset in its page, set before IB_WR_REG_MR is posted (providers take
+ * the region's address from the MR at that WR: rxe_reg_fast_mr(),
+ * siw_fastreg_mr()).  The in-page offset stays: rxe computed its page
+ * offset from it in map_mr_sg.  Local SGEs on the MR use this iova too.
+ */
+static void ibpost_mr_hide_iova(struct ib_mr *mr)
+{
+	u64 off = mr->iova & (mr->page_size - 1);
+
+	mr->iova = ((u64)get_random_u32() << PAGE_SHIFT) + off;
 }
 
 struct ibpost_mr_wait {
@@ -106,7 +128,8 @@ static int ibpost_mr_post(struct ibpost_mrs *m, u32 from, u32 to, int access,
 	for (i = from; i < to; i++) {
 		if (reg) {
 			/* A new key each time: an rkey handed out before is dead. */
-			ib_update_fast_reg_key(m->mr[i], ibpost_mr_key());
+			ib_update_fast_reg_key(m->mr[i],
+					       ibpost_mr_key(m->mr[i]));
 			memset(&w->rwr[i - from], 0, sizeof(w->rwr[0]));
 			w->rwr[i - from].mr = m->mr[i];
 			w->rwr[i - from].key = m->mr[i]->rkey;
@@ -205,7 +228,7 @@ int ibpost_mrs_register(struct ibpost_mrs *m, struct ibpost_ep *ep,
 			ibpost_status_set(st, IBPOST_R_FRPL, pages, 0);
 			return ret < 0 ? ret : -EINVAL;
 		}
-		ib_update_fast_reg_key(m->mr[i], ib_inc_rkey(m->mr[i]->rkey));
+		ibpost_mr_hide_iova(m->mr[i]);
 	}
 	ret = ibpost_mr_run(m, ep, access, true);
 	if (ret) {
@@ -252,7 +275,7 @@ int ibpost_mrs_register_sg(struct ibpost_mrs *m, struct ibpost_ep *ep,
 	ret = ib_map_mr_sg(m->mr[0], sgl, mapped, NULL, PAGE_SIZE);
 	if (ret != mapped)
 		return ret < 0 ? ret : -EINVAL;
-	ib_update_fast_reg_key(m->mr[0], ib_inc_rkey(m->mr[0]->rkey));
+	ibpost_mr_hide_iova(m->mr[0]);
 	ret = ibpost_mr_run(m, ep, access, true);
 	if (ret)
 		return ret;

@@ -249,7 +249,6 @@ static int ibpost_pair_iwarp_addr(struct ib_device *ibdev, u32 port,
  * ibpost_pair_create() - create and connect a loopback pair.
  * @p: zeroed pair to fill.
  * @ibdev: the device.
- * @pd: the PD of the pair's trust domain.
  * @port: port number.
  * @caps: queue sizes (without @caps->peer).
  * @addr: connect through rdma_cm to this address of the device, or NULL
@@ -261,7 +260,7 @@ static int ibpost_pair_iwarp_addr(struct ib_device *ibdev, u32 port,
  * Return: 0 or a negative errno; on failure nothing is left allocated.
  */
 int ibpost_pair_create(struct ibpost_pair *p, struct ib_device *ibdev,
-		       struct ib_pd *pd, u32 port,
+		       u32 port,
 		       const struct ibpost_conn_caps *caps,
 		       const struct sockaddr_storage *addr,
 		       struct ibpost_status *st)
@@ -277,11 +276,12 @@ int ibpost_pair_create(struct ibpost_pair *p, struct ib_device *ibdev,
 		addr = &iw;
 	}
 	ibpost_conn_ini_caps(caps, &ec);
-	ret = ibpost_ep_cq(&p->ini, ibdev, pd, port, &ec);
+	/* One trust domain: the initiator's PD, which the target shares. */
+	ret = ibpost_ep_cq(&p->ini, ibdev, NULL, port, &ec);
 	if (ret)
 		goto err;
 	ibpost_conn_tgt_caps(caps, &ec);
-	ret = ibpost_ep_cq(&p->tgt, ibdev, pd, port, &ec);
+	ret = ibpost_ep_cq(&p->tgt, ibdev, &p->ini, port, &ec);
 	if (ret)
 		goto err_ini;
 	if (addr)
@@ -328,7 +328,6 @@ void ibpost_pair_destroy(struct ibpost_pair *p)
  * ibpost_peer_ep_create() - connect one endpoint to ``ibpost serve``.
  * @ep: zeroed endpoint to fill.
  * @ibdev: the device.
- * @pd: the PD of the endpoint's trust domain.
  * @port: port number.
  * @caps: queue sizes, with @caps->peer.
  * @addr: the server's address.
@@ -339,7 +338,7 @@ void ibpost_pair_destroy(struct ibpost_pair *p)
  * on failure nothing is left allocated.
  */
 int ibpost_peer_ep_create(struct ibpost_ep *ep, struct ib_device *ibdev,
-			  struct ib_pd *pd, u32 port,
+			  u32 port,
 			  const struct ibpost_conn_caps *caps,
 			  const struct sockaddr_storage *addr,
 			  struct ibpost_status *st)
@@ -348,7 +347,8 @@ int ibpost_peer_ep_create(struct ibpost_ep *ep, struct ib_device *ibdev,
 	int ret;
 
 	ibpost_conn_ini_caps(caps, &ec);
-	ret = ibpost_ep_cq(ep, ibdev, pd, port, &ec);
+	/* Its own PD: the trust domain is this connection. */
+	ret = ibpost_ep_cq(ep, ibdev, NULL, port, &ec);
 	if (ret)
 		goto err;
 	ret = ibpost_cm_connect(ep, caps, addr, st);

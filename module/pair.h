@@ -80,14 +80,14 @@ struct ibpost_pair {
 void ibpost_conn_ini_caps(const struct ibpost_conn_caps *caps,
 			  struct ibpost_ep_caps *ec);
 int ibpost_pair_create(struct ibpost_pair *p, struct ib_device *ibdev,
-		       struct ib_pd *pd, u32 port,
+		       u32 port,
 		       const struct ibpost_conn_caps *caps,
 		       const struct sockaddr_storage *addr,
 		       struct ibpost_status *st);
 void ibpost_pair_drain(struct ibpost_pair *p);
 void ibpost_pair_destroy(struct ibpost_pair *p);
 int ibpost_peer_ep_create(struct ibpost_ep *ep, struct ib_device *ibdev,
-			  struct ib_pd *pd, u32 port,
+			  u32 port,
 			  const struct ibpost_conn_caps *caps,
 			  const struct sockaddr_storage *addr,
 			  struct ibpost_status *st);

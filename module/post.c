@@ -263,16 +263,19 @@ static void ibpost_build_send_wr(struct ibpost_job *job, u32 slot)
 	struct ib_rdma_wr *w = &job->wrs[slot];
 	struct ib_sge *sge = &job->sges[slot * run->num_sge];
 	u32 i, lkey = job->ini->pd->local_dma_lkey;
+	u64 base = job->local.buf.dma[slot];
 
 	/*
 	 * Registered by now only as an iWARP READ's sink (a pong's MRs come
-	 * later); the MR maps the slot from its first byte: iova = DMA address.
+	 * later); the MR maps the slot from its first byte at its iova, which
+	 * is not the DMA address (mr.c keeps kernel addresses off the wire).
 	 */
-	if (job->local.mrs.n)
+	if (job->local.mrs.n) {
 		lkey = job->local.mrs.mr[slot]->lkey;
+		base = job->local.mrs.mr[slot]->iova;
+	}
 	for (i = 0; i < run->num_sge; i++) {
-		sge[i].addr = job->local.buf.dma[slot] +
-			      job->send_layout[i].offset;
+		sge[i].addr = base + job->send_layout[i].offset;
 		sge[i].length = job->send_layout[i].length;
 		sge[i].lkey = lkey;
 	}

@@ -295,8 +295,9 @@ static int ibpost_srv_qp(struct ibpost_sconn *sc)
 	struct ib_qp_init_attr init;
 	int ret;
 
-	ret = ibpost_ep_cq(&sc->ep, sc->id->device, sc->dev->pd,
-			   sc->id->port_num, &ec);
+	/* A PD of its own: no other client's rkey works on this QP. */
+	ret = ibpost_ep_cq(&sc->ep, sc->id->device, NULL, sc->id->port_num,
+			   &ec);
 	if (ret)
 		return ret;
 	/* The QP is the id's: rdma_destroy_qp() frees it. */

@@ -44,8 +44,8 @@ static int ibpost_session_connect(struct ibpost_session *s,
 	int ret;
 
 	if (caps->peer) {
-		ret = ibpost_peer_ep_create(&s->pep, dev->ibdev, dev->pd, port,
-					    caps, addr, st);
+		ret = ibpost_peer_ep_create(&s->pep, dev->ibdev, port, caps,
+					    addr, st);
 		if (!ret)
 			s->ep = &s->pep;
 		return ret;
@@ -53,8 +53,7 @@ static int ibpost_session_connect(struct ibpost_session *s,
 	s->pair = kzalloc(sizeof(*s->pair), GFP_KERNEL);
 	if (!s->pair)
 		return -ENOMEM;
-	ret = ibpost_pair_create(s->pair, dev->ibdev, dev->pd, port, caps,
-				 addr, st);
+	ret = ibpost_pair_create(s->pair, dev->ibdev, port, caps, addr, st);
 	if (ret) {
 		kfree(s->pair);
 		s->pair = NULL;

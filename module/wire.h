@@ -140,7 +140,8 @@ struct ibpost_wire_job {
 
 /**
  * struct ibpost_wire_slot - one remote buffer slot.
- * @addr: iova of its MR.
+ * @addr: iova of its MR: a random page-aligned base plus the in-page
+ *	offset, never a kernel address.
  * @rkey: its rkey, valid for this job only.
  * @length: bytes the client may access.
  */

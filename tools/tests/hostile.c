@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hostile: a peer of 'ibpost serve' written from the wire format alone
+ * (module/wire.h, Documentation/wire.rst) with libibverbs and librdmacm, to
+ * try what a host on the fabric can do to a server.  One mode per run:
+ *
+ *   hold    a valid client: a session job (one slot, remote read and
+ *           write), prints its slot ("slot 0 addr 0x... rkey 0x... length
+ *           N"), writes a pattern into it through its own connection, waits
+ *           until --until FILE exists, reads the slot back and compares
+ *           ("data intact" or "data corrupted: N bytes"), sends the fin and
+ *           prints the server's result.  Exit 0 only when the data is
+ *           intact and the result has no error.
+ *   access  a valid client (the same session job), then one RDMA --op
+ *           write|read of --len bytes at --addr with --rkey (someone else's)
+ *           through its own connection; prints "access OP: STATUS (N)",
+ *           the completion's status.  Exit 0 when the status was printed.
+ *   connect a connect request to --port carrying junk private data (not
+ *           ibpost's); retried every 100 ms up to --tries times while it is
+ *           rejected; prints "connect: established" or "connect: not
+ *           rejected" (any other answer than a reject: exit 0), or
+ *           "connect: rejected N times (consumer reject N)" (exit 3).
+ *
+ * More modes (mutated hellos, floods, ...) belong here, one function each.
+ * Exit 1: the program itself failed (set-up, a step timed out); 2: usage.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+/* module/wire.h is kernel C: its kernel-only types. */
+typedef uint8_t u8;
+typedef uint32_t u32;
+#include <uapi/ibpost.h>
+#include "../../module/wire.h"
+
+#define H_BUF		4096	/* each receive buffer and the data buffer */
+#define H_RECVS		16	/* receives kept posted (keep-alives, answers) */
+#define H_STEP_MS	5000	/* bound on each rdma_cm step and answer */
+
+struct hopts {
+	const char *mode;
+	const char *server;
+	unsigned int port;
+	const char *until;
+	unsigned int size;
+	unsigned long long addr;
+	unsigned int rkey;
+	unsigned int len;
+	const char *op;
+	unsigned int tries;
+};
+
+struct hconn {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *rmr;	/* receive buffers */
+	struct ibv_mr *smr;	/* send buffer */
+	struct ibv_mr *dmr;	/* data buffer: RDMA source and sink */
+	uint8_t *rbuf;
+	uint8_t *sbuf;
+	uint8_t *dbuf;
+	uint32_t wrs;		/* data WRs posted (the fin's count) */
+	struct ibv_wc last;	/* last completion taken */
+	struct ibv_wc held;	/* a message that came while a send was awaited */
+	int has_held;
+};
+
+static const char *prog = "hostile";
+
+static void die(const char *what)
+{
+	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(errno));
+	exit(1);
+}
+
+static void fail(const char *what)
+{
+	fprintf(stderr, "%s: %s\n", prog, what);
+	exit(1);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The next rdma_cm event; its type and (for a rejection) its status. */
+static enum rdma_cm_event_type cm_next(struct rdma_event_channel *ch,
+				       int *status, uint8_t *priv, int *plen)
+{
+	struct rdma_cm_event *ev;
+	enum rdma_cm_event_type type;
+
+	if (rdma_get_cm_event(ch, &ev))
+		die("rdma_get_cm_event");
+	type = ev->event;
+	if (status)
+		*status = ev->status;
+	if (priv && plen) {
+		*plen = ev->param.conn.private_data_len;
+		if (*plen > 64)
+			*plen = 64;
+		if (ev->param.conn.private_data)
+			memcpy(priv, ev->param.conn.private_data, *plen);
+		else
+			*plen = 0;
+	}
+	rdma_ack_cm_event(ev);
+	return type;
+}
+
+static void resolve(struct hconn *c, const char *host, unsigned int port)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	char service[16];
+
+	snprintf(service, sizeof(service), "%u", port);
+	if (getaddrinfo(host, service, &hints, &ai))
+		fail("bad --server address");
+	c->ch = rdma_create_event_channel();
+	if (!c->ch)
+		die("rdma_create_event_channel");
+	if (rdma_create_id(c->ch, &c->id, NULL, RDMA_PS_TCP))
+		die("rdma_create_id");
+	if (rdma_resolve_addr(c->id, NULL, ai->ai_addr, H_STEP_MS))
+		die("rdma_resolve_addr");
+	freeaddrinfo(ai);
+	if (cm_next(c->ch, NULL, NULL, NULL) != RDMA_CM_EVENT_ADDR_RESOLVED)
+		fail("address not resolved");
+	if (rdma_resolve_route(c->id, H_STEP_MS))
+		die("rdma_resolve_route");
+	if (cm_next(c->ch, NULL, NULL, NULL) != RDMA_CM_EVENT_ROUTE_RESOLVED)
+		fail("route not resolved");
+}
+
+static void post_recv(struct hconn *c, unsigned int i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(c->rbuf + (size_t)i * H_BUF),
+		.length = H_BUF,
+		.lkey = c->rmr->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = i, .sg_list = &sge, .num_sge = 1,
+	}, *bad;
+
+	if (ibv_post_recv(c->id->qp, &wr, &bad))
+		die("ibv_post_recv");
+}
+
+/* PD, CQ, QP, buffers and receives of a connection being made. */
+static void setup_qp(struct hconn *c)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = 8, .max_recv_wr = H_RECVS,
+			.max_send_sge = 1, .max_recv_sge = 1,
+		},
+	};
+	unsigned int i;
+
+	c->pd = ibv_alloc_pd(c->id->verbs);
+	if (!c->pd)
+		die("ibv_alloc_pd");
+	c->cq = ibv_create_cq(c->id->verbs, 8 + H_RECVS, NULL, NULL, 0);
+	if (!c->cq)
+		die("ibv_create_cq");
+	qa.send_cq = c->cq;
+	qa.recv_cq = c->cq;
+	if (rdma_create_qp(c->id, c->pd, &qa))
+		die("rdma_create_qp");
+	c->rbuf = calloc(H_RECVS, H_BUF);
+	c->sbuf = calloc(1, H_BUF);
+	c->dbuf = calloc(1, H_BUF);
+	if (!c->rbuf || !c->sbuf || !c->dbuf)
+		die("calloc");
+	c->rmr = ibv_reg_mr(c->pd, c->rbuf, (size_t)H_RECVS * H_BUF,
+			    IBV_ACCESS_LOCAL_WRITE);
+	c->smr = ibv_reg_mr(c->pd, c->sbuf, H_BUF, 0);
+	c->dmr = ibv_reg_mr(c->pd, c->dbuf, H_BUF, IBV_ACCESS_LOCAL_WRITE);
+	if (!c->rmr || !c->smr || !c->dmr)
+		die("ibv_reg_mr");
+	for (i = 0; i < H_RECVS; i++)
+		post_recv(c, i);
+}
+
+/*
+ * Connect with @priv as private data.  Return 0 when established, else
+ * the rejection's status (IB CM reason) as a positive number.
+ */
+static int cm_connect(struct hconn *c, const void *priv, uint8_t plen)
+{
+	struct rdma_conn_param p = {
+		.responder_resources = 16, .initiator_depth = 16,
+		.retry_count = 7, .rnr_retry_count = 7,
+		.private_data = priv, .private_data_len = plen,
+	};
+	enum rdma_cm_event_type t;
+	int status = 0;
+
+	if (rdma_connect(c->id, &p))
+		die("rdma_connect");
+	t = cm_next(c->ch, &status, NULL, NULL);
+	if (t == RDMA_CM_EVENT_ESTABLISHED)
+		return 0;
+	if (t == RDMA_CM_EVENT_REJECTED)
+		return status > 0 ? status : 1;
+	fprintf(stderr, "%s: connect: event %s, status %d\n", prog,
+		rdma_event_str(t), status);
+	return -1;
+}
+
+static void teardown(struct hconn *c)
+{
+	if (c->id) {
+		rdma_disconnect(c->id);
+		if (c->id->qp)
+			rdma_destroy_qp(c->id);
+	}
+	if (c->dmr)
+		ibv_dereg_mr(c->dmr);
+	if (c->smr)
+		ibv_dereg_mr(c->smr);
+	if (c->rmr)
+		ibv_dereg_mr(c->rmr);
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	if (c->id)
+		rdma_destroy_id(c->id);
+	if (c->ch)
+		rdma_destroy_event_channel(c->ch);
+	free(c->rbuf);
+	free(c->sbuf);
+	free(c->dbuf);
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * Poll until a send completion (@send) or a receive carrying a message
+ * arrives; keep-alives (zero-byte SEND_WITH_IMM) are taken and their
+ * receive posted again; a message that arrives while a send is awaited is
+ * held for the next wait for a message.  Return the completion's status; a
+ * receive's buffer index is in c->last.wr_id, reposted by the caller.
+ */
+static enum ibv_wc_status wait_wc(struct hconn *c, int send, uint64_t ms)
+{
+	uint64_t end = now_ms() + ms;
+	struct ibv_wc wc;
+	int n;
+
+	if (!send && c->has_held) {
+		c->has_held = 0;
+		c->last = c->held;
+		return c->last.status;
+	}
+	while (now_ms() < end) {
+		n = ibv_poll_cq(c->cq, 1, &wc);
+		if (n < 0)
+			fail("ibv_poll_cq");
+		if (!n) {
+			usleep(200);
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			c->last = wc;
+			return wc.status;
+		}
+		if (wc.opcode & IBV_WC_RECV) {
+			if (wc.byte_len == 0 && (wc.wc_flags & IBV_WC_WITH_IMM) &&
+			    be32toh(wc.imm_data) == IBPOST_WIRE_IMM_ALIVE) {
+				post_recv(c, wc.wr_id);
+				continue;
+			}
+			/* The answer may be reaped before our send's completion. */
+			if (send) {
+				if (c->has_held)
+					fail("two messages while a send was awaited");
+				c->held = wc;
+				c->has_held = 1;
+				continue;
+			}
+			c->last = wc;
+			return wc.status;
+		}
+		if (send) {
+			c->last = wc;
+			return wc.status;
+		}
+	}
+	fail("timed out waiting for a completion");
+	return IBV_WC_GENERAL_ERR;
+}
+
+/* Answer a keep-alive now and then while waiting for @path to exist. */
+static void hold_until(struct hconn *c, const char *path)
+{
+	uint64_t end = now_ms() + 120000;
+
+	while (access(path, F_OK)) {
+		struct ibv_wc wc;
+		int n = ibv_poll_cq(c->cq, 1, &wc);
+
+		if (n < 0)
+			fail("ibv_poll_cq");
+		if (n && wc.status != IBV_WC_SUCCESS) {
+			fprintf(stderr, "%s: hold: completion %s\n", prog,
+				ibv_wc_status_str(wc.status));
+			exit(1);
+		}
+		if (n && (wc.opcode & IBV_WC_RECV))
+			post_recv(c, wc.wr_id);
+		if (now_ms() > end)
+			fail("hold: --until file never appeared");
+		usleep(20000);
+	}
+}
+
+static void send_msg(struct hconn *c, uint32_t len, int fin)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)c->sbuf, .length = len, .lkey = c->smr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = len ? 1 : 0,
+		.opcode = fin ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	enum ibv_wc_status s;
+
+	if (fin)
+		wr.imm_data = htobe32(c->wrs);
+	if (ibv_post_send(c->id->qp, &wr, &bad))
+		die("ibv_post_send");
+	s = wait_wc(c, 1, H_STEP_MS);
+	if (s != IBV_WC_SUCCESS) {
+		fprintf(stderr, "%s: send: %s\n", prog, ibv_wc_status_str(s));
+		exit(1);
+	}
+}
+
+/* One RDMA WRITE or READ of @len bytes of the data buffer; its status. */
+static enum ibv_wc_status rdma_op(struct hconn *c, int write, uint64_t raddr,
+				  uint32_t rkey, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)c->dbuf, .length = len, .lkey = c->dmr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1,
+		.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+	}, *bad;
+
+	if (ibv_post_send(c->id->qp, &wr, &bad))
+		die("ibv_post_send");
+	c->wrs++;
+	return wait_wc(c, 1, H_STEP_MS);
+}
+
+/*
+ * Connect as a valid client and run the job of a session (one slot of
+ * @size bytes, remote read and write).  Fills @slot from ready.
+ */
+static void valid_session(struct hconn *c, const struct hopts *o,
+			  struct ibpost_wire_slot *slot)
+{
+	struct ibpost_wire_hello hello = {
+		.magic = htobe32(IBPOST_WIRE_MAGIC),
+		.version = htobe16(IBPOST_WIRE_VERSION),
+		.depth = htobe32(1),
+	};
+	struct ibpost_wire_job *job;
+	const struct ibpost_wire_ready *r;
+	uint32_t jlen = sizeof(*job) + sizeof(job->sge[0]);
+	enum ibv_wc_status s;
+	int ret;
+
+	resolve(c, o->server, o->port);
+	setup_qp(c);
+	ret = cm_connect(c, &hello, sizeof(hello));
+	if (ret) {
+		fprintf(stderr, "%s: the server did not accept (%d)\n", prog, ret);
+		exit(1);
+	}
+	job = (void *)c->sbuf;
+	memset(job, 0, jlen);
+	job->hdr.magic = htobe32(IBPOST_WIRE_MAGIC);
+	job->hdr.version = htobe16(IBPOST_WIRE_VERSION);
+	job->hdr.type = htobe16(IBPOST_WIRE_JOB);
+	job->hdr.length = htobe32(jlen);
+	job->op = htobe32(IBPOST_OP_WRITE);
+	job->flags = htobe32(IBPOST_WIRE_SESSION);
+	job->msg_size = htobe32(o->size);
+	job->depth = htobe32(1);
+	job->num_sge = htobe32(1);
+	job->sge[0].length = htobe32(o->size);
+	send_msg(c, jlen, 0);
+	s = wait_wc(c, 0, H_STEP_MS);
+	if (s != IBV_WC_SUCCESS) {
+		fprintf(stderr, "%s: ready: %s\n", prog, ibv_wc_status_str(s));
+		exit(1);
+	}
+	r = (const void *)(c->rbuf + c->last.wr_id * H_BUF);
+	if (c->last.byte_len < sizeof(*r) + sizeof(r->slot[0]) ||
+	    be16toh(r->hdr.type) != IBPOST_WIRE_READY || r->st.err ||
+	    be32toh(r->nslots) < 1) {
+		fprintf(stderr, "%s: no slots in the answer (%u bytes, type %u, err %u, reason %u)\n",
+			prog, c->last.byte_len, be16toh(r->hdr.type),
+			be32toh(r->st.err), be32toh(r->st.reason));
+		exit(1);
+	}
+	*slot = r->slot[0];
+	post_recv(c, c->last.wr_id);
+}
+
+static int mode_hold(const struct hopts *o)
+{
+	struct ibpost_wire_slot slot;
+	const struct ibpost_wire_result *res;
+	struct hconn c = {};
+	uint8_t pat = (uint8_t)(0x40 | (getpid() & 0x3f));
+	uint32_t i, len = o->size, bad = 0;
+	enum ibv_wc_status s;
+
+	if (!o->until || len > H_BUF)
+		fail("hold needs --until FILE and --size at most 4096");
+	valid_session(&c, o, &slot);
+	printf("slot 0 addr 0x%llx rkey 0x%x length %u\n",
+	       (unsigned long long)be64toh(slot.addr), be32toh(slot.rkey),
+	       be32toh(slot.length));
+	fflush(stdout);
+	for (i = 0; i < len; i++)
+		c.dbuf[i] = (uint8_t)(pat + i);
+	s = rdma_op(&c, 1, be64toh(slot.addr), be32toh(slot.rkey), len);
+	if (s != IBV_WC_SUCCESS) {
+		printf("hold: own write: %s (%d)\n", ibv_wc_status_str(s), s);
+		return 1;
+	}
+	printf("hold: wrote pattern 0x%02x+i, holding\n", pat);
+	fflush(stdout);
+	hold_until(&c, o->until);
+	memset(c.dbuf, 0, len);
+	s = rdma_op(&c, 0, be64toh(slot.addr), be32toh(slot.rkey), len);
+	if (s != IBV_WC_SUCCESS) {
+		printf("hold: own read: %s (%d)\n", ibv_wc_status_str(s), s);
+		return 1;
+	}
+	for (i = 0; i < len; i++)
+		bad += c.dbuf[i] != (uint8_t)(pat + i);
+	if (bad)
+		printf("hold: data corrupted: %u bytes\n", bad);
+	else
+		printf("hold: data intact\n");
+	send_msg(&c, 0, 1);
+	s = wait_wc(&c, 0, H_STEP_MS);
+	if (s != IBV_WC_SUCCESS) {
+		printf("hold: result: %s (%d)\n", ibv_wc_status_str(s), s);
+		return 1;
+	}
+	res = (const void *)(c.rbuf + c.last.wr_id * H_BUF);
+	if (c.last.byte_len < sizeof(*res) ||
+	    be16toh(res->hdr.type) != IBPOST_WIRE_RESULT) {
+		printf("hold: result: bad message (%u bytes)\n", c.last.byte_len);
+		return 1;
+	}
+	printf("hold: result err %u reason %u verify_errors %u\n",
+	       be32toh(res->st.err), be32toh(res->st.reason),
+	       be32toh(res->verify_errors));
+	teardown(&c);
+	return bad || res->st.err ? 1 : 0;
+}
+
+static int mode_access(const struct hopts *o)
+{
+	struct ibpost_wire_slot own;
+	struct hconn c = {};
+	enum ibv_wc_status s;
+	int write;
+
+	if (!o->op || !o->rkey || !o->len || o->len > H_BUF)
+		fail("access needs --op, --rkey and --len (1..4096)");
+	write = !strcmp(o->op, "write");
+	if (!write && strcmp(o->op, "read"))
+		fail("--op is write or read");
+	valid_session(&c, o, &own);
+	memset(c.dbuf, 0xee, o->len);
+	s = rdma_op(&c, write, o->addr, o->rkey, o->len);
+	printf("access %s: %s (%d)\n", o->op, ibv_wc_status_str(s), s);
+	if (!write && s == IBV_WC_SUCCESS)
+		printf("access read: first bytes %02x %02x %02x %02x\n",
+		       c.dbuf[0], c.dbuf[1], c.dbuf[2], c.dbuf[3]);
+	teardown(&c);
+	return 0;
+}
+
+static int mode_connect(const struct hopts *o)
+{
+	static const uint8_t junk[16] = "not-your-token!";
+	unsigned int i, rejected = 0, consumer = 0;
+	int ret;
+
+	for (i = 0; i < o->tries; i++) {
+		struct hconn c = {};
+
+		resolve(&c, o->server, o->port);
+		setup_qp(&c);
+		ret = cm_connect(&c, junk, sizeof(junk));
+		teardown(&c);
+		if (!ret) {
+			printf("connect: established after %u rejections\n",
+			       rejected);
+			return 0;
+		}
+		/* Not a rejection: the listener answered, then it failed. */
+		if (ret < 0) {
+			printf("connect: not rejected (then an error) after %u rejections\n",
+			       rejected);
+			return 0;
+		}
+		rejected++;
+		/* IB CM reject reason 28: the listener's owner refused. */
+		consumer += ret == 28;
+		usleep(100000);
+	}
+	printf("connect: rejected %u times (consumer reject %u)\n", rejected,
+	       consumer);
+	return 3;
+}
+
+static void help(void)
+{
+	fprintf(stderr,
+		"usage: %s hold --server ADDR [--port P] --until FILE [--size N]\n"
+		"       %s access --server ADDR [--port P] --op write|read --addr A --rkey K --len N\n"
+		"       %s connect --server ADDR --port P [--tries N]\n",
+		prog, prog, prog);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "server", required_argument, NULL, 's' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "until", required_argument, NULL, 'u' },
+		{ "size", required_argument, NULL, 'S' },
+		{ "addr", required_argument, NULL, 'a' },
+		{ "rkey", required_argument, NULL, 'k' },
+		{ "len", required_argument, NULL, 'l' },
+		{ "op", required_argument, NULL, 'o' },
+		{ "tries", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hopts o = {
+		.port = IBPOST_PEER_PORT, .size = 4096, .tries = 50,
+	};
+	int c;
+
+	if (argc < 2)
+		help();
+	o.mode = argv[1];
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			o.server = optarg;
+			break;
+		case 'p':
+			o.port = strtoul(optarg, NULL, 0);
+			break;
+		case 'u':
+			o.until = optarg;
+			break;
+		case 'S':
+			o.size = strtoul(optarg, NULL, 0);
+			break;
+		case 'a':
+			o.addr = strtoull(optarg, NULL, 0);
+			break;
+		case 'k':
+			o.rkey = strtoul(optarg, NULL, 0);
+			break;
+		case 'l':
+			o.len = strtoul(optarg, NULL, 0);
+			break;
+		case 'o':
+			o.op = optarg;
+			break;
+		case 't':
+			o.tries = strtoul(optarg, NULL, 0);
+			break;
+		default:
+			help();
+		}
+	}
+	if (!o.server || !o.port || !o.size)
+		help();
+	if (!strcmp(o.mode, "hold"))
+		return mode_hold(&o);
+	if (!strcmp(o.mode, "access"))
+		return mode_access(&o);
+	if (!strcmp(o.mode, "connect"))
+		return mode_connect(&o);
+	help();
+	return 2;
+}

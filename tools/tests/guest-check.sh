@@ -1,7 +1,8 @@
 #!/bin/bash
 # In-guest entry of 'make check': on the test kernel, run the KUnit suites
 # (module KTAP copied from debugfs to $IBPOST_OUT/kunit-*.ktap), then the
-# integration tests, the bad-input table and the hardening tests; on the
+# integration tests, the bad-input table, the hardening tests, the sessions
+# and the teardown races (races.sh); on the
 # stock kernel the same without KUnit.  The test kernel has soft-iWARP too
 # (siw; the stock kernel has not): after the rxe rows, the engine suite
 # (ibpost_siw) and the same scripts run again on siw0 (IBPOST_PROVIDER=siw:
@@ -58,6 +59,7 @@ tools/tests/integration.sh || rc=1
 tools/tests/badinput.sh || rc=1
 tools/tests/hardening.sh || rc=1
 tools/tests/session.sh || rc=1
+tools/tests/races.sh || rc=1
 if [[ $IBPOST_KERNEL == test ]] && modinfo -n siw >/dev/null 2>&1; then
 	# Only siw devices from here on.
 	rdma link del rxe_lo 2>/dev/null

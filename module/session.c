@@ -225,7 +225,9 @@ void ibpost_session_leave(struct ibpost_session *s)
  * Context: process context, may sleep.
  * Return: the session, or ERR_PTR(): -EINVAL for bad attributes (flags,
  * depth 0 or above max_qp_wr - 1, a port the device lacks), -ENODEV for
- * an unknown or departing device, -ENOMEM, or the verbs' error.
+ * an unknown or departing device (also when it goes while opening),
+ * -EINTR when a signal ended the rdma_cm connect, -ENOMEM, or the verbs'
+ * error.
  */
 struct ibpost_session *
 ibpost_session_open(const struct ibpost_session_attr *attr)

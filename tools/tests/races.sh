@@ -96,7 +96,8 @@ wait_gone() {
 STUCK=
 link_del_within() {
 	local p
-	rdma link del $RDEV &
+	# Not on the caller's stdout: a t_check would wait for it.
+	rdma link del $RDEV >"$IBPOST_OUT/races-linkdel.txt" 2>&1 &
 	p=$!
 	if wait_gone $p $(($1 * 10)); then
 		wait $p
@@ -135,8 +136,13 @@ for ((l = 0; l < n; l++)); do
 			--size 4K --duration 5 >/dev/null 2>&1 &
 		pids+=($!)
 	done
-	# From "before any request" to "every thread running", over the loops.
-	sleep "0.$((l % 10))"
+	# SIGINT right after the k-th connect, k from 1 to 8 over the loops:
+	# connection threads just created, running, or not yet run.
+	want=$((l % 8 + 1))
+	for _ in $(seq 200); do
+		(($(grep -c 'connected from' "$IBPOST_OUT/races-serve.txt") >= want)) && break
+		sleep 0.05
+	done
 	kill -INT $SERVE_PID
 	if ! wait_gone $SERVE_PID 300; then
 		bad=$((bad + 1))
@@ -259,7 +265,14 @@ for ((l = 0; l < n; l++)); do
 	fi
 	timeout 120 insmod "$CONS" dev=$RDEV peer=$ADDR threads=1 reqs=2 >/dev/null 2>&1 &
 	ins=$!
-	sleep "0.$((l % 10))"
+	# Right at the connect (the opener then waits for the server's answer),
+	# or at the job, in turns.
+	what='connected from'
+	((l % 2)) && what='job'
+	for _ in $(seq 200); do
+		grep -q "$what" "$IBPOST_OUT/races-sess.txt" && break
+		sleep 0.02
+	done
 	if ! link_del_within 10; then
 		bad=$((bad + 1))
 		echo "loop $l: link del did not end within 10 s"

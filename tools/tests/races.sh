@@ -26,8 +26,14 @@ RDEV=rxe_r
 LIVE=/sys/kernel/debug/ibpost/live
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
-loops() { # loops CHECK LONG: the loop count of this run
-	[[ $LONG == 1 ]] && echo "$2" || echo "$1"
+loops() { # loops CHECK LONG: the loop count of this run (RACES_LOOPS: any)
+	if [[ -n ${RACES_LOOPS:-} ]]; then
+		echo "$RACES_LOOPS"
+	elif [[ $LONG == 1 ]]; then
+		echo "$2"
+	else
+		echo "$1"
+	fi
 }
 
 link_up() {

@@ -10,7 +10,9 @@
 #include <kunit/test.h>
 #include <linux/bottom_half.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/sched/task.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 
@@ -512,6 +514,125 @@ static void tk_refused_test(struct kunit *test)
 	__free_pages(rem, 2);
 }
 
+/* submit.c's test hook: the next chain is posted only in part. */
+extern bool ibpost_kunit_partial_post;
+
+/*
+ * A NOWAIT request posted only in part: accepted, the session in error at
+ * once (one ERROR event, further submissions -EIO), the QP put in error by
+ * the session's work item, the request completed once, with the post's
+ * error, at close.  (Only here, in process context: a request of two
+ * entries, the least that makes two WRs, allocates in rdma_rw_ctx_init(),
+ * so the API allows it only where sleeping is allowed; the single-entry
+ * requests allowed in atomic context make one WR, which is never taken in
+ * part on a device that does not register.)
+ */
+static void tk_partial_nowait_test(struct kunit *test)
+{
+	struct tk_rig *r = tk_up(test, 8, 1, 2, 1);
+	struct tk_io *io = kunit_kzalloc(test, 2 * sizeof(*io), GFP_KERNEL);
+	int ev0 = atomic_read(&tk_events[IBPOST_EV_ERROR]);
+	struct scatterlist sg[2];
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	/* Two pages that never touch with one SGE per WR: two WRs. */
+	tk_sg(sg, r->loc, 2, 2, 0);
+	WRITE_ONCE(ibpost_kunit_partial_post, true);
+	ret = tk_io_run(r->s, &io[0], IBPOST_OP_WRITE, sg, 2, &r->rd, 0,
+			IBPOST_REQ_NOWAIT);
+	WRITE_ONCE(ibpost_kunit_partial_post, false);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tk_events[IBPOST_EV_ERROR]) - ev0,
+			1);
+	KUNIT_EXPECT_EQ(test, tk_io_run(r->s, &io[1], IBPOST_OP_WRITE, sg, 1,
+					&r->rd, 0, 0), -EIO);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&io[0].calls), 0);
+	tk_down(r);
+	KUNIT_EXPECT_EQ(test, atomic_read(&io[0].calls), 1);
+	KUNIT_EXPECT_EQ(test, io[0].status, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, atomic_read(&io[1].calls), 0);
+}
+
+/* A submitter blocked for send-queue room while the session is closed. */
+struct tk_waiter {
+	struct ibpost_session *s;
+	struct tk_io io;
+	struct scatterlist sg;
+	struct ibpost_rdesc *rd;
+	int ret;
+	bool returned;
+};
+
+static int tk_waiter_fn(void *arg)
+{
+	struct tk_waiter *w = arg;
+
+	w->ret = tk_io_run(w->s, &w->io, IBPOST_OP_WRITE, &w->sg, 1, w->rd, 0,
+			   0);
+	/* @ret is seen by whoever sees @returned (acquire below). */
+	smp_store_release(&w->returned, true);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/*
+ * Depth 1 held by a 1 MiB WRITE; another thread waits for room; the
+ * session is closed meanwhile: the waiter returns -ENOTCONN before
+ * ibpost_session_close() returns (the session is not freed under it),
+ * unless the WRITE completed first and it got the room (then its request
+ * completes, with -ECANCELED or 0, by the close).
+ */
+static void tk_close_waiter_test(struct kunit *test)
+{
+	struct ibpost_session *s = tk_open(test, 1, 0);
+	struct page *loc = tk_pages(test, 8), *rem = tk_pages(test, 8);
+	struct tk_io *io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
+	struct tk_waiter *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct ibpost_session_stats *st;
+	struct task_struct *t;
+	struct scatterlist rsg, sg;
+	struct ibpost_rdesc rd;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	tk_reg(test, s, rem, 256, &rsg, &rd);
+	sg_init_table(&sg, 1);
+	sg_set_page(&sg, loc, 256 * PAGE_SIZE, 0);
+	w->s = s;
+	w->rd = &rd;
+	sg_init_table(&w->sg, 1);
+	sg_set_page(&w->sg, loc, PAGE_SIZE, 0);
+	KUNIT_ASSERT_EQ(test, tk_io_run(s, io, IBPOST_OP_WRITE, &sg, 1, &rd, 0,
+					0), 0);
+	t = kthread_run(tk_waiter_fn, w, "tk-waiter");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	get_task_struct(t);
+	/* The waiter counted the full queue: it is waiting (or about to). */
+	for (i = 0; i < 1000; i++) {
+		st = tk_stats(test, s);
+		/* pairs with the release in tk_waiter_fn() */
+		if (st->sq_full || smp_load_acquire(&w->returned))
+			break;
+		usleep_range(100, 200);
+	}
+	ibpost_session_close(s);
+	/* pairs with the release in tk_waiter_fn(): @ret read below */
+	KUNIT_EXPECT_TRUE(test, smp_load_acquire(&w->returned));
+	KUNIT_EXPECT_EQ(test, atomic_read(&io->calls), 1);
+	if (w->ret)
+		KUNIT_EXPECT_EQ(test, w->ret, -ENOTCONN);
+	else
+		KUNIT_EXPECT_EQ(test, atomic_read(&w->io.calls), 1);
+	kthread_stop(t);
+	put_task_struct(t);
+	__free_pages(loc, 8);
+	__free_pages(rem, 8);
+}
+
 static struct kunit_case tk_cases[] = {
 	KUNIT_CASE(tk_consumer_test),
 	KUNIT_CASE(tk_split_test),
@@ -522,6 +643,8 @@ static struct kunit_case tk_cases[] = {
 	KUNIT_CASE(tk_unreg_test),
 	KUNIT_CASE(tk_close_inflight_test),
 	KUNIT_CASE(tk_refused_test),
+	KUNIT_CASE(tk_partial_nowait_test),
+	KUNIT_CASE(tk_close_waiter_test),
 	{}
 };
 
@@ -534,3 +657,4 @@ kunit_test_suite(tk_suite);
 
 MODULE_DESCRIPTION("KUnit tests of ibpost's session API on an RDMA device");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -11,7 +11,9 @@
  * any other one is rejected.  Peer (ibpost_cm_connect()): only the
  * initiator side, connecting to `ibpost serve` on another host (serve.c).
  * rdma_cm event handlers only record the event and wake the job's thread,
- * which does everything else; every wait is bounded by the job's timeout.
+ * which does everything else; every wait is bounded by the job's timeout,
+ * ends on a signal (the caller's SIGINT: its job ends with -EINTR) and on
+ * the removal of the endpoint's device (whose removal waits for the job).
  */
 #include <crypto/algapi.h>
 #include <linux/completion.h>
@@ -23,6 +25,7 @@
 #include <net/net_namespace.h>
 
 #include "abi.h"
+#include "device.h"
 #include "pair.h"
 
 /* Bytes of the token a loopback pair's initiator proves itself with. */
@@ -35,9 +38,19 @@ module_param(pair_test_port, uint, 0600);
 MODULE_PARM_DESC(pair_test_port,
 		 "test hook, taken by the next rdma_cm loopback pair: listen on this port, not an ephemeral one, and wait 3 s before connecting (a test sends a foreign connect request meanwhile)");
 
+/*
+ * Waits for rdma_cm events, woken by every event of every id and by device
+ * removal (ibpost_cm_wake_all()).  One queue rather than one per id: a
+ * wait must also end when the device goes, which the removal could not
+ * otherwise reach; events are few (a handful per connection).
+ */
+static DECLARE_WAIT_QUEUE_HEAD(ibpost_cm_wq);
+
 /**
  * struct ibpost_cm_ctx - what an id's event handler reports.
- * @done: completed on every event.
+ * @events: events so far (written by the handler only).
+ * @taken: events a wait consumed.
+ * @dev: the endpoint's device, referenced: a wait ends when it is dying.
  * @event: last event.
  * @status: its status.
  * @req: new id of a connect request (listener only).
@@ -49,7 +62,9 @@ MODULE_PARM_DESC(pair_test_port,
  *	whose private data starts with these random bytes (its initiator's).
  */
 struct ibpost_cm_ctx {
-	struct completion done;
+	u32 events;
+	u32 taken;
+	struct ibpost_dev *dev;
 	enum rdma_cm_event_type event;
 	int status;
 	struct rdma_cm_id *req;
@@ -111,8 +126,26 @@ static int ibpost_cm_handler(struct rdma_cm_id *id,
 	}
 	ctx->event = ev->event;
 	ctx->status = ev->status;
-	complete(&ctx->done);
+	/* @event and @status are seen by whoever sees the new count. */
+	smp_store_release(&ctx->events, ctx->events + 1);
+	wake_up_all(&ibpost_cm_wq);
 	return 0;
+}
+
+/**
+ * ibpost_cm_wake_all() - a device is dying: end the rdma_cm waits on it.
+ *
+ * Context: any; the caller set &ibpost_dev.dying first.
+ */
+void ibpost_cm_wake_all(void)
+{
+	wake_up_all(&ibpost_cm_wq);
+}
+
+static bool ibpost_cm_pending(struct ibpost_cm_ctx *ctx)
+{
+	/* pairs with the handler's release: @event and @status are set */
+	return smp_load_acquire(&ctx->events) != ctx->taken;
 }
 
 /* The step timeout of @caps, in ms. */
@@ -128,9 +161,22 @@ static u32 ibpost_cm_ms(const struct ibpost_conn_caps *caps)
 static int ibpost_cm_wait(struct ibpost_cm_ctx *ctx,
 			  enum rdma_cm_event_type want, u32 ms)
 {
-	if (!wait_for_completion_timeout(&ctx->done,
-					 msecs_to_jiffies(ms) + HZ / 2))
-		return -ETIMEDOUT;
+	long left;
+
+	/*
+	 * Interruptible, not only killable: the tool catches SIGINT to end
+	 * its jobs, as a signal ends a running job (job.c).
+	 */
+	left = wait_event_interruptible_timeout(ibpost_cm_wq,
+						ibpost_cm_pending(ctx) ||
+						READ_ONCE(ctx->dev->dying),
+						msecs_to_jiffies(ms) + HZ / 2);
+	if (!ibpost_cm_pending(ctx)) {
+		if (READ_ONCE(ctx->dev->dying))
+			return -ENODEV;
+		return left < 0 ? -EINTR : -ETIMEDOUT;
+	}
+	ctx->taken++;
 	if (ctx->event != want) {
 		if (ctx->event == RDMA_CM_EVENT_REJECTED)
 			return -ECONNREFUSED;
@@ -153,16 +199,43 @@ static void ibpost_cm_param(struct rdma_conn_param *p)
 	p->rnr_retry_count = 7;
 }
 
-/* A new id whose events go to a new context. */
-static struct ibpost_cm_ctx *ibpost_cm_ctx_new(struct ibpost_ep *ep)
+/*
+ * A new context for the events of an id of @ibdev (@ep's, or a listener's
+ * with @ep NULL); ERR_PTR(-ENODEV) when the device is going away.
+ */
+static struct ibpost_cm_ctx *ibpost_cm_ctx_new(struct ibpost_ep *ep,
+					       struct ib_device *ibdev)
 {
 	struct ibpost_cm_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 
 	if (!ctx)
-		return NULL;
-	init_completion(&ctx->done);
+		return ERR_PTR(-ENOMEM);
+	ctx->dev = ibpost_dev_get_by_ibdev(ibdev);
+	if (!ctx->dev) {
+		kfree(ctx);
+		return ERR_PTR(-ENODEV);
+	}
 	ctx->ep = ep;
 	return ctx;
+}
+
+/* Free a context (its id destroyed: no handler runs any more). */
+static void ibpost_cm_ctx_free(struct ibpost_cm_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	ibpost_dev_put(ctx->dev);
+	kfree(ctx);
+}
+
+/* How a failed wait or step is reported: the signal and the removal first. */
+static void ibpost_cm_status(struct ibpost_status *st, int ret, u32 reason,
+			     u64 value, u64 limit)
+{
+	if (ret == -ENODEV)
+		ibpost_status_set(st, IBPOST_R_DEVICE_GONE, 0, 0);
+	else if (ret != -EINTR)
+		ibpost_status_set(st, reason, value, limit);
 }
 
 static int ibpost_cm_id(struct ibpost_cm_ctx *ctx, struct rdma_cm_id **id)
@@ -188,9 +261,9 @@ static int ibpost_cm_listen(struct ibpost_pair *p,
 	struct ibpost_cm_ctx *lctx;
 	int ret;
 
-	lctx = ibpost_cm_ctx_new(NULL);
-	if (!lctx)
-		return -ENOMEM;
+	lctx = ibpost_cm_ctx_new(NULL, p->ini.ibdev);
+	if (IS_ERR(lctx))
+		return PTR_ERR(lctx);
 	p->listen_ctx = lctx;
 	get_random_bytes(lctx->token, sizeof(lctx->token));
 	ret = ibpost_cm_id(lctx, &p->listen);
@@ -227,9 +300,9 @@ static int ibpost_cm_resolve(struct ibpost_ep *ep,
 	u32 ms = ibpost_cm_ms(caps);
 	int ret;
 
-	ctx = ibpost_cm_ctx_new(ep);
-	if (!ctx)
-		return -ENOMEM;
+	ctx = ibpost_cm_ctx_new(ep, ep->ibdev);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
 	ctx->peer = caps->peer;
 	ep->cm_ctx = ctx;
 	ret = ibpost_cm_id(ctx, &ep->cm_id);
@@ -239,14 +312,14 @@ static int ibpost_cm_resolve(struct ibpost_ep *ep,
 	if (!ret)
 		ret = ibpost_cm_wait(ctx, RDMA_CM_EVENT_ADDR_RESOLVED, ms);
 	if (ret) {
-		ibpost_status_set(st, IBPOST_R_RESOLVE, 1, ms);
+		ibpost_cm_status(st, ret, IBPOST_R_RESOLVE, 1, ms);
 		return ret;
 	}
 	ret = rdma_resolve_route(ep->cm_id, ms);
 	if (!ret)
 		ret = ibpost_cm_wait(ctx, RDMA_CM_EVENT_ROUTE_RESOLVED, ms);
 	if (ret) {
-		ibpost_status_set(st, IBPOST_R_RESOLVE, 2, ms);
+		ibpost_cm_status(st, ret, IBPOST_R_RESOLVE, 2, ms);
 		return ret;
 	}
 	if (ep->cm_id->device != ep->ibdev) {
@@ -288,9 +361,9 @@ static int ibpost_cm_accept(struct ibpost_pair *p,
 			     ibpost_cm_ms(caps));
 	if (ret)
 		return ret;
-	ctx = ibpost_cm_ctx_new(&p->tgt);
-	if (!ctx)
-		return -ENOMEM;
+	ctx = ibpost_cm_ctx_new(&p->tgt, p->tgt.ibdev);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
 	/* The id is ours now; its handler runs only under this lock. */
 	rdma_lock_handler(lctx->req);
 	p->tgt.cm_id = lctx->req;
@@ -317,7 +390,7 @@ static int ibpost_cm_established(struct ibpost_ep *ep,
 		ret = ibpost_cm_wait(ep->cm_ctx, RDMA_CM_EVENT_ESTABLISHED,
 				     ibpost_cm_ms(caps));
 	if (ret && st->reason == IBPOST_R_NONE)
-		ibpost_status_set(st, IBPOST_R_CONNECT, -ret, limit);
+		ibpost_cm_status(st, ret, IBPOST_R_CONNECT, -ret, limit);
 	return ret;
 }
 
@@ -329,7 +402,8 @@ static int ibpost_cm_established(struct ibpost_ep *ep,
  * @st: failure reason.
  *
  * Context: process context, may sleep (waits for rdma_cm events).
- * Return: 0 or a negative errno; on failure ibpost_cm_pair_close() frees
+ * Return: 0 or a negative errno (-EINTR on a signal, -ENODEV when the
+ * device is going away); on failure ibpost_cm_pair_close() frees
  * what was made.
  */
 int ibpost_cm_pair(struct ibpost_pair *p, const struct ibpost_conn_caps *caps,
@@ -374,9 +448,11 @@ out:
  * @st: failure reason: IBPOST_R_RESOLVE, or IBPOST_R_CONNECT with the
  *	errno as value and the timeout as limit.
  *
- * Context: process context, may sleep up to three timeouts.
+ * Context: process context, may sleep up to three timeouts; a signal or
+ * the removal of @ep's device ends the wait.
  * Return: 0, -ECONNREFUSED when the server rejected (see @caps->peer->rej),
- * -ETIMEDOUT, or another negative errno; on failure nothing is left.
+ * -ETIMEDOUT, -EINTR (a signal), -ENODEV (device removal), or another
+ * negative errno; on failure nothing is left.
  */
 int ibpost_cm_connect(struct ibpost_ep *ep,
 		      const struct ibpost_conn_caps *caps,
@@ -428,7 +504,7 @@ void ibpost_cm_close(struct ibpost_ep *ep)
 		rdma_destroy_id(ep->cm_id);
 		ep->qp = NULL;
 	}
-	kfree(ep->cm_ctx);
+	ibpost_cm_ctx_free(ep->cm_ctx);
 	ep->cm_id = NULL;
 	ep->cm_ctx = NULL;
 }
@@ -450,7 +526,7 @@ void ibpost_cm_pair_close(struct ibpost_pair *p)
 		rdma_destroy_id(lctx->req);
 	ibpost_cm_close(&p->tgt);
 	ibpost_cm_close(&p->ini);
-	kfree(lctx);
+	ibpost_cm_ctx_free(lctx);
 	p->listen = NULL;
 	p->listen_ctx = NULL;
 }

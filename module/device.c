@@ -223,6 +223,8 @@ static void ibpost_client_remove(struct ib_device *ibdev, void *data)
 
 	/* Running jobs see this, end with an error and drop their refs. */
 	WRITE_ONCE(dev->dying, true);
+	/* rdma_cm waits of jobs and sessions on it end now too. */
+	ibpost_cm_wake_all();
 	/* Sessions are ended here: they would hold their refs for ever. */
 	ibpost_sessions_lose(dev);
 	ibpost_dev_put(dev);

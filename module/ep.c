@@ -375,6 +375,8 @@ void ibpost_ep_set_error(struct ibpost_ep *ep)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
+	/* Providers may sleep here (not rxe): say so on every provider. */
+	might_sleep();
 	ib_modify_qp(ep->qp, &attr, IB_QP_STATE);
 }
 

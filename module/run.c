@@ -245,7 +245,7 @@ static int ibpost_job_connect(struct ibpost_job *job)
 	job->ini = sess->ep;
 	job->tgt = sess->pair ? &sess->pair->tgt : NULL;
 	/* Device removal now waits for this job to leave the session. */
-	if (!ibpost_session_enter(sess)) {
+	if (ibpost_session_publish(sess) || !ibpost_session_enter(sess)) {
 		ibpost_status_set(st, IBPOST_R_DEVICE_GONE, 0, 0);
 		return -ENODEV;
 	}

@@ -489,6 +489,17 @@ static int ibpost_sconn_stray(struct ibpost_sconn *sc,
 	return ret;
 }
 
+/**
+ * ibpost_sconn_abandon() - free a connection whose thread never ran.
+ * @sc: the connection, its thread stopped before ibpost_sconn_thread().
+ *
+ * Context: process context (the server's release).
+ */
+void ibpost_sconn_abandon(struct ibpost_sconn *sc)
+{
+	ibpost_sconn_teardown(sc, false);
+}
+
 /* The client's job, from its description to the answer to its fin. */
 static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 			    bool *refused)

@@ -8,8 +8,11 @@
  * and hands the connection to a thread of its own (sconn.c), which does
  * the job and frees everything; the handler refuses (rdma_reject() with
  * the reason in the private data) what it cannot serve.  What happens is
- * queued as events the file's owner reads one per ioctl.  Closing the file
- * stops every connection and waits for their threads.
+ * queued as events the file's owner reads one per ioctl.  Finished
+ * connections are reaped by a work item, whether or not the owner reads
+ * events, and count against --max-conns until then.  Closing the file
+ * stops every connection and waits for their threads; a connection whose
+ * thread never ran is freed by the release itself.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -135,9 +138,9 @@ void ibpost_srv_finished(struct ibpost_sconn *sc)
 
 	mutex_lock(&srv->lock);
 	sc->finished = true;
-	srv->active--;
 	mutex_unlock(&srv->lock);
-	wake_up_interruptible(&srv->ev_wq);
+	/* The release cancels the work only after every thread stopped. */
+	schedule_work(&srv->reap_work);
 }
 
 /**
@@ -456,7 +459,13 @@ err_active:
 	return ret;
 }
 
-/* The listener's device went away: stop serving, let rdma_cm free it. */
+/*
+ * The listener's device went away: stop serving, let rdma_cm free it.
+ * Unless the release took the listener first (it then destroys the id,
+ * which waits for this handler), the release may free @srv as soon as it
+ * sees @listen_lost: the event is queued under the lock, and the
+ * completion is the last access to @srv.
+ */
 static int ibpost_srv_listener_lost(struct ibpost_server *srv)
 {
 	struct ibpost_serve_event ev = {
@@ -469,11 +478,13 @@ static int ibpost_srv_listener_lost(struct ibpost_server *srv)
 	mutex_lock(&srv->lock);
 	if (!srv->stopping) {
 		srv->listen = NULL;
+		srv->listen_lost = true;
+		ibpost_srv_event(srv, &ev);
 		ret = 1;
 	}
 	mutex_unlock(&srv->lock);
 	if (ret)
-		ibpost_srv_event(srv, &ev);
+		complete(&srv->listen_done);
 	return ret;
 }
 
@@ -621,6 +632,8 @@ static int ibpost_serve_check(struct ibpost_serve *a, struct ibpost_status *st)
 	return 0;
 }
 
+static void ibpost_srv_reap_work(struct work_struct *work);
+
 static struct ibpost_server *ibpost_server_new(const struct ibpost_serve *a)
 {
 	struct ibpost_server *srv = kzalloc(sizeof(*srv), GFP_KERNEL);
@@ -635,14 +648,23 @@ static struct ibpost_server *ibpost_server_new(const struct ibpost_serve *a)
 	spin_lock_init(&srv->ev_lock);
 	INIT_LIST_HEAD(&srv->events);
 	init_waitqueue_head(&srv->ev_wq);
+	init_completion(&srv->listen_done);
+	INIT_WORK(&srv->reap_work, ibpost_srv_reap_work);
 	return srv;
 }
 
-/* Stop threads of finished connections and free them (all with @all). */
+/*
+ * Stop threads of finished connections and free them (all with @all).
+ * A connection is freed here whatever its thread did: a thread stopped
+ * before it ever ran (the file closed right after the connect request)
+ * never ran ibpost_sconn_thread(), so what the request handler set up for
+ * it (QP, CQ, control pages, id, device reference) is freed here.
+ */
 static void ibpost_srv_reap(struct ibpost_server *srv, bool all)
 {
 	struct ibpost_sconn *sc, *tmp;
 	LIST_HEAD(done);
+	u32 n = 0;
 
 	mutex_lock(&srv->lock);
 	list_for_each_entry_safe(sc, tmp, &srv->conns, node) {
@@ -654,10 +676,26 @@ static void ibpost_srv_reap(struct ibpost_server *srv, bool all)
 		/* a thread still serving sees kthread_should_stop() */
 		kthread_stop(sc->thread);
 		put_task_struct(sc->thread);
+		/* Stopped: no thread can set it any more. */
+		if (!sc->finished)
+			ibpost_sconn_abandon(sc);
 		list_del(&sc->node);
 		atomic_long_dec(&ibpost_live.jobs);
 		kfree(sc);
+		n++;
 	}
+	if (!n)
+		return;
+	mutex_lock(&srv->lock);
+	srv->active -= n;
+	mutex_unlock(&srv->lock);
+}
+
+/* Reap without the owner: a stopped `ibpost serve` holds no threads. */
+static void ibpost_srv_reap_work(struct work_struct *work)
+{
+	ibpost_srv_reap(container_of(work, struct ibpost_server, reap_work),
+			false);
 }
 
 static void ibpost_server_free(struct ibpost_server *srv)
@@ -682,6 +720,7 @@ void ibpost_serve_release(struct file *file)
 {
 	struct ibpost_server *srv = file->private_data;
 	struct rdma_cm_id *listen;
+	bool lost;
 
 	if (!srv)
 		return;
@@ -689,11 +728,17 @@ void ibpost_serve_release(struct file *file)
 	srv->stopping = true;
 	listen = srv->listen;
 	srv->listen = NULL;
+	lost = srv->listen_lost;
 	mutex_unlock(&srv->lock);
 	/* After this no connect request reaches the server. */
 	if (listen)
 		rdma_destroy_id(listen);
+	/* rdma_cm frees a lost listener once its handler left @srv. */
+	if (lost)
+		wait_for_completion(&srv->listen_done);
 	ibpost_srv_reap(srv, true);
+	/* Every thread stopped: nothing queues the work any more. */
+	cancel_work_sync(&srv->reap_work);
 	ibpost_server_free(srv);
 }
 

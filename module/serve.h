@@ -5,10 +5,12 @@
 #ifndef _IBPOST_SERVE_H
 #define _IBPOST_SERVE_H
 
+#include <linux/completion.h>
 #include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <rdma/rdma_cm.h>
 #include <uapi/ibpost.h>
 
@@ -32,14 +34,21 @@ enum ibpost_srv_kind {
  * @kind: IBPOST_SRV_KIND_LISTEN (the listener's context).
  * @args: what it was started with (defaults filled in).
  * @listen: the listening id; NULL once its device went away.
- * @lock: @listen, @conns, @active, @next_conn, @stopping.
+ * @lock: @listen, @conns, @active, @next_conn, @stopping, @listen_lost.
  * @conns: every connection whose thread has not been reaped.
- * @active: connections not finished.
+ * @active: connections not yet reaped (what --max-conns counts: a
+ *	finished connection holds its thread until it is reaped).
  * @next_conn: number of the next connection.
  * @stopping: the file is being released: refuse new connections.
  * @max_mem: @args.max_mem_mib in bytes.
  * @pinned: bytes the jobs of all connections pin now (@lock).
  * @mrs: memory registrations they hold now (@lock).
+ * @listen_lost: the listener's device went away; rdma_cm frees the
+ *	listening id once ibpost_srv_listener_lost() returned.
+ * @listen_done: completed when ibpost_srv_listener_lost() is done with
+ *	the server (its last access): the release waits for it.
+ * @reap_work: reaps finished connections whether or not the owner sits in
+ *	IBPOST_IOC_SERVE.
  * @ev_lock: @events, @nevents, @dropped.
  * @events: events not yet read.
  * @nevents: their number.
@@ -60,6 +69,9 @@ struct ibpost_server {
 	u64 max_mem;
 	u64 pinned;
 	u32 mrs;
+	bool listen_lost;
+	struct completion listen_done;
+	struct work_struct reap_work;
 	spinlock_t ev_lock;
 	struct list_head events;
 	u32 nevents;
@@ -155,5 +167,6 @@ void ibpost_srv_uncharge(struct ibpost_sconn *sc);
 
 /* sconn.c */
 int ibpost_sconn_thread(void *arg);
+void ibpost_sconn_abandon(struct ibpost_sconn *sc);
 
 #endif /* _IBPOST_SERVE_H */

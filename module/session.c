@@ -78,6 +78,15 @@ static void ibpost_session_disconnect(struct ibpost_session *s)
 	s->ep = NULL;
 }
 
+/* A post failed part-way (ibpost_req_orphan()): flush the taken WRs. */
+static void ibpost_session_err_work(struct work_struct *work)
+{
+	struct ibpost_session *s = container_of(work, struct ibpost_session,
+						err_work);
+
+	ibpost_ep_set_error(s->ep);
+}
+
 /**
  * ibpost_session_create() - a session on a device with the given queues.
  * @dev: the device; the session takes its own reference.
@@ -90,6 +99,11 @@ static void ibpost_session_disconnect(struct ibpost_session *s)
  * (softirq CQ, ibpost_submit()), and ibpost_run() for a job, which polls
  * the initiator CQ itself and posts its own WR chains on the session's QP
  * between ibpost_session_enter() and ibpost_session_leave().
+ *
+ * The session is not yet known to device removal: its creator completes
+ * it, then ibpost_session_publish()es it (or closes it).  Until then
+ * nothing but the creator uses it, and the device's removal waits for the
+ * creator (whose rdma_cm and control waits end when the device is dying).
  *
  * Context: process context, may sleep.
  * Return: the session or ERR_PTR() (-ENODEV: the device is going away).
@@ -118,6 +132,8 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 	s->max_msg = pattr.max_msg_sz;
 	spin_lock_init(&s->lock);
 	init_waitqueue_head(&s->wq);
+	INIT_WORK(&s->err_work, ibpost_session_err_work);
+	INIT_LIST_HEAD(&s->node);
 	INIT_LIST_HEAD(&s->orphans);
 	INIT_LIST_HEAD(&s->regs);
 	mutex_init(&s->reg_lock);
@@ -126,26 +142,38 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 		goto err_put;
 	s->max_sge = min(caps->send_sge, s->ep->granted.max_send_sge);
 	s->sq_free = caps->send_wr;
-	/* Device removal sets dying, then walks this list under the lock. */
-	mutex_lock(&ibpost_sessions_lock);
-	if (READ_ONCE(dev->dying)) {
-		mutex_unlock(&ibpost_sessions_lock);
-		ret = -ENODEV;
-		goto err_conn;
-	}
-	s->id = ibpost_session_next_id++;
-	list_add_tail(&s->node, &ibpost_sessions);
-	mutex_unlock(&ibpost_sessions_lock);
 	return s;
 
-err_conn:
-	ibpost_session_disconnect(s);
 err_put:
 	ibpost_dev_put(dev);
 	mutex_destroy(&s->reg_lock);
 err_free:
 	kfree(s);
 	return ERR_PTR(ret);
+}
+
+/**
+ * ibpost_session_publish() - make a complete session known to device
+ *	removal (ibpost_sessions_lose()).
+ * @s: a session from ibpost_session_create(), complete: from now on its
+ *	device's removal may end it at any time, and tells @s->attr.event.
+ *
+ * Context: process context.
+ * Return: 0, or -ENODEV when the device is already going away (then only
+ * ibpost_session_close() remains to be done).
+ */
+int ibpost_session_publish(struct ibpost_session *s)
+{
+	/* Device removal sets dying, then walks this list under the lock. */
+	mutex_lock(&ibpost_sessions_lock);
+	if (READ_ONCE(s->dev->dying)) {
+		mutex_unlock(&ibpost_sessions_lock);
+		return -ENODEV;
+	}
+	s->id = ibpost_session_next_id++;
+	list_add_tail(&s->node, &ibpost_sessions);
+	mutex_unlock(&ibpost_sessions_lock);
+	return 0;
 }
 
 /**
@@ -181,8 +209,9 @@ void ibpost_session_leave(struct ibpost_session *s)
 
 	spin_lock_irqsave(&s->lock, flags);
 	s->posting--;
-	spin_unlock_irqrestore(&s->lock, flags);
+	/* Under the lock: a dying session checks @posting under it. */
 	wake_up_all(&s->wq);
+	spin_unlock_irqrestore(&s->lock, flags);
 }
 
 /**
@@ -195,7 +224,9 @@ void ibpost_session_leave(struct ibpost_session *s)
  * Context: process context, may sleep.
  * Return: the session, or ERR_PTR(): -EINVAL for bad attributes (flags,
  * depth 0 or above max_qp_wr - 1, a port the device lacks), -ENODEV for
- * an unknown or departing device, -ENOMEM, or the verbs' error.
+ * an unknown or departing device (also when it goes while opening),
+ * -EINTR when a signal ended the rdma_cm connect, -ENOMEM, or the verbs'
+ * error.
  */
 struct ibpost_session *
 ibpost_session_open(const struct ibpost_session_attr *attr)
@@ -246,6 +277,7 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 		ibpost_speer_free(peer);
 		goto out;
 	}
+	/* All of it before the session is published: its event too. */
 	s->attr = *attr;
 	s->attr.dev_name = NULL;
 	s->attr.ibdev = dev->ibdev;
@@ -254,12 +286,12 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	s->peer = peer;
 	/* The control messages' slots are not the consumer's. */
 	s->sq_free = attr->depth;
-	if (peer) {
-		ret = ibpost_speer_start(s);
-		if (ret) {
-			ibpost_session_close(s);
-			s = ERR_PTR(ret);
-		}
+	ret = peer ? ibpost_speer_start(s) : 0;
+	if (!ret)
+		ret = ibpost_session_publish(s);
+	if (ret) {
+		ibpost_session_close(s);
+		s = ERR_PTR(ret);
 	}
 out:
 	ibpost_dev_put(dev);
@@ -273,14 +305,15 @@ static bool ibpost_session_idle(struct ibpost_session *s)
 	bool idle;
 
 	spin_lock_irqsave(&s->lock, flags);
-	idle = !s->posting;
+	idle = !s->posting && !s->waiting;
 	spin_unlock_irqrestore(&s->lock, flags);
 	return idle;
 }
 
 /*
- * End a session's traffic for good: refuse submissions, wait for those in
- * ib_post_send(), flush the QPs (each outstanding request's callback runs
+ * End a session's traffic for good: refuse submissions, wake those waiting
+ * for room and wait for them and those in ib_post_send() to leave, flush
+ * the QPs (each outstanding request's callback runs
  * with @err or its own error), complete the requests whose post failed
  * part-way, free the registrations' MRs and mappings, the QPs and CQs, and
  * drop the device.  Called with ibpost_sessions_lock held.
@@ -301,6 +334,8 @@ static void ibpost_session_kill(struct ibpost_session *s, int err)
 	spin_unlock_irqrestore(&s->lock, flags);
 	wake_up_all(&s->wq);
 	wait_event(s->wq, ibpost_session_idle(s));
+	/* Queued only by submitters, who have all left. */
+	flush_work(&s->err_work);
 
 	mutex_lock(&s->reg_lock);
 	if (s->pair)
@@ -330,6 +365,9 @@ static void ibpost_session_kill(struct ibpost_session *s, int err)
  * Requests still outstanding complete first, with -ECANCELED (or their own
  * error), each exactly once; registrations not yet given back with
  * ibpost_unreg() are freed.  Also for a session whose device is gone.
+ * Submitters still waiting for send-queue room in ibpost_submit() are
+ * woken and return -ENOTCONN before the session is freed; a submission
+ * that starts after (or races with) the close is the caller's bug.
  *
  * Context: process context, may sleep; not from a callback.
  */
@@ -339,7 +377,7 @@ void ibpost_session_close(struct ibpost_session *s)
 
 	ibpost_speer_fin(s);
 	mutex_lock(&ibpost_sessions_lock);
-	list_del(&s->node);
+	list_del_init(&s->node);
 	ibpost_session_kill(s, -ECANCELED);
 	mutex_unlock(&ibpost_sessions_lock);
 	ibpost_speer_free(s->peer);

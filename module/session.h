@@ -8,6 +8,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <ibpost.h>
 
 #include "device.h"
@@ -36,13 +37,22 @@ enum ibpost_sess_state {
  * @max_sge: SGEs per send WR (granted; rdma_rw splits at the QP's
  *	max_write_sge / max_read_sge).
  * @max_msg: bytes per WR (the port's max_msg_sz).
- * @lock: @state, @sq_free, @posting, @orphans, @stats.
+ * @lock: @state, @sq_free, @posting, @waiting, @orphans, @stats; a
+ *	submitter leaving (@posting, @waiting) wakes @wq under it, so that
+ *	the session's death, which checks them under it, cannot free the
+ *	session under that wake-up.
  * @state: enum ibpost_sess_state.
  * @kill_err: errno flushed requests complete with once the session dies.
  * @sq_free: send-queue slots not reserved by a request.
  * @posting: submitters between reserving slots and returning from
  *	ib_post_send(); a dying session waits for them.
- * @wq: submitters waiting for slots, the session waiting for @posting.
+ * @waiting: submitters waiting for send-queue room; a dying session
+ *	wakes them (they return -ENOTCONN) and waits for them to leave.
+ * @wq: submitters waiting for slots, the session waiting for @posting
+ *	and @waiting.
+ * @err_work: puts the QP in error after a post failed part-way: the
+ *	submitter may be in atomic context (IBPOST_REQ_NOWAIT), and
+ *	ib_modify_qp() may sleep.
  * @orphans: requests whose post failed part-way: completed when the QP has
  *	been drained.
  * @reg_lock: serializes registrations (they wait for @ep's completions)
@@ -66,7 +76,9 @@ struct ibpost_session {
 	int kill_err;
 	u32 sq_free;
 	u32 posting;
+	u32 waiting;
 	wait_queue_head_t wq;
+	struct work_struct err_work;
 	struct list_head orphans;
 	struct mutex reg_lock;
 	struct list_head regs;
@@ -100,6 +112,7 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 		      const struct ibpost_conn_caps *caps,
 		      const struct sockaddr_storage *addr,
 		      struct ibpost_status *st);
+int ibpost_session_publish(struct ibpost_session *s);
 bool ibpost_session_enter(struct ibpost_session *s);
 void ibpost_session_leave(struct ibpost_session *s);
 void ibpost_sessions_lose(struct ibpost_dev *dev);

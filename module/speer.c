@@ -80,21 +80,37 @@ struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 	return p;
 }
 
-/* Wait (woken by the control channel) for a message or the end. */
+/* Checks of the wait below: the device's removal is not a wake-up. */
+#define IBPOST_SPEER_CHECK_MS	50
+
+/*
+ * Wait (woken by the control channel) for a message or the end.  The
+ * opener waits here before the session is published, and the device's
+ * removal waits for it: the wait looks at the device's dying flag every
+ * IBPOST_SPEER_CHECK_MS.
+ */
 static int ibpost_speer_wait(struct ibpost_session *s, u32 ms)
 {
 	struct ibpost_ctl *ctl = &s->peer->ctl;
-	long left;
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	long left = 1;
 
-	left = wait_event_timeout(s->ep->wq,
-				  READ_ONCE(ctl->msg) >= 0 ||
-				  READ_ONCE(ctl->wc_status) != IB_WC_SUCCESS ||
-				  READ_ONCE(s->ep->lost),
-				  msecs_to_jiffies(ms));
+	while (!READ_ONCE(s->dev->dying) && time_before(jiffies, end)) {
+		left = wait_event_timeout(s->ep->wq,
+					  READ_ONCE(ctl->msg) >= 0 ||
+					  READ_ONCE(ctl->wc_status) !=
+					  IB_WC_SUCCESS ||
+					  READ_ONCE(s->ep->lost),
+					  msecs_to_jiffies(IBPOST_SPEER_CHECK_MS));
+		if (left)
+			break;
+	}
 	if (READ_ONCE(ctl->msg) >= 0)
 		return 0;
 	if (READ_ONCE(ctl->wc_status) != IB_WC_SUCCESS)
 		return -EIO;
+	if (READ_ONCE(s->dev->dying))
+		return -ENODEV;
 	return left ? -ECONNRESET : -ETIMEDOUT;
 }
 

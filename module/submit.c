@@ -24,6 +24,7 @@
  * how many it built.  Without slots a submitter waits (process context) or
  * gets -EAGAIN (IBPOST_REQ_NOWAIT); it never overruns the send queue.
  */
+#include <kunit/visibility.h>
 #include <linux/ktime.h>
 #include <linux/math.h>
 #include <linux/sched/mm.h>
@@ -232,11 +233,26 @@ static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
 		if (!counted)
 			s->stats.sq_full++;
 		counted = true;
-		spin_unlock_irqrestore(&s->lock, flags);
-		if (req->flags & IBPOST_REQ_NOWAIT)
+		if (req->flags & IBPOST_REQ_NOWAIT) {
+			spin_unlock_irqrestore(&s->lock, flags);
 			return -EAGAIN;
+		}
+		/* Counted: the session's death waits for us to leave. */
+		s->waiting++;
+		spin_unlock_irqrestore(&s->lock, flags);
 		wait_event(s->wq, READ_ONCE(s->sq_free) >= n ||
 			   READ_ONCE(s->state) != IBPOST_S_LIVE);
+		spin_lock_irqsave(&s->lock, flags);
+		s->waiting--;
+		if (s->state != IBPOST_S_LIVE) {
+			/* Under the lock: the dying session checks @waiting. */
+			wake_up_all(&s->wq);
+			spin_unlock_irqrestore(&s->lock, flags);
+			return ibpost_req_refuse(req, IBPOST_R_DEVICE_GONE,
+						 s->state == IBPOST_S_ERROR ?
+						 -EIO : -ENOTCONN);
+		}
+		spin_unlock_irqrestore(&s->lock, flags);
 	}
 }
 
@@ -248,8 +264,9 @@ static void ibpost_req_unreserve(struct ibpost_session *s, u32 spare)
 	spin_lock_irqsave(&s->lock, flags);
 	s->sq_free += spare;
 	s->posting--;
-	spin_unlock_irqrestore(&s->lock, flags);
+	/* Under the lock: a dying session checks @posting under it. */
 	wake_up_all(&s->wq);
+	spin_unlock_irqrestore(&s->lock, flags);
 }
 
 /*
@@ -298,7 +315,10 @@ static struct ib_send_wr *ibpost_req_chain(struct ibpost_session *s,
 /*
  * ib_post_send() took only the WRs before the bad one: the request cannot
  * end through its last WR's completion.  Put the QP in error so the taken
- * WRs flush, and complete the request when the session is drained.
+ * WRs flush, and complete the request when the session is drained.  The
+ * QP's state changes in a work item: ib_modify_qp() may sleep, and a
+ * NOWAIT submitter may be in atomic context; the session refuses further
+ * submissions at once.
  */
 static void ibpost_req_orphan(struct ibpost_session *s, struct ibpost_req *req,
 			      int err)
@@ -309,9 +329,39 @@ static void ibpost_req_orphan(struct ibpost_session *s, struct ibpost_req *req,
 	spin_lock_irqsave(&s->lock, flags);
 	list_add_tail(&req->node, &s->orphans);
 	spin_unlock_irqrestore(&s->lock, flags);
-	ibpost_ep_set_error(s->ep);
+	schedule_work(&s->err_work);
 	ibpost_session_error(s);
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Test hook (KUnit only): the next post of a chain of two WRs or more
+ * gives the provider only its first WR and fails as if the provider had
+ * refused the second (-ENOMEM): the partial post of ibpost_req_orphan().
+ */
+bool ibpost_kunit_partial_post;
+EXPORT_SYMBOL_IF_KUNIT(ibpost_kunit_partial_post);
+
+static int ibpost_req_post_wrs(struct ibpost_session *s,
+			       struct ib_send_wr *first, u32 *taken)
+{
+	struct ib_send_wr *rest = first->next;
+	int ret;
+
+	if (!rest || !xchg(&ibpost_kunit_partial_post, false))
+		return ibpost_ep_post(s->ep, first, taken);
+	first->next = NULL;
+	ret = ibpost_ep_post(s->ep, first, taken);
+	first->next = rest;
+	return ret ? ret : -ENOMEM;
+}
+#else
+static int ibpost_req_post_wrs(struct ibpost_session *s,
+			       struct ib_send_wr *first, u32 *taken)
+{
+	return ibpost_ep_post(s->ep, first, taken);
+}
+#endif
 
 /* Post the request's chain; 0 once the request is the session's. */
 static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req)
@@ -327,7 +377,7 @@ static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req)
 	s->stats.wrs += req->nwr;
 	spin_unlock_irqrestore(&s->lock, flags);
 	req->t_submit = ktime_get_ns();
-	ret = ibpost_ep_post(s->ep, first, &taken);
+	ret = ibpost_req_post_wrs(s, first, &taken);
 	if (!ret)
 		return 0;
 	spin_lock_irqsave(&s->lock, flags);

@@ -1,8 +1,10 @@
 #!/bin/bash
 # In-guest entry of 'make check': on the test kernel, run the KUnit suites
 # (module KTAP copied from debugfs to $IBPOST_OUT/kunit-*.ktap), then the
-# integration tests, the bad-input table, the hardening, session and
-# isolation (hostile peer) tests; on the stock kernel the same without KUnit.  The test kernel has soft-iWARP too
+# integration tests, the bad-input table, the hardening and session tests,
+# ibpost serve in one guest (serve.sh), isolation against a hostile peer
+# (isolation.sh) and the teardown races (races.sh); on the
+# stock kernel the same without KUnit.  The test kernel has soft-iWARP too
 # (siw; the stock kernel has not): after the rxe rows, the engine suite
 # (ibpost_siw) and the same scripts run again on siw0 (IBPOST_PROVIDER=siw:
 # a dummy netdev with 192.0.2.20, every job through rdma_cm), rxe unloaded.
@@ -60,6 +62,7 @@ tools/tests/hardening.sh || rc=1
 tools/tests/session.sh || rc=1
 tools/tests/serve.sh || rc=1
 tools/tests/isolation.sh || rc=1
+tools/tests/races.sh || rc=1
 if [[ $IBPOST_KERNEL == test ]] && modinfo -n siw >/dev/null 2>&1; then
 	# Only siw devices from here on.
 	rdma link del rxe_lo 2>/dev/null

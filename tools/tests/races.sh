@@ -1,0 +1,302 @@
+#!/bin/bash
+# In-guest teardown and lifetime race tests (run by guest-check.sh on both
+# kernels, rxe only): each row races an end (closing `ibpost serve`, a
+# signal, `rdma link del`) against work in flight, in loops, and checks that
+# nothing hangs, nothing is left behind (ibpost/live, QPs/MRs) and the
+# device goes in time.  A splat (KASAN, lockdep, sleeping in atomic
+# context) fails the guest run (tools/rig/boot.sh checks the console); the
+# rows also look for one in dmesg.  make check runs a few loops; make
+# check-long (rig.long=1) the long ones: 200 serve closes, 100 close + link
+# del, 50 session opens against link del.
+# TAP on stdout and in $IBPOST_OUT/races-$IBPOST_KERNEL.tap.
+set -uo pipefail
+cd "$IBPOST_REPO" || exit 1
+# shellcheck source=tools/rig/guest-lib.sh
+. tools/rig/guest-lib.sh
+rig_tap races
+# shellcheck source=tools/tests/tap.sh
+. tools/tests/tap.sh
+
+rig_ibpost_paths
+# Another build of the same rows (the code before a fix): RACES_KO, RACES_CONS.
+KO=${RACES_KO:-$KO} CONS=${RACES_CONS:-$CONS}
+LONG=$(rig_arg long || echo 0)
+ADDR=192.0.2.31
+RDEV=rxe_r
+LIVE=/sys/kernel/debug/ibpost/live
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+
+loops() { # loops CHECK LONG: the loop count of this run (RACES_LOOPS: any)
+	if [[ -n ${RACES_LOOPS:-} ]]; then
+		echo "$RACES_LOOPS"
+	elif [[ $LONG == 1 ]]; then
+		echo "$2"
+	else
+		echo "$1"
+	fi
+}
+
+link_up() {
+	rdma link show "$RDEV/1" >/dev/null 2>&1 && return 0
+	rig_rxe_dummy "$RDEV" "$ADDR/24" >/dev/null 2>&1
+}
+
+# ibpost/live: pages, MRs and jobs all 0.
+live_zero() {
+	local text
+	text=$(cat $LIVE 2>&1)
+	if [[ $(awk '$2 != 0' <<<"$text") == "" && $(wc -l <<<"$text") == 3 ]]; then
+		t_ok "$1: ibpost/live counts 0"
+	else
+		t_fail "$1: ibpost/live counts 0" "$(tr '\n' ' ' <<<"$text")"
+	fi
+}
+
+no_qp_mr() {
+	local kind found=
+	for kind in qp mr; do
+		rdma resource show "$kind" 2>/dev/null | grep -q 'comm \[ibpost\]' &&
+			found="$found $kind"
+	done
+	[[ -z $found ]] && t_ok "$1: no ibpost QP/MR left" ||
+		t_fail "$1: no ibpost QP/MR left" "found:$found"
+}
+
+DMESG0=$(dmesg | wc -l)
+no_splat() { # no_splat NAME: nothing alarming in dmesg since the last call
+	local bad
+	bad=$(dmesg | tail -n +$((DMESG0 + 1)) |
+		grep -E 'BUG:|KASAN|WARNING:|Oops|circular locking|sleeping function called|blocked for more than|refcount_t' | head -n 3)
+	DMESG0=$(dmesg | wc -l)
+	[[ -z $bad ]] && t_ok "$1: no splat in dmesg" ||
+		t_fail "$1: no splat in dmesg" "$(tr '\n' ' ' <<<"$bad")"
+}
+
+SERVE_PID=
+serve_start() { # serve_start OUT [ARGS...]: ibpost serve on $ADDR, listening
+	local out=$1
+	shift
+	$IBPOST serve --addr $ADDR "$@" >"$out" 2>&1 &
+	SERVE_PID=$!
+	for _ in $(seq 100); do
+		grep -q 'listening' "$out" && return 0
+		kill -0 $SERVE_PID 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# Wait up to $2 tenths of a second for pid $1 to end; 0 if it did.
+wait_gone() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# rdma link del within $1 s; a removal that hangs (the kernel waits
+# uninterruptibly for a leaked reference) is left behind, and what follows
+# needs the device: STUCK ends the script's rows.
+STUCK=
+link_del_within() {
+	local p
+	# Not on the caller's stdout: a t_check would wait for it.
+	rdma link del $RDEV >"$IBPOST_OUT/races-linkdel.txt" 2>&1 &
+	p=$!
+	if wait_gone $p $(($1 * 10)); then
+		wait $p
+		return
+	fi
+	STUCK=1
+	return 1
+}
+
+stuck_end() {
+	[[ -z $STUCK ]] && return
+	t_fail "rows after a hung rdma link del" "skipped"
+	t_done
+	exit 1
+}
+
+rig_load_rxe || { t_fail "load rxe" "modules"; t_done; exit 1; }
+insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
+link_up || { t_fail "rxe on a dummy netdev" "$RDEV $ADDR"; t_done; exit 1; }
+t_ok "ibpost loaded, $RDEV on $ADDR"
+
+# --- closing serve at once after 8 connects (issue 13 item 9) -----------------
+# A connection thread stopped before it ran leaked its QP, CQ, pages, id and
+# device reference: rdma link del then hung.
+n=$(loops 3 200)
+bad=0
+for ((l = 0; l < n; l++)); do
+	if ! serve_start "$IBPOST_OUT/races-serve.txt"; then
+		bad=$((bad + 1))
+		echo "loop $l: serve did not listen: $(tail -n 2 "$IBPOST_OUT/races-serve.txt")"
+		continue
+	fi
+	pids=()
+	for i in 0 1 2 3 4 5 6 7; do
+		timeout 120 $IBPOST run --dev $RDEV --connect $ADDR --op write \
+			--size 4K --duration 5 >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	# SIGINT right after the k-th connect, k from 1 to 8 over the loops:
+	# connection threads just created, running, or not yet run.
+	want=$((l % 8 + 1))
+	for _ in $(seq 200); do
+		(($(grep -c 'connected from' "$IBPOST_OUT/races-serve.txt") >= want)) && break
+		sleep 0.05
+	done
+	kill -INT $SERVE_PID
+	if ! wait_gone $SERVE_PID 300; then
+		bad=$((bad + 1))
+		echo "loop $l: serve still there 30 s after SIGINT"
+	fi
+	wait $SERVE_PID 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null
+done
+[[ $bad == 0 ]] && t_ok "$n x (serve, 8 connects, SIGINT at once): serve ends every time" ||
+	t_fail "$n x (serve, 8 connects, SIGINT at once): serve ends every time" "$bad failed"
+live_zero "after $n serve closes under connects"
+no_qp_mr "after $n serve closes under connects"
+t0=$SECONDS
+t_check "rdma link del after $n serve closes: within 10 s" link_del_within 10
+echo "link del: $((SECONDS - t0)) s"
+no_splat "serve closes under connects"
+stuck_end
+link_up
+
+# --- a stopped serve: finished connections reaped anyway (item 6) --------------
+if serve_start "$IBPOST_OUT/races-stopped.txt" --max-conns 2; then
+	kill -STOP $SERVE_PID
+	ok=0
+	for i in 1 2 3 4 5; do
+		timeout 60 $IBPOST run --dev $RDEV --connect $ADDR --op write \
+			--size 4K -n 20 >/dev/null 2>&1 && ok=$((ok + 1))
+	done
+	# A connection lingers until its client disconnected, then is reaped.
+	left=
+	for _ in $(seq 100); do
+		left=$(pgrep -c '^ibpost-s[0-9]')
+		[[ $left == 0 ]] && break
+		sleep 0.1
+	done
+	[[ $ok == 5 ]] && t_ok "serve stopped (SIGSTOP), --max-conns 2: 5 jobs one after another all served" ||
+		t_fail "serve stopped (SIGSTOP), --max-conns 2: 5 jobs one after another all served" "$ok of 5"
+	[[ $left == 0 ]] && t_ok "serve stopped: no connection thread left 10 s after the last job" ||
+		t_fail "serve stopped: no connection thread left 10 s after the last job" "$left ibpost-s threads"
+	kill -CONT $SERVE_PID
+	kill -INT $SERVE_PID
+	wait $SERVE_PID 2>/dev/null
+else
+	t_fail "serve --max-conns 2 listening" "$(cat "$IBPOST_OUT/races-stopped.txt")"
+fi
+live_zero "after the stopped serve"
+
+# --- a peer job to a black hole: SIGINT, rdma link del (item 12) ---------------
+# 192.0.2.77 is on d0's subnet and nobody answers there: rdma_cm waits up to
+# the largest --cm-timeout (600 s per step).
+hole() {
+	$IBPOST run --dev $RDEV --connect 192.0.2.77 --cm-timeout 600000 --op write \
+		--size 4K -n 1 >"$IBPOST_OUT/races-hole.txt" 2>&1 &
+	HOLE=$!
+	sleep 3
+}
+hole
+if kill -0 $HOLE 2>/dev/null; then
+	kill -INT $HOLE
+	if wait_gone $HOLE 10; then
+		t_ok "peer job to a black hole: SIGINT ends it within 1 s"
+	else
+		t_fail "peer job to a black hole: SIGINT ends it within 1 s" "still there"
+		kill -KILL $HOLE
+	fi
+else
+	t_fail "peer job to a black hole still waiting after 3 s" "$(tail -n 2 "$IBPOST_OUT/races-hole.txt")"
+fi
+wait $HOLE 2>/dev/null
+hole
+t0=$SECONDS
+t_check "rdma link del while a peer job waits in rdma_cm: within 10 s" link_del_within 10
+echo "link del: $((SECONDS - t0)) s"
+if wait_gone $HOLE 50; then
+	t_ok "the waiting peer job ended with the device"
+else
+	t_fail "the waiting peer job ended with the device" "still there"
+	kill -KILL $HOLE
+fi
+wait $HOLE 2>/dev/null
+no_splat "black-hole peer jobs"
+stuck_end
+link_up
+
+# --- serve closed while its device goes (item 10) -----------------------------
+# listener_lost() queued its event after dropping the lock: the release,
+# racing, freed the server under it (KASAN).
+n=$(loops 3 100)
+bad=0
+for ((l = 0; l < n; l++)); do
+	link_up || { bad=$((bad + 1)); continue; }
+	if ! serve_start "$IBPOST_OUT/races-lost.txt"; then
+		bad=$((bad + 1))
+		continue
+	fi
+	kill -INT $SERVE_PID &
+	if ! link_del_within 10; then
+		bad=$((bad + 1))
+		echo "loop $l: link del did not end within 10 s"
+		break
+	fi
+	wait_gone $SERVE_PID 100 || { bad=$((bad + 1)); echo "loop $l: serve still there"; }
+	wait $SERVE_PID 2>/dev/null
+done
+[[ $bad == 0 ]] && t_ok "$n x (SIGINT to serve + rdma link del at once): both end within 10 s" ||
+	t_fail "$n x (SIGINT to serve + rdma link del at once): both end within 10 s" "$bad failed"
+no_splat "serve close racing link del"
+stuck_end
+live_zero "after serve closes racing link del"
+
+# --- device removal while a session with a peer opens (item 11) ---------------
+# The session was published before the server's answer: the removal freed
+# what the opener still used.
+n=$(loops 3 50)
+bad=0
+for ((l = 0; l < n; l++)); do
+	link_up || { bad=$((bad + 1)); continue; }
+	if ! serve_start "$IBPOST_OUT/races-sess.txt"; then
+		bad=$((bad + 1))
+		continue
+	fi
+	timeout 120 insmod "$CONS" dev=$RDEV peer=$ADDR threads=1 reqs=2 >/dev/null 2>&1 &
+	ins=$!
+	# Right at the connect (the opener then waits for the server's answer),
+	# or at the job, in turns.
+	what='connected from'
+	((l % 2)) && what='job'
+	for _ in $(seq 200); do
+		grep -q "$what" "$IBPOST_OUT/races-sess.txt" && break
+		sleep 0.02
+	done
+	if ! link_del_within 10; then
+		bad=$((bad + 1))
+		echo "loop $l: link del did not end within 10 s"
+		break
+	fi
+	wait $ins 2>/dev/null
+	grep -q '^ibpost_consumer ' /proc/modules && rmmod ibpost_consumer
+	kill -INT $SERVE_PID
+	wait $SERVE_PID 2>/dev/null
+done
+[[ $bad == 0 ]] && t_ok "$n x (session with a peer opening, rdma link del): link del within 10 s" ||
+	t_fail "$n x (session with a peer opening, rdma link del): link del within 10 s" "$bad failed"
+no_splat "session opens racing link del"
+stuck_end
+live_zero "after session opens racing link del"
+no_qp_mr "after session opens racing link del"
+
+rdma link del $RDEV 2>/dev/null
+ip link del d0 2>/dev/null
+t_check "rmmod ibpost after the races" rmmod ibpost
+t_done

@@ -71,10 +71,20 @@ static int ibpost_sconn_wait_stop(void *arg)
 		   (READ_ONCE(sc->ctl.msg) >= 0);
 	bool one_sided = sw->alive && !ibpost_op_has_recv(sc->op);
 
-	/* Only what the client sends counts as a sign of life. */
+	/*
+	 * What the client sends counts as a sign of life; so does, while a
+	 * one-sided job runs (whose data does not show here), a keep-alive
+	 * the client took: its QP acknowledged it into a receive it posted.
+	 * A completion of the server's own alone never does.
+	 */
 	if (seen != sc->peer_seen) {
 		sc->peer_seen = seen;
 		sc->t_active = jiffies;
+	}
+	if (sc->kick_out && !READ_ONCE(sc->ctl.sends_out)) {
+		sc->kick_out = false;
+		if (one_sided && sc->ctl.wc_status == IB_WC_SUCCESS)
+			sc->t_active = jiffies;
 	}
 	if (sw->post_err)
 		return ibpost_sconn_fail(sw->st, sw->post_err, IBPOST_R_POST,
@@ -97,12 +107,7 @@ static int ibpost_sconn_wait_stop(void *arg)
 					 IBPOST_R_SRV_JOB_TIME,
 					 jiffies_to_msecs(jiffies - sc->t_job),
 					 sc->job_ms);
-	/*
-	 * A one-sided job's data does not show here: its keep-alives (which
-	 * a dead client fails) and the job time bound it instead.
-	 */
-	if (!one_sided &&
-	    time_after(jiffies, sc->t_active + msecs_to_jiffies(idle_ms)))
+	if (time_after(jiffies, sc->t_active + msecs_to_jiffies(idle_ms)))
 		return ibpost_sconn_fail(sw->st, -ETIMEDOUT, IBPOST_R_TIMEOUT,
 					 idle_ms, idle_ms);
 	return 0;
@@ -122,6 +127,8 @@ static void ibpost_sconn_wait_kick(void *arg)
 	sc->t_kick = jiffies;
 	if (ibpost_ctl_send(&sc->ctl, 0, true, IBPOST_WIRE_IMM_ALIVE))
 		sw->post_err = -EIO;
+	else
+		sc->kick_out = true;
 }
 
 /* Poll until @done, a failure, @ms (0: none) or the idle time runs out. */

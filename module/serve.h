@@ -117,6 +117,7 @@ struct ibpost_server {
  *	a message or data it sent (never the server's own completions).
  * @peer_seen: messages and data receives from the client counted so far.
  * @t_kick: jiffies of the last keep-alive sent.
+ * @kick_out: that keep-alive has not completed yet.
  * @t_job: jiffies the job was accepted.
  * @job_ms: the job's time limit (0: none, a session).
  */
@@ -150,6 +151,7 @@ struct ibpost_sconn {
 	unsigned long t_active;
 	u64 peer_seen;
 	unsigned long t_kick;
+	bool kick_out;
 	unsigned long t_job;
 	u32 job_ms;
 };

@@ -676,12 +676,12 @@ struct ibpost_serve_allow {
  * @port: in: port to listen on (0: IBPOST_PEER_PORT).
  * @max_conns: in: connections served at once (0: 16), at most 256; more
  *	are rejected with IBPOST_R_PEER_BUSY.
- * @idle_ms: in: a connection whose client sends nothing for this long
- *	is dropped (0: 10000), 1000..600000: before its job, and while a job
- *	whose data arrives as messages runs.  (A one-sided job's data does
- *	not show at the server: the keep-alive, which a dead client fails,
- *	and @max_job_ms bound it.)  The server's own keep-alives never count
- *	as a sign of life.
+ * @idle_ms: in: a connection whose client shows no sign of life for this
+ *	long is dropped (0: 10000), 1000..600000.  Signs of life are the
+ *	client's messages and data and, while a one-sided job runs (its data
+ *	does not show at the server), a keep-alive the client's QP took into
+ *	a receive it posted; a completion of the server's own alone never
+ *	is.  @max_job_ms bounds a client that lives but never ends its job.
  * @max_mem_mib: in: memory all connections' jobs may pin at once, in MiB,
  *	counted as allocated (page-order rounding included); 0: an eighth of
  *	the host's RAM.  A job that would exceed it is refused with

@@ -149,7 +149,8 @@ for kind in test stock; do
 		done
 	fi
 	# The test kernel has siw too: the same scripts on siw_lo (rows "siw: ").
-	tfiles=(integration badinput hardening session serve isolation)
+	tfiles=(integration badinput hardening session isolation races)
+	[[ $kind == stock || ${IBPOST_CHECK_LONG:-0} == 1 ]] && tfiles+=(serve)
 	[[ $kind == test ]] && tfiles+=(integration-siw)
 	[[ $kind == test && ${IBPOST_CHECK_LONG:-0} == 1 ]] &&
 		tfiles+=(badinput-siw hardening-siw session-siw)

@@ -2,7 +2,7 @@
 # In-guest hardening tests (run by guest-check.sh on both kernels): ioctl
 # fuzzing with a printed seed, 8 concurrent runs on one device with the
 # device deleted in the middle, unload refused while runs are active, and
-# leftovers (QPs, CQs, MRs, PDs, free pages) checked after each fault.
+# leftovers (QPs, CQs, MRs, PDs, ibpost's pages) checked after each fault.
 # TAP on stdout and in $IBPOST_OUT/hardening-$IBPOST_KERNEL.tap.
 # IBPOST_PROVIDER=siw (test kernel): the same on siw (runs through rdma_cm,
 # WRITE instead of WRITE_WITH_IMM, rmmod siw), rows prefixed "siw: ".
@@ -59,15 +59,6 @@ live_zero() {
 	fi
 }
 
-# MemFree with the page cache and reclaimable slab dropped first: the
-# binaries this script runs for the first time (rdma, timeout) and their
-# libraries land in the page cache between the two readings, and once
-# moved MemFree by 9 MiB with every ibpost counter at 0.
-free_pages() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	awk '/^MemFree:/ { print $2 }' /proc/meminfo
-}
 
 rig_provider "${IBPOST_PROVIDER:-rxe}" || { t_fail "load ${IBPOST_PROVIDER:-rxe}, its loopback device" "modules, link add"; t_done; exit 1; }
 KMOD=rdma_rxe
@@ -105,11 +96,12 @@ t_expect "device list still answers after fuzzing" 0 $IBPOST devices --dev "$DEV
 
 # --- 8 concurrent runs, the device deleted in the middle ------------------------------
 # busy_round R: 8 concurrent runs on a device of their own, the device
-# deleted under them; everything must come back.  Run twice: free memory is
-# compared after the second round with after the first, when rxe's and the
-# kernel's caches (slab, per-CPU, the page cache of the binaries) have grown
-# to what such a round needs: a first round once took 17 MiB of MemFree
-# with every ibpost counter at 0; a leak grows with every round.
+# deleted under them; everything must come back: ibpost/live (every page
+# and MR ibpost allocates), rdma resource (its QPs and MRs), and on the
+# debug kernel kmemleak.  Not MemFree: in a guest running nothing else it
+# moved by -6, +18, +10 and +1 MiB over four such rounds (page cache
+# dropped), so no threshold tells a leak of these rounds' 5 MiB of slots
+# from noise.  Twice: the second round on a device added again.
 busy_round() {
 	local r=$1 i rc gone pids=() ops sge vopt live
 	NBUSY=8
@@ -159,22 +151,8 @@ busy_round() {
 	ip link del d0 2>/dev/null
 }
 
-# kernel_mem: "Slab S SUnreclaim U Percpu P" (KiB), to say where memory went.
-kernel_mem() {
-	awk '/^(Slab|SUnreclaim|Percpu):/ { printf "%s %s ", $1, $2 }' /proc/meminfo
-}
-
 busy_round 1
-warm=$(free_pages) kwarm=$(kernel_mem)
 busy_round 2
-after=$(free_pages)
-# Each round pins 2 x 16 slots of 16-20 KiB a run; none of it may stay.
-if ((warm - after < 8192)); then
-	t_ok "free memory after a second busy round within 8 MiB of the first ($warm -> $after KiB)"
-else
-	t_fail "free memory after a second busy round within 8 MiB of the first" \
-		"$warm -> $after KiB; $kwarm -> $(kernel_mem)"
-fi
 
 # --- SIGKILL of several runs at once --------------------------------------------------
 pids=()

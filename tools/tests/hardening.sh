@@ -59,7 +59,6 @@ live_zero() {
 	fi
 }
 
-
 rig_provider "${IBPOST_PROVIDER:-rxe}" || { t_fail "load ${IBPOST_PROVIDER:-rxe}, its loopback device" "modules, link add"; t_done; exit 1; }
 KMOD=rdma_rxe
 [[ $PROV == siw ]] && KMOD=siw

@@ -221,11 +221,7 @@ int ibpost_ep_post_recv(struct ibpost_ep *ep, struct ib_recv_wr *wr)
  */
 int ibpost_ep_poll(struct ibpost_ep *ep)
 {
-	int got = ib_process_cq_direct(ep->cq, IBPOST_EP_BUDGET);
-
-	if (got)
-		ep->t_reaped = jiffies;
-	return got;
+	return ib_process_cq_direct(ep->cq, IBPOST_EP_BUDGET);
 }
 
 /**
@@ -351,17 +347,14 @@ void ibpost_ep_credit_give(struct ibpost_ep *ep, u32 n)
  *	workqueue.
  * @ep: the endpoint.
  *
- * A completion was handled: @ep->t_reaped notes it, as ibpost_ep_poll()
- * does for a directly polled endpoint.
+ * A completion was handled.
  *
  * Context: any (completion handlers).
  */
 void ibpost_ep_wake(struct ibpost_ep *ep)
 {
-	if (ep->cq->poll_ctx != IB_POLL_DIRECT) {
-		WRITE_ONCE(ep->t_reaped, jiffies);
+	if (ep->cq->poll_ctx != IB_POLL_DIRECT)
 		wake_up_all(&ep->wq);
-	}
 }
 
 /**

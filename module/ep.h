@@ -57,9 +57,6 @@ struct ibpost_ep_caps {
  *	polls; a software provider's deferred work then runs at once).
  * @draining: teardown started: flush completions are not errors.
  * @lost: the connection ended (rdma_cm disconnect or device removal).
- * @t_reaped: jiffies when a completion was last reaped: by
- *	ibpost_ep_poll(), or where handlers run in softirq or a workqueue
- *	(ibpost_ep_wake(); a target's data receives note it themselves).
  * @wc_status: first error completion (IB_WC_SUCCESS: none).
  * @wc_vendor: its vendor error.
  */
@@ -80,7 +77,6 @@ struct ibpost_ep {
 	bool bh_post;
 	bool draining;
 	bool lost;
-	unsigned long t_reaped;
 	int wc_status;
 	u32 wc_vendor;
 };

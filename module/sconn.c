@@ -195,12 +195,13 @@ static int ibpost_sconn_job_time(struct ibpost_sconn *sc, u32 declared,
 	if (declared > max)
 		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_SRV_JOB_TIME,
 					 declared, max);
-	sc->job_ms = declared ?
-		     min_t(u64, (u64)declared +
-			   max(declared, sc->srv->args.idle_ms), max) :
-		     max;
 	if (ibpost_sconn_session(sc))
 		sc->job_ms = 0;
+	else if (!declared)
+		sc->job_ms = max;
+	else
+		sc->job_ms = min_t(u64, (u64)declared +
+				   max(declared, sc->srv->args.idle_ms), max);
 	return 0;
 }
 

@@ -295,8 +295,6 @@ static void ibpost_target_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		ibpost_ep_wake(t->ep);
 		return;
 	}
-	/* The owner's idle clock (handlers in softirq or a workqueue). */
-	WRITE_ONCE(t->ep->t_reaped, jiffies);
 	t->msgs++;
 	t->bytes += wc->byte_len;
 	if (t->d.verify)

@@ -515,6 +515,12 @@ static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 	struct ibpost_status none = {};
 	int ret, stray;
 
+	/*
+	 * The client's idle time starts now: creating a deep queue took the
+	 * server's time, not the client's (seconds on a debug kernel for a
+	 * hello of depth 4096, and the job was refused as never sent).
+	 */
+	sc->t_active = jiffies;
 	ret = ibpost_sconn_wait(sc, ibpost_sconn_have_job,
 				sc->srv->args.idle_ms, false, st);
 	if (ret)

@@ -5,8 +5,9 @@
 #   2. build (or reuse) the KUnit test kernel and ibpost for it
 #   3. boot it: KUnit suites + integration tests
 #   4. boot the stock Debian kernel: integration tests
-#   5. two stock guests: the peer suite
-# IBPOST_CHECK_LONG=1 (make check-long) adds the long siw rows in step 3.
+#   5. two stock guests: the peer suite (the hostile battery among it)
+# IBPOST_CHECK_LONG=1 (make check-long) adds the long siw rows and loops in
+# step 3 and the hostile battery against a debug-kernel server (step 6).
 # Ends with one line "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -185,4 +186,29 @@ for t in client/peer-client server/peer-server; do
 	fi
 done
 [[ -s $pout/client/peer-bench.txt ]] && cat "$pout/client/peer-bench.txt"
+
+# make check-long: the hostile battery against the debug kernel serving
+# (KASAN, lockdep, kmemleak), from a stock client guest.
+if [[ ${IBPOST_CHECK_LONG:-0} == 1 ]]; then
+	step "two guests: hostile battery against the debug kernel"
+	hout=$out/hostile
+	rm -rf "$hout"
+	mkdir -p "$hout"
+	tools/rig/pair.sh --kernel stock --server-kernel test --out "$hout" \
+		--timeout 2400 --append "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=100" \
+		--server tools/tests/hostile-server.sh \
+		--client tools/tests/hostile-client.sh >"$out/hostile.log" 2>&1
+	rc=$?
+	((rc == 0)) && record ok "hostile battery (debug server): both scripts passed, consoles clean" ||
+		record fail "hostile battery (debug server): both scripts passed, consoles clean" \
+			"exit $rc: $(grep 'pair.sh:' "$out/hostile.log" | tail -n 1)"
+	for t in client/hostile-client server/hostile-server; do
+		if [[ -s $hout/$t.tap ]]; then
+			count_tap "hostile (debug server)" "$hout/$t.tap"
+		else
+			record fail "hostile $t results present"
+		fi
+	done
+	[[ -s $hout/client/battery.txt ]] && sed -n '/^battery summary/,$p' "$hout/client/battery.txt"
+fi
 finish

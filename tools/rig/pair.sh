@@ -1,6 +1,7 @@
 #!/bin/bash
 # Usage: tools/rig/pair.sh --kernel stock|test --server SCRIPT --client SCRIPT
-#          [--kill-client SCRIPT] [--timeout SEC (900)] [--out DIR] [--append 'KARGS']
+#          [--server-kernel stock|test (--kernel)] [--kill-client SCRIPT]
+#          [--timeout SEC (900)] [--out DIR] [--append 'KARGS']
 #
 # Boots two guests (tools/rig/boot.sh each) joined by one QEMU socket netdev
 # on 127.0.0.1 and nothing else: the server guest listens, the client guest
@@ -23,13 +24,14 @@ set -euo pipefail
 
 rig=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$rig/../.." && pwd)
-usage() { sed -n '2,19s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '2,20s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
-kind='' server='' client='' kill='' timeout=900 out='' append=''
+kind='' skind='' server='' client='' kill='' timeout=900 out='' append=''
 while (($#)); do
 	(($# >= 2)) || usage
 	case $1 in
 	--kernel) kind=$2 ;;
+	--server-kernel) skind=$2 ;;
 	--server) server=$2 ;;
 	--client) client=$2 ;;
 	--kill-client) kill=$2 ;;
@@ -41,6 +43,7 @@ while (($#)); do
 	shift 2
 done
 [[ -n $kind && -n $server && -n $client ]] || usage
+skind=${skind:-$kind}
 mkdir -p "$repo/build/rig"
 [[ -n $out ]] || out=$(mktemp -d "$repo/build/rig/pair-XXXXXX")
 mkdir -p "$out/server" "$out/client" "$out/client-kill"
@@ -50,8 +53,8 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 mac=52:54:00:19:20:0
 net() { echo "-netdev socket,id=n0,$1=127.0.0.1:$port -device virtio-net-pci,netdev=n0,mac=$mac$2"; }
 
-echo "pair.sh: $kind kernels on 127.0.0.1:$port; out $out" >&2
-"$rig/boot.sh" --kernel "$kind" --script "$server" --timeout "$timeout" \
+echo "pair.sh: $skind kernel serving, $kind client, on 127.0.0.1:$port; out $out" >&2
+"$rig/boot.sh" --kernel "$skind" --script "$server" --timeout "$timeout" \
 	--out "$out/server" --log "$out/console-server.log" \
 	--append "rig.role=server rig.addr=192.0.2.1 rig.peer=192.0.2.2 $append" \
 	--extra-qemu "$(net listen 1)" >/dev/null 2>"$out/server.err" &

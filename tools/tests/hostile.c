@@ -21,79 +21,47 @@
  *           rejected" (any other answer than a reject: exit 0), or
  *           "connect: rejected N times (consumer reject N)" (exit 3).
  *
- * More modes (mutated hellos, floods, ...) belong here, one function each.
+ *   battery every abuse of the wire a host can try, in rounds by category
+ *           (hostile-battery.c): mutated hellos, jobs with each field at and
+ *           past its limit, lying lengths, messages and data before the
+ *           job, accesses past a slot's bounds, stale and neighbouring
+ *           rkeys, never-fin, floods of SENDs, hundreds of connections at
+ *           once; then a correct job.  Prints a line per round and a
+ *           summary; exit 0 only when the server accepted nothing it should
+ *           have refused, answered every round, and the last job succeeded.
+ *
  * Exit 1: the program itself failed (set-up, a step timed out); 2: usage.
  */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <netdb.h>
-#include <stdint.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <infiniband/verbs.h>
-#include <rdma/rdma_cma.h>
+#include "hostile.h"
 
-/* module/wire.h is kernel C: its kernel-only types. */
-typedef uint8_t u8;
-typedef uint32_t u32;
-#include <uapi/ibpost.h>
-#include "../../module/wire.h"
+const char *prog = "hostile";
 
-#define H_BUF		4096	/* each receive buffer and the data buffer */
-#define H_RECVS		16	/* receives kept posted (keep-alives, answers) */
-#define H_STEP_MS	5000	/* bound on each rdma_cm step and answer */
-
-struct hopts {
-	const char *mode;
-	const char *server;
-	unsigned int port;
-	const char *until;
-	unsigned int size;
-	unsigned long long addr;
-	unsigned int rkey;
-	unsigned int len;
-	const char *op;
-	unsigned int tries;
-};
-
-struct hconn {
-	struct rdma_event_channel *ch;
-	struct rdma_cm_id *id;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_mr *rmr;	/* receive buffers */
-	struct ibv_mr *smr;	/* send buffer */
-	struct ibv_mr *dmr;	/* data buffer: RDMA source and sink */
-	uint8_t *rbuf;
-	uint8_t *sbuf;
-	uint8_t *dbuf;
-	uint32_t wrs;		/* data WRs posted (the fin's count) */
-	struct ibv_wc last;	/* last completion taken */
-	struct ibv_wc held;	/* a message that came while a send was awaited */
-	int has_held;
-};
-
-static const char *prog = "hostile";
-
-static void die(const char *what)
+void die(const char *what)
 {
 	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(errno));
 	exit(1);
 }
 
-static void fail(const char *what)
+void fail(const char *what)
 {
 	fprintf(stderr, "%s: %s\n", prog, what);
 	exit(1);
 }
 
-static uint64_t now_ms(void)
+uint64_t now_ms(void)
 {
 	struct timespec ts;
 
@@ -101,32 +69,66 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The next rdma_cm event; its type and (for a rejection) its status. */
-static enum rdma_cm_event_type cm_next(struct rdma_event_channel *ch,
-				       int *status, uint8_t *priv, int *plen)
+const char *reason_str(uint32_t reason)
 {
+	static const char *const texts[IBPOST_R_MAX] = IBPOST_REASON_TEXTS;
+
+	return reason < IBPOST_R_MAX && texts[reason] ? texts[reason] : "?";
+}
+
+/*
+ * The next rdma_cm event of @c (its channel is non-blocking: waited for
+ * with poll(), at most H_STEP_MS); its type and (for a rejection) its
+ * status, the rejection's ibpost private data kept in c->rej.  A
+ * DISCONNECTED event that comes instead marks the connection dropped.
+ */
+static enum rdma_cm_event_type cm_next(struct hconn *c, int *status)
+{
+	struct pollfd pfd = { .fd = c->ch->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
 	enum rdma_cm_event_type type;
+	uint64_t end = now_ms() + H_STEP_MS;
 
-	if (rdma_get_cm_event(ch, &ev))
-		die("rdma_get_cm_event");
+	while (rdma_get_cm_event(c->ch, &ev)) {
+		if (errno != EAGAIN)
+			die("rdma_get_cm_event");
+		if (now_ms() >= end)
+			fail("timed out waiting for an rdma_cm event");
+		poll(&pfd, 1, 100);
+	}
 	type = ev->event;
 	if (status)
 		*status = ev->status;
-	if (priv && plen) {
-		*plen = ev->param.conn.private_data_len;
-		if (*plen > 64)
-			*plen = 64;
+	if (type == RDMA_CM_EVENT_REJECTED) {
+		c->rej_len = ev->param.conn.private_data_len;
+		memset(&c->rej, 0, sizeof(c->rej));
 		if (ev->param.conn.private_data)
-			memcpy(priv, ev->param.conn.private_data, *plen);
+			memcpy(&c->rej, ev->param.conn.private_data,
+			       c->rej_len < (int)sizeof(c->rej) ?
+			       c->rej_len : (int)sizeof(c->rej));
 		else
-			*plen = 0;
+			c->rej_len = 0;
 	}
+	if (type == RDMA_CM_EVENT_DISCONNECTED)
+		c->dropped = 1;
 	rdma_ack_cm_event(ev);
 	return type;
 }
 
-static void resolve(struct hconn *c, const char *host, unsigned int port)
+/* Non-blocking: has the server disconnected?  1 when it has. */
+int cm_poll_drop(struct hconn *c)
+{
+	struct rdma_cm_event *ev;
+
+	while (!c->dropped && !rdma_get_cm_event(c->ch, &ev)) {
+		if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+			c->dropped = 1;
+		rdma_ack_cm_event(ev);
+	}
+	return c->dropped;
+}
+
+void resolve(struct hconn *c, const char *host, unsigned int port)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
 	char service[16];
@@ -137,41 +139,44 @@ static void resolve(struct hconn *c, const char *host, unsigned int port)
 	c->ch = rdma_create_event_channel();
 	if (!c->ch)
 		die("rdma_create_event_channel");
-	if (rdma_create_id(c->ch, &c->id, NULL, RDMA_PS_TCP))
+	if (fcntl(c->ch->fd, F_SETFL, fcntl(c->ch->fd, F_GETFL) | O_NONBLOCK))
+		die("fcntl");
+	if (rdma_create_id(c->ch, &c->id, c, RDMA_PS_TCP))
 		die("rdma_create_id");
 	if (rdma_resolve_addr(c->id, NULL, ai->ai_addr, H_STEP_MS))
 		die("rdma_resolve_addr");
 	freeaddrinfo(ai);
-	if (cm_next(c->ch, NULL, NULL, NULL) != RDMA_CM_EVENT_ADDR_RESOLVED)
+	if (cm_next(c, NULL) != RDMA_CM_EVENT_ADDR_RESOLVED)
 		fail("address not resolved");
 	if (rdma_resolve_route(c->id, H_STEP_MS))
 		die("rdma_resolve_route");
-	if (cm_next(c->ch, NULL, NULL, NULL) != RDMA_CM_EVENT_ROUTE_RESOLVED)
+	if (cm_next(c, NULL) != RDMA_CM_EVENT_ROUTE_RESOLVED)
 		fail("route not resolved");
 }
 
-static void post_recv(struct hconn *c, unsigned int i)
+void post_recv(struct hconn *c, unsigned int i)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)(c->rbuf + (size_t)i * H_BUF),
-		.length = H_BUF,
+		.addr = (uintptr_t)(c->rbuf + (size_t)i * c->rsz),
+		.length = c->rsz,
 		.lkey = c->rmr->lkey,
 	};
 	struct ibv_recv_wr wr = {
 		.wr_id = i, .sg_list = &sge, .num_sge = 1,
 	}, *bad;
 
-	if (ibv_post_recv(c->id->qp, &wr, &bad))
+	/* A QP in error (the server dropped us) refuses: nothing to do. */
+	if (ibv_post_recv(c->id->qp, &wr, &bad) && !c->dropped)
 		die("ibv_post_recv");
 }
 
-/* PD, CQ, QP, buffers and receives of a connection being made. */
-static void setup_qp(struct hconn *c)
+/* PD, CQ, QP (@sq send WRs), buffers and receives of a connection. */
+void setup_qp(struct hconn *c, unsigned int sq)
 {
 	struct ibv_qp_init_attr qa = {
 		.qp_type = IBV_QPT_RC,
 		.cap = {
-			.max_send_wr = 8, .max_recv_wr = H_RECVS,
+			.max_send_wr = sq, .max_recv_wr = H_RECVS,
 			.max_send_sge = 1, .max_recv_sge = 1,
 		},
 	};
@@ -180,22 +185,24 @@ static void setup_qp(struct hconn *c)
 	c->pd = ibv_alloc_pd(c->id->verbs);
 	if (!c->pd)
 		die("ibv_alloc_pd");
-	c->cq = ibv_create_cq(c->id->verbs, 8 + H_RECVS, NULL, NULL, 0);
+	c->cq = ibv_create_cq(c->id->verbs, sq + H_RECVS, NULL, NULL, 0);
 	if (!c->cq)
 		die("ibv_create_cq");
 	qa.send_cq = c->cq;
 	qa.recv_cq = c->cq;
 	if (rdma_create_qp(c->id, c->pd, &qa))
 		die("rdma_create_qp");
-	c->rbuf = calloc(H_RECVS, H_BUF);
+	if (!c->rsz)
+		c->rsz = H_BUF;
+	c->rbuf = calloc(H_RECVS, c->rsz);
 	c->sbuf = calloc(1, H_BUF);
-	c->dbuf = calloc(1, H_BUF);
+	c->dbuf = calloc(1, H_DBUF);
 	if (!c->rbuf || !c->sbuf || !c->dbuf)
 		die("calloc");
-	c->rmr = ibv_reg_mr(c->pd, c->rbuf, (size_t)H_RECVS * H_BUF,
+	c->rmr = ibv_reg_mr(c->pd, c->rbuf, (size_t)H_RECVS * c->rsz,
 			    IBV_ACCESS_LOCAL_WRITE);
 	c->smr = ibv_reg_mr(c->pd, c->sbuf, H_BUF, 0);
-	c->dmr = ibv_reg_mr(c->pd, c->dbuf, H_BUF, IBV_ACCESS_LOCAL_WRITE);
+	c->dmr = ibv_reg_mr(c->pd, c->dbuf, H_DBUF, IBV_ACCESS_LOCAL_WRITE);
 	if (!c->rmr || !c->smr || !c->dmr)
 		die("ibv_reg_mr");
 	for (i = 0; i < H_RECVS; i++)
@@ -204,9 +211,10 @@ static void setup_qp(struct hconn *c)
 
 /*
  * Connect with @priv as private data.  Return 0 when established, else
- * the rejection's status (IB CM reason) as a positive number.
+ * the rejection's status (IB CM reason) as a positive number (the
+ * server's own reject, if any, in c->rej), or -1 for another answer.
  */
-static int cm_connect(struct hconn *c, const void *priv, uint8_t plen)
+int cm_connect(struct hconn *c, const void *priv, uint8_t plen)
 {
 	struct rdma_conn_param p = {
 		.responder_resources = 16, .initiator_depth = 16,
@@ -218,7 +226,7 @@ static int cm_connect(struct hconn *c, const void *priv, uint8_t plen)
 
 	if (rdma_connect(c->id, &p))
 		die("rdma_connect");
-	t = cm_next(c->ch, &status, NULL, NULL);
+	t = cm_next(c, &status);
 	if (t == RDMA_CM_EVENT_ESTABLISHED)
 		return 0;
 	if (t == RDMA_CM_EVENT_REJECTED)
@@ -228,7 +236,7 @@ static int cm_connect(struct hconn *c, const void *priv, uint8_t plen)
 	return -1;
 }
 
-static void teardown(struct hconn *c)
+void teardown(struct hconn *c)
 {
 	if (c->id) {
 		rdma_disconnect(c->id);
@@ -259,10 +267,12 @@ static void teardown(struct hconn *c)
  * Poll until a send completion (@send) or a receive carrying a message
  * arrives; keep-alives (zero-byte SEND_WITH_IMM) are taken and their
  * receive posted again; a message that arrives while a send is awaited is
- * held for the next wait for a message.  Return the completion's status; a
- * receive's buffer index is in c->last.wr_id, reposted by the caller.
+ * held for the next wait for a message.  Return the completion's status
+ * (a receive's buffer index is in c->last.wr_id, reposted by the caller),
+ * or -1 when nothing came within @ms.  A failed completion or the
+ * server's disconnect marks the connection dropped.
  */
-static enum ibv_wc_status wait_wc(struct hconn *c, int send, uint64_t ms)
+int wait_wc_for(struct hconn *c, int send, uint64_t ms)
 {
 	uint64_t end = now_ms() + ms;
 	struct ibv_wc wc;
@@ -278,10 +288,13 @@ static enum ibv_wc_status wait_wc(struct hconn *c, int send, uint64_t ms)
 		if (n < 0)
 			fail("ibv_poll_cq");
 		if (!n) {
+			if (cm_poll_drop(c))
+				return -1;
 			usleep(200);
 			continue;
 		}
 		if (wc.status != IBV_WC_SUCCESS) {
+			c->dropped = 1;
 			c->last = wc;
 			return wc.status;
 		}
@@ -307,8 +320,16 @@ static enum ibv_wc_status wait_wc(struct hconn *c, int send, uint64_t ms)
 			return wc.status;
 		}
 	}
-	fail("timed out waiting for a completion");
-	return IBV_WC_GENERAL_ERR;
+	return -1;
+}
+
+enum ibv_wc_status wait_wc(struct hconn *c, int send, uint64_t ms)
+{
+	int s = wait_wc_for(c, send, ms);
+
+	if (s < 0)
+		fail("timed out waiting for a completion");
+	return s;
 }
 
 /* Answer a keep-alive now and then while waiting for @path to exist. */
@@ -335,7 +356,13 @@ static void hold_until(struct hconn *c, const char *path)
 	}
 }
 
-static void send_msg(struct hconn *c, uint32_t len, int fin)
+/*
+ * Post @len bytes of @m (NULL: what is in c->sbuf already) as a SEND, or
+ * a zero-byte SEND_WITH_IMM carrying @imm when @fin, unsignaled unless
+ * waited for; return ibv_post_send()'s result.
+ */
+int post_msg(struct hconn *c, const void *m, uint32_t len, int fin,
+	     uint32_t imm)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)c->sbuf, .length = len, .lkey = c->smr->lkey,
@@ -345,11 +372,19 @@ static void send_msg(struct hconn *c, uint32_t len, int fin)
 		.opcode = fin ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
 		.send_flags = IBV_SEND_SIGNALED,
 	}, *bad;
+
+	if (m && len)
+		memcpy(c->sbuf, m, len);
+	if (fin)
+		wr.imm_data = htobe32(imm);
+	return ibv_post_send(c->id->qp, &wr, &bad);
+}
+
+void send_msg(struct hconn *c, uint32_t len, int fin)
+{
 	enum ibv_wc_status s;
 
-	if (fin)
-		wr.imm_data = htobe32(c->wrs);
-	if (ibv_post_send(c->id->qp, &wr, &bad))
+	if (post_msg(c, NULL, len, fin, c->wrs))
 		die("ibv_post_send");
 	s = wait_wc(c, 1, H_STEP_MS);
 	if (s != IBV_WC_SUCCESS) {
@@ -359,8 +394,8 @@ static void send_msg(struct hconn *c, uint32_t len, int fin)
 }
 
 /* One RDMA WRITE or READ of @len bytes of the data buffer; its status. */
-static enum ibv_wc_status rdma_op(struct hconn *c, int write, uint64_t raddr,
-				  uint32_t rkey, uint32_t len)
+enum ibv_wc_status rdma_op(struct hconn *c, int write, uint64_t raddr,
+			   uint32_t rkey, uint32_t len)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)c->dbuf, .length = len, .lkey = c->dmr->lkey,
@@ -371,11 +406,60 @@ static enum ibv_wc_status rdma_op(struct hconn *c, int write, uint64_t raddr,
 		.send_flags = IBV_SEND_SIGNALED,
 		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
 	}, *bad;
+	int s;
 
 	if (ibv_post_send(c->id->qp, &wr, &bad))
 		die("ibv_post_send");
 	c->wrs++;
-	return wait_wc(c, 1, H_STEP_MS);
+	s = wait_wc_for(c, 1, H_STEP_MS);
+	if (s < 0)
+		fail("timed out waiting for an RDMA completion");
+	return s;
+}
+
+void hello_init(struct ibpost_wire_hello *h, uint32_t depth,
+		uint32_t recv_sge)
+{
+	memset(h, 0, sizeof(*h));
+	h->magic = htobe32(IBPOST_WIRE_MAGIC);
+	h->version = htobe16(IBPOST_WIRE_VERSION);
+	h->depth = htobe32(depth);
+	h->recv_sge = htobe32(recv_sge);
+}
+
+/*
+ * A well-formed job message in @buf: @num_sge send SGEs splitting
+ * @msg_size evenly (the last takes the rest), then @recv_num_sge receive
+ * SGEs the same way.  Return its length.
+ */
+uint32_t job_build(void *buf, uint32_t op, uint32_t flags, uint32_t msg_size,
+		   uint32_t depth, uint32_t num_sge, uint32_t recv_num_sge)
+{
+	struct ibpost_wire_job *job = buf;
+	uint32_t len = sizeof(*job) +
+		       (num_sge + recv_num_sge) * sizeof(job->sge[0]);
+	uint32_t i, n, off, part;
+
+	memset(job, 0, len);
+	job->hdr.magic = htobe32(IBPOST_WIRE_MAGIC);
+	job->hdr.version = htobe16(IBPOST_WIRE_VERSION);
+	job->hdr.type = htobe16(IBPOST_WIRE_JOB);
+	job->hdr.length = htobe32(len);
+	job->op = htobe32(op);
+	job->flags = htobe32(flags);
+	job->msg_size = htobe32(msg_size);
+	job->depth = htobe32(depth);
+	job->num_sge = htobe32(num_sge);
+	job->recv_num_sge = htobe32(recv_num_sge);
+	for (i = 0; i < num_sge + recv_num_sge; i++) {
+		n = i < num_sge ? num_sge : recv_num_sge;
+		part = msg_size / n;
+		off = (i < num_sge ? i : i - num_sge) * part;
+		job->sge[i].offset = htobe32(off);
+		job->sge[i].length = htobe32(off + part * 2 > msg_size ?
+					     msg_size - off : part);
+	}
+	return len;
 }
 
 /*
@@ -385,43 +469,29 @@ static enum ibv_wc_status rdma_op(struct hconn *c, int write, uint64_t raddr,
 static void valid_session(struct hconn *c, const struct hopts *o,
 			  struct ibpost_wire_slot *slot)
 {
-	struct ibpost_wire_hello hello = {
-		.magic = htobe32(IBPOST_WIRE_MAGIC),
-		.version = htobe16(IBPOST_WIRE_VERSION),
-		.depth = htobe32(1),
-	};
-	struct ibpost_wire_job *job;
+	struct ibpost_wire_hello hello;
 	const struct ibpost_wire_ready *r;
-	uint32_t jlen = sizeof(*job) + sizeof(job->sge[0]);
+	uint32_t jlen;
 	enum ibv_wc_status s;
 	int ret;
 
+	hello_init(&hello, 1, 0);
 	resolve(c, o->server, o->port);
-	setup_qp(c);
+	setup_qp(c, 8);
 	ret = cm_connect(c, &hello, sizeof(hello));
 	if (ret) {
 		fprintf(stderr, "%s: the server did not accept (%d)\n", prog, ret);
 		exit(1);
 	}
-	job = (void *)c->sbuf;
-	memset(job, 0, jlen);
-	job->hdr.magic = htobe32(IBPOST_WIRE_MAGIC);
-	job->hdr.version = htobe16(IBPOST_WIRE_VERSION);
-	job->hdr.type = htobe16(IBPOST_WIRE_JOB);
-	job->hdr.length = htobe32(jlen);
-	job->op = htobe32(IBPOST_OP_WRITE);
-	job->flags = htobe32(IBPOST_WIRE_SESSION);
-	job->msg_size = htobe32(o->size);
-	job->depth = htobe32(1);
-	job->num_sge = htobe32(1);
-	job->sge[0].length = htobe32(o->size);
+	jlen = job_build(c->sbuf, IBPOST_OP_WRITE, IBPOST_WIRE_SESSION,
+			 o->size, 1, 1, 0);
 	send_msg(c, jlen, 0);
 	s = wait_wc(c, 0, H_STEP_MS);
 	if (s != IBV_WC_SUCCESS) {
 		fprintf(stderr, "%s: ready: %s\n", prog, ibv_wc_status_str(s));
 		exit(1);
 	}
-	r = (const void *)(c->rbuf + c->last.wr_id * H_BUF);
+	r = (const void *)(c->rbuf + c->last.wr_id * c->rsz);
 	if (c->last.byte_len < sizeof(*r) + sizeof(r->slot[0]) ||
 	    be16toh(r->hdr.type) != IBPOST_WIRE_READY || r->st.err ||
 	    be32toh(r->nslots) < 1) {
@@ -478,7 +548,7 @@ static int mode_hold(const struct hopts *o)
 		printf("hold: result: %s (%d)\n", ibv_wc_status_str(s), s);
 		return 1;
 	}
-	res = (const void *)(c.rbuf + c.last.wr_id * H_BUF);
+	res = (const void *)(c.rbuf + c.last.wr_id * c.rsz);
 	if (c.last.byte_len < sizeof(*res) ||
 	    be16toh(res->hdr.type) != IBPOST_WIRE_RESULT) {
 		printf("hold: result: bad message (%u bytes)\n", c.last.byte_len);
@@ -524,7 +594,7 @@ static int mode_connect(const struct hopts *o)
 		struct hconn c = {};
 
 		resolve(&c, o->server, o->port);
-		setup_qp(&c);
+		setup_qp(&c, 8);
 		ret = cm_connect(&c, junk, sizeof(junk));
 		teardown(&c);
 		if (!ret) {
@@ -553,8 +623,10 @@ static void help(void)
 	fprintf(stderr,
 		"usage: %s hold --server ADDR [--port P] --until FILE [--size N]\n"
 		"       %s access --server ADDR [--port P] --op write|read --addr A --rkey K --len N\n"
-		"       %s connect --server ADDR --port P [--tries N]\n",
-		prog, prog, prog);
+		"       %s connect --server ADDR --port P [--tries N]\n"
+		"       %s battery --server ADDR [--port P] [--conns N (200)]\n"
+		"               [--max-per-addr N (8)] [--max-job-ms MS (600000)]\n",
+		prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -570,10 +642,14 @@ int main(int argc, char **argv)
 		{ "len", required_argument, NULL, 'l' },
 		{ "op", required_argument, NULL, 'o' },
 		{ "tries", required_argument, NULL, 't' },
+		{ "conns", required_argument, NULL, 'c' },
+		{ "max-per-addr", required_argument, NULL, 'm' },
+		{ "max-job-ms", required_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hopts o = {
 		.port = IBPOST_PEER_PORT, .size = 4096, .tries = 50,
+		.conns = 200, .max_per_addr = 8, .max_job_ms = 600000,
 	};
 	int c;
 
@@ -610,6 +686,15 @@ int main(int argc, char **argv)
 		case 't':
 			o.tries = strtoul(optarg, NULL, 0);
 			break;
+		case 'c':
+			o.conns = strtoul(optarg, NULL, 0);
+			break;
+		case 'm':
+			o.max_per_addr = strtoul(optarg, NULL, 0);
+			break;
+		case 'j':
+			o.max_job_ms = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			help();
 		}
@@ -622,6 +707,8 @@ int main(int argc, char **argv)
 		return mode_access(&o);
 	if (!strcmp(o.mode, "connect"))
 		return mode_connect(&o);
+	if (!strcmp(o.mode, "battery"))
+		return mode_battery(&o);
 	help();
 	return 2;
 }

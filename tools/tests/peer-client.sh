@@ -8,7 +8,8 @@
 #     chains, IPv6, two clients at once, -q 4, sessions of the in-kernel API
 #     (the consumer module) on the server's memory, the malformed-peer faults of
 #     the peer_fault test hook, resolution and connection timeouts, the
-#     server's device deleted mid-job, and the bandwidth table beside
+#     server's device deleted mid-job, the hostile battery
+#     (hostile-battery.c), and the bandwidth table beside
 #     ib_write_bw / ib_send_bw -R between the same guests
 #     ($IBPOST_OUT/peer-bench.txt).
 # TAP on stdout and in $IBPOST_OUT/peer-client.tap.
@@ -22,6 +23,8 @@ TAP_FILE=$IBPOST_OUT/peer-client.tap
 . tools/tests/tap.sh
 # shellcheck source=tools/tests/peer-bw.sh
 . tools/tests/peer-bw.sh
+# shellcheck source=tools/tests/hostile-lib.sh
+. tools/tests/hostile-lib.sh
 
 rig_ibpost_paths
 phase=$(rig_arg phase)
@@ -223,6 +226,11 @@ t_check "--max-per-addr 2: a third connection from this address is rejected: $(g
 	grep -q 'connection limit for this address (value 2, limit 2)' <<<"$out"
 wait "$h1" "$h2"
 t_check "the limited server serves after its refusals" run --connect "$L" --op send --verify -n 10
+
+# The hostile battery (tools/tests/hostile-battery.c): every abuse of the
+# wire against the default server, then a correct job.
+hostile_battery "$S" 18520 "$IBPOST_OUT/battery.txt"
+t_check "the server serves after the hostile battery" run --connect "$S" --op send --verify -n 10
 
 # Bounded set-up times.
 t0=$(date +%s)

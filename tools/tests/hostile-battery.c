@@ -1,0 +1,1034 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hostile battery: every abuse of the wire format a host on the fabric can
+ * try against 'ibpost serve', in rounds by category, each round on a
+ * connection of its own.  What each round must get:
+ *
+ *   hello      a rejection carrying the server's reason (struct
+ *              ibpost_wire_reject); a connection is wrong.
+ *   job        a ready with a refusal (err and reason); a job accepted, or
+ *              a connection dropped without a word, is wrong.
+ *   at-limit   jobs with a field exactly at its limit: accepted (or refused
+ *              by the server's budget, with that reason), then ended by a
+ *              fin with a result.
+ *   order      messages and RDMA before the job, a second job while one
+ *              runs, a job in two pieces: refused with a reason, and RDMA
+ *              with no job has nothing to reach (an error completion).
+ *   bounds     a valid slot's neighbourhood: one byte before or past it
+ *              fails, the slot itself works.
+ *   rkeys      neighbouring rkeys of a live slot, the rkey of a finished
+ *              job, and another live connection's slot: all fail, and that
+ *              connection's data and job are untouched.
+ *   never-fin  no job, or a job without its fin: the server drops the
+ *              connection (idle time, job time).
+ *   flood      SENDs far past the declared depth, a burst of fins, junk on
+ *              the control receive while a job runs: the server answers.
+ *   conns      --conns connections at once (at most --max-per-addr get
+ *              through, the rest rejected with a reason), then a churn of
+ *              connections opened and closed at once.
+ *
+ * Then a correct job must succeed (a slot written, read back, its fin
+ * answered without error).  A line per round, a summary per category.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hostile.h"
+
+/* What a round must get. */
+enum want {
+	W_REFUSE,	/* a refusal with a reason */
+	W_FAIL,		/* an error completion of our RDMA */
+	W_WORK,		/* our RDMA succeeds (a control) */
+	W_VALID,	/* accepted, or refused by a budget */
+	W_DROP,		/* the server disconnects */
+	W_ANSWER,	/* any answer: a result or a refusal */
+	W_RESULT,	/* a result without error */
+};
+
+/* What it got. */
+enum got {
+	G_REFUSED, G_ACCEPTED, G_RESULT, G_DROPPED, G_SILENT, G_OP_FAILED,
+	G_OP_DONE, G_BUSY, G_MAX
+};
+
+static const char *const got_name[G_MAX] = {
+	[G_REFUSED] = "refused", [G_ACCEPTED] = "accepted",
+	[G_RESULT] = "result", [G_DROPPED] = "dropped",
+	[G_SILENT] = "silent", [G_OP_FAILED] = "error completion",
+	[G_OP_DONE] = "completed", [G_BUSY] = "busy",
+};
+
+enum cat { C_HELLO, C_JOB, C_LIMIT, C_ORDER, C_BOUNDS, C_RKEYS, C_NOFIN,
+	   C_FLOOD, C_CONNS, C_MAX };
+
+static const char *const cat_name[C_MAX] = {
+	"hello", "job", "at-limit", "order", "bounds", "rkeys", "never-fin",
+	"flood", "conns",
+};
+
+static struct {
+	unsigned int rounds, wrong, got[G_MAX];
+} tally[C_MAX];
+static unsigned int busy_waits;
+
+/* An answer of the server on the control channel. */
+struct answer {
+	enum got got;
+	uint32_t err, reason;
+	uint64_t value, limit;
+	uint32_t nslots;
+	struct ibpost_wire_slot slot;
+	uint32_t verify_errors;
+};
+
+/* A valid job may still be more than the server's budget or device. */
+static int budget_reason(uint32_t r)
+{
+	return r == IBPOST_R_SRV_MEM || r == IBPOST_R_SRV_JOB_TIME ||
+	       r == IBPOST_R_NOMEM || r == IBPOST_R_FRPL;
+}
+
+static int busy_reason(uint32_t r)
+{
+	return r == IBPOST_R_PEER_BUSY || r == IBPOST_R_SRV_PER_ADDR;
+}
+
+/* Judge and print one round. */
+static void verdict(enum cat cat, const char *round, enum want want,
+		    const struct answer *a)
+{
+	int ok;
+
+	switch (want) {
+	case W_REFUSE:
+		ok = a->got == G_REFUSED && a->err && a->reason;
+		break;
+	case W_FAIL:
+		ok = a->got == G_OP_FAILED;
+		break;
+	case W_WORK:
+		ok = a->got == G_OP_DONE;
+		break;
+	case W_VALID:
+		ok = a->got == G_RESULT ||
+		     (a->got == G_REFUSED && budget_reason(a->reason));
+		break;
+	case W_DROP:
+		ok = a->got == G_DROPPED;
+		break;
+	case W_RESULT:
+		ok = a->got == G_RESULT;
+		break;
+	default:
+		ok = a->got == G_RESULT || a->got == G_REFUSED;
+		break;
+	}
+	tally[cat].rounds++;
+	tally[cat].got[a->got]++;
+	tally[cat].wrong += !ok;
+	printf("battery: %s: %s: %s", cat_name[cat], round, got_name[a->got]);
+	if (a->got == G_REFUSED || (a->got == G_RESULT && a->err))
+		printf(" (err %u, reason %u %s, value %llu, limit %llu)",
+		       a->err, a->reason, reason_str(a->reason),
+		       (unsigned long long)a->value,
+		       (unsigned long long)a->limit);
+	printf("%s\n", ok ? "" : "  <-- WRONG");
+	fflush(stdout);
+}
+
+/*
+ * Resolve and connect with @priv; a busy server (our address at its
+ * limit while earlier rounds are reaped) is waited for.  Return as
+ * cm_connect().
+ */
+static int h_open(struct hconn *c, const struct hopts *o, const void *priv,
+		  uint8_t plen, unsigned int sq, uint32_t rsz)
+{
+	uint64_t end = now_ms() + 30000;
+	int ret;
+
+	for (;;) {
+		c->rsz = rsz;
+		resolve(c, o->server, o->port);
+		setup_qp(c, sq);
+		ret = cm_connect(c, priv, plen);
+		if (ret <= 0 || be32toh(c->rej.magic) != IBPOST_WIRE_MAGIC ||
+		    !busy_reason(be32toh(c->rej.reason)) || now_ms() > end)
+			return ret;
+		teardown(c);
+		busy_waits++;
+		usleep(200000);
+	}
+}
+
+/* A valid hello of @depth; exit when even that is not accepted. */
+static void h_open_valid(struct hconn *c, const struct hopts *o,
+			 uint32_t depth, uint32_t rsge, unsigned int sq,
+			 uint32_t rsz)
+{
+	struct ibpost_wire_hello h;
+	int ret;
+
+	hello_init(&h, depth, rsge);
+	ret = h_open(c, o, &h, sizeof(h), sq, rsz);
+	if (ret) {
+		fprintf(stderr, "%s: a valid hello was not accepted (%d, reason %u)\n",
+			prog, ret, be32toh(c->rej.reason));
+		exit(1);
+	}
+}
+
+/* The next message from the server within @ms, as an answer. */
+static void await_answer(struct hconn *c, uint64_t ms, struct answer *a)
+{
+	const struct ibpost_wire_ready *r;
+	int s;
+
+	memset(a, 0, sizeof(*a));
+	s = wait_wc_for(c, 0, ms);
+	if (s < 0) {
+		a->got = cm_poll_drop(c) ? G_DROPPED : G_SILENT;
+		return;
+	}
+	if (s != IBV_WC_SUCCESS) {
+		a->got = G_DROPPED;
+		return;
+	}
+	r = (const void *)(c->rbuf + c->last.wr_id * c->rsz);
+	if (c->last.byte_len < sizeof(r->hdr) + sizeof(r->st)) {
+		a->got = G_SILENT;
+		post_recv(c, c->last.wr_id);
+		return;
+	}
+	a->err = be32toh(r->st.err);
+	a->reason = be32toh(r->st.reason);
+	a->value = be64toh(r->st.value);
+	a->limit = be64toh(r->st.limit);
+	if (be16toh(r->hdr.type) == IBPOST_WIRE_RESULT) {
+		const struct ibpost_wire_result *res = (const void *)r;
+
+		a->got = a->err ? G_REFUSED : G_RESULT;
+		if (c->last.byte_len >= sizeof(*res))
+			a->verify_errors = be32toh(res->verify_errors);
+	} else if (a->err) {
+		a->got = G_REFUSED;
+	} else {
+		a->got = G_ACCEPTED;
+		a->nslots = be32toh(r->nslots);
+		if (a->nslots &&
+		    c->last.byte_len >= sizeof(*r) + sizeof(r->slot[0]))
+			a->slot = r->slot[0];
+	}
+	post_recv(c, c->last.wr_id);
+}
+
+/* Send @len bytes of @m and take the server's answer. */
+static void exchange(struct hconn *c, const void *m, uint32_t len,
+		     struct answer *a)
+{
+	int s;
+
+	if (post_msg(c, m, len, 0, 0))
+		die("ibv_post_send");
+	s = wait_wc_for(c, 1, H_STEP_MS);
+	if (s != IBV_WC_SUCCESS) {
+		memset(a, 0, sizeof(*a));
+		a->got = s < 0 && !c->dropped ? G_SILENT : G_DROPPED;
+		return;
+	}
+	await_answer(c, 2 * H_STEP_MS, a);
+}
+
+/* The fin of a job of c->wrs WRs, and the server's answer. */
+static void finish(struct hconn *c, struct answer *a)
+{
+	if (post_msg(c, NULL, 0, 1, c->wrs))
+		die("ibv_post_send");
+	if (wait_wc_for(c, 1, H_STEP_MS) != IBV_WC_SUCCESS) {
+		memset(a, 0, sizeof(*a));
+		a->got = G_DROPPED;
+		return;
+	}
+	await_answer(c, 2 * H_STEP_MS, a);
+}
+
+/* A session job (one slot of @size, remote read and write) on @c. */
+static void session_job(struct hconn *c, uint32_t size, uint32_t duration,
+			struct answer *a)
+{
+	struct ibpost_wire_job *job = (void *)c->dbuf;
+	uint32_t len = job_build(job, IBPOST_OP_WRITE, IBPOST_WIRE_SESSION,
+				 size, 1, 1, 0);
+
+	job->duration_ms = htobe32(duration);
+	exchange(c, job, len, a);
+}
+
+/* Wait up to @ms for the server to drop @c, answering keep-alives. */
+static uint64_t await_drop(struct hconn *c, uint64_t ms, struct answer *a)
+{
+	uint64_t t0 = now_ms(), end = t0 + ms;
+	struct answer m;
+
+	memset(a, 0, sizeof(*a));
+	a->got = G_SILENT;
+	while (now_ms() < end) {
+		await_answer(c, end - now_ms(), &m);
+		if (m.got == G_DROPPED) {
+			a->got = G_DROPPED;
+			break;
+		}
+		if (m.got == G_REFUSED)	/* said why first: keep it */
+			*a = m;
+		a->got = G_SILENT;
+	}
+	return now_ms() - t0;
+}
+
+/* --- hello ---------------------------------------------------------------- */
+
+static void hello_round(const struct hopts *o, const char *name,
+			const void *priv, uint8_t plen)
+{
+	struct hconn c = {};
+	struct answer a = {};
+	int ret = h_open(&c, o, priv, plen, 8, 0);
+
+	if (!ret) {
+		a.got = G_ACCEPTED;
+	} else if (ret > 0 && c.rej_len >= (int)sizeof(c.rej) &&
+		   be32toh(c.rej.magic) == IBPOST_WIRE_MAGIC) {
+		a.got = G_REFUSED;
+		a.err = be32toh(c.rej.err);
+		a.reason = be32toh(c.rej.reason);
+		a.value = be64toh(c.rej.value);
+		a.limit = be64toh(c.rej.limit);
+	} else {
+		a.got = ret > 0 ? G_DROPPED : G_SILENT;
+	}
+	verdict(C_HELLO, name, W_REFUSE, &a);
+	teardown(&c);
+}
+
+static void cat_hello(const struct hopts *o)
+{
+	struct ibpost_wire_hello h;
+	uint8_t raw[56];
+
+	hello_init(&h, 1, 0);
+	h.magic = htobe32(0x12345678);
+	hello_round(o, "magic 0x12345678", &h, sizeof(h));
+	hello_init(&h, 1, 0);
+	h.version = htobe16(2);
+	hello_round(o, "version 2", &h, sizeof(h));
+	hello_init(&h, 1, 0);
+	h.flags = htobe16(1);
+	hello_round(o, "flags 1", &h, sizeof(h));
+	hello_init(&h, 0, 0);
+	hello_round(o, "depth 0", &h, sizeof(h));
+	hello_init(&h, IBPOST_WIRE_MAX_DEPTH + 1, 0);
+	hello_round(o, "depth 4097 (limit 4096)", &h, sizeof(h));
+	hello_init(&h, 0xffffffff, 0);
+	hello_round(o, "depth 0xffffffff", &h, sizeof(h));
+	hello_init(&h, 1, 0xffffffff);
+	hello_round(o, "recv_sge 0xffffffff", &h, sizeof(h));
+	hello_init(&h, 1, 0);
+	hello_round(o, "8 bytes (no depth)", &h, 8);
+	hello_round(o, "no private data", NULL, 0);
+	memset(raw, 0, sizeof(raw));
+	hello_init(&h, 1, 0);
+	memcpy(raw, &h, sizeof(h));
+	raw[sizeof(h) + 3] = 1;
+	hello_round(o, "a non-zero byte past the hello", raw, sizeof(raw));
+	memset(raw, 0xff, sizeof(raw));
+	hello_round(o, "56 bytes of 0xff", raw, sizeof(raw));
+}
+
+/* --- job ------------------------------------------------------------------ */
+
+/* Byte offsets of a job's fields (struct ibpost_wire_job). */
+#define J_MAGIC		0
+#define J_VERSION	4
+#define J_TYPE		6
+#define J_LENGTH	8
+#define J_CONN		12
+#define J_OP		16
+#define J_FLAGS		20
+#define J_MSG		24
+#define J_DEPTH		28
+#define J_NSGE		32
+#define J_RNSGE		36
+#define J_IMM		40
+#define J_DURATION	44
+#define J_SGE0_OFF	48
+#define J_SGE0_LEN	52
+#define J_SGE1_OFF	56
+
+/* One malformed job: a field of the base job set, or its length lied. */
+struct jcase {
+	const char *name;
+	int send_op;		/* base: a SEND job (one receive SGE) */
+	int off, width;		/* field to set (width 0: none) */
+	uint32_t value;
+	int len_delta;		/* the header's length minus the built one */
+	int sent_delta;		/* the bytes sent minus the built ones */
+	uint32_t num_sge;	/* built with this many send SGEs (0: 1) */
+};
+
+/* A case that sets a field of the base job (a SEND job when @send). */
+#define JF(n, send, o, w, v) \
+	{ .name = (n), .send_op = (send), .off = (o), .width = (w), .value = (v) }
+
+static const struct jcase job_cases[] = {
+	JF("magic 0x12345678", 0, J_MAGIC, 4, 0x12345678),
+	JF("version 2", 0, J_VERSION, 2, 2),
+	JF("version 0", 0, J_VERSION, 2, 0),
+	JF("type ready", 0, J_TYPE, 2, IBPOST_WIRE_READY),
+	JF("type result", 0, J_TYPE, 2, IBPOST_WIRE_RESULT),
+	JF("type 0xffff", 0, J_TYPE, 2, 0xffff),
+	{ "length 8 more than sent", .len_delta = 8 },
+	{ "length 8 less than sent", .len_delta = -8 },
+	JF("length 0", 0, J_LENGTH, 4, 0),
+	JF("length 0xffffffff", 0, J_LENGTH, 4, 0xffffffff),
+	{ "12 bytes sent (half a header)", .sent_delta = -44 },
+	{ "SGE cut off (length says all of it)", .sent_delta = -8 },
+	{ "8 junk bytes after the SGEs, counted", .len_delta = 8,
+	  .sent_delta = 8 },
+	JF("conn 7", 0, J_CONN, 4, 7),
+	JF("op 5 (past the last)", 0, J_OP, 4, IBPOST_OP_MAX),
+	JF("op 0xffffffff", 0, J_OP, 4, 0xffffffff),
+	JF("flags bit 2", 0, J_FLAGS, 4, 4),
+	JF("flags 0xffffffff", 0, J_FLAGS, 4, 0xffffffff),
+	JF("session flag on a READ", 0, J_OP, 4, IBPOST_OP_READ),
+	JF("msg_size 0", 0, J_MSG, 4, 0),
+	JF("msg_size 4 MiB + 1", 0, J_MSG, 4, IBPOST_MAX_MSG + 1),
+	JF("msg_size 0xffffffff", 0, J_MSG, 4, 0xffffffff),
+	JF("depth 2 (the hello said 1)", 0, J_DEPTH, 4, 2),
+	JF("depth 0", 0, J_DEPTH, 4, 0),
+	JF("num_sge 0", 0, J_NSGE, 4, 0),
+	{ "num_sge 33 (limit 32), SGEs for 33", .num_sge = 33 },
+	JF("num_sge 0xffffffff", 0, J_NSGE, 4, 0xffffffff),
+	JF("recv_num_sge 1 on a WRITE", 0, J_RNSGE, 4, 1),
+	JF("imm_data on a WRITE", 0, J_IMM, 4, 0x1234),
+	JF("SGE length 0", 0, J_SGE0_LEN, 4, 0),
+	JF("SGE ending a byte past the 4 MiB slot limit", 0, J_SGE0_OFF, 4,
+	   IBPOST_MAX_MSG - 4095),
+	JF("SGE offset 0xffffffff", 0, J_SGE0_OFF, 4, 0xffffffff),
+	JF("SGE length 0xffffffff", 0, J_SGE0_LEN, 4, 0xffffffff),
+	JF("duration 0xffffffff ms", 0, J_DURATION, 4, 0xffffffff),
+	JF("SEND without a receive layout", 1, J_RNSGE, 4, 0),
+	JF("SEND with 33 receive SGEs", 1, J_RNSGE, 4, 33),
+	JF("SEND receive SGE past the 4 MiB slot limit", 1, J_SGE1_OFF, 4,
+	   IBPOST_MAX_MSG),
+};
+
+static void set_field(uint8_t *m, int off, int width, uint32_t v)
+{
+	if (width == 2) {
+		uint16_t be = htobe16((uint16_t)v);
+
+		memcpy(m + off, &be, 2);
+	} else if (width == 4) {
+		uint32_t be = htobe32(v);
+
+		memcpy(m + off, &be, 4);
+	}
+}
+
+static void job_round(const struct hopts *o, const struct jcase *jc)
+{
+	uint8_t m[H_BUF];
+	struct hconn c = {};
+	struct answer a;
+	uint32_t nsge = jc->num_sge ? jc->num_sge : 1, len;
+	int flags = jc->send_op ? 0 : IBPOST_WIRE_SESSION;
+
+	memset(m, 0, sizeof(m));
+	len = job_build(m, jc->send_op ? IBPOST_OP_SEND : IBPOST_OP_WRITE,
+			flags, 4096, 1, nsge, jc->send_op ? 1 : 0);
+	set_field(m, J_LENGTH, 4, len + jc->len_delta);
+	set_field(m, jc->off, jc->width, jc->value);
+	h_open_valid(&c, o, 1, 1, 8, 0);
+	exchange(&c, m, len + jc->sent_delta, &a);
+	verdict(C_JOB, jc->name, W_REFUSE, &a);
+	teardown(&c);
+}
+
+static void cat_job(const struct hopts *o)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(job_cases); i++)
+		job_round(o, &job_cases[i]);
+}
+
+/* --- at the limits -------------------------------------------------------- */
+
+static void limit_round(const struct hopts *o, const char *name, uint32_t op,
+			uint32_t msg, uint32_t depth, uint32_t nsge,
+			uint32_t duration)
+{
+	uint8_t m[H_BUF];
+	struct ibpost_wire_job *job = (void *)m;
+	struct hconn c = {};
+	struct answer a;
+	uint32_t len, rsz;
+
+	len = job_build(m, op, 0, msg, depth, nsge, 0);
+	job->duration_ms = htobe32(duration);
+	/* Receives that hold a ready of 2 x depth slots. */
+	rsz = ibpost_wire_ready_size(2 * depth);
+	h_open_valid(&c, o, depth, 1, 8, rsz > H_BUF ? rsz : H_BUF);
+	exchange(&c, m, len, &a);
+	if (a.got == G_ACCEPTED)
+		finish(&c, &a);
+	verdict(C_LIMIT, name, W_VALID, &a);
+	teardown(&c);
+}
+
+static void cat_limit(const struct hopts *o)
+{
+	limit_round(o, "num_sge 32 (the limit)", IBPOST_OP_WRITE, 4096, 1,
+		    IBPOST_WIRE_MAX_SGE, 0);
+	limit_round(o, "depth 4096 (the limit), 4 KiB WRITE_IMM slots",
+		    IBPOST_OP_WRITE_IMM, 4096, IBPOST_WIRE_MAX_DEPTH, 1, 0);
+	limit_round(o, "msg_size 4 MiB (the wire's limit)", IBPOST_OP_WRITE,
+		    IBPOST_MAX_MSG, 1, 1, 0);
+	limit_round(o, "msg_size 2 MiB (rxe's fast-reg limit)", IBPOST_OP_WRITE,
+		    IBPOST_MAX_MSG / 2, 1, 1, 0);
+	limit_round(o, "duration = the server's job time limit",
+		    IBPOST_OP_WRITE, 4096, 1, 1, o->max_job_ms);
+}
+
+/* --- order ---------------------------------------------------------------- */
+
+/* A finished job's slot, for the stale-rkey rounds. */
+static struct ibpost_wire_slot stale;
+static int have_stale;
+
+static void op_answer(struct answer *a, enum ibv_wc_status s)
+{
+	memset(a, 0, sizeof(*a));
+	a->got = s == IBV_WC_SUCCESS ? G_OP_DONE : G_OP_FAILED;
+}
+
+static void cat_order(const struct hopts *o)
+{
+	uint8_t m[H_BUF];
+	struct hconn c = {};
+	struct answer a;
+	uint32_t len, i;
+
+	h_open_valid(&c, o, 1, 0, 8, 0);
+	finish(&c, &a);
+	verdict(C_ORDER, "a fin before any job", W_REFUSE, &a);
+	teardown(&c);
+
+	for (i = 0; i < 2; i++) {
+		h_open_valid(&c, o, 1, 0, 8, 0);
+		op_answer(&a, rdma_op(&c, !i, have_stale ?
+				      be64toh(stale.addr) : 0x1000,
+				      have_stale ? be32toh(stale.rkey) : 0x100,
+				      64));
+		verdict(C_ORDER, i ? "RDMA READ before the job (a finished job's key)" :
+			"RDMA WRITE before the job (a finished job's key)",
+			W_FAIL, &a);
+		teardown(&c);
+	}
+
+	h_open_valid(&c, o, 1, 0, 8, 0);
+	session_job(&c, 4096, 0, &a);
+	if (a.got == G_ACCEPTED) {
+		len = job_build(m, IBPOST_OP_WRITE, IBPOST_WIRE_SESSION, 4096,
+				1, 1, 0);
+		exchange(&c, m, len, &a);
+	}
+	verdict(C_ORDER, "a second job while one runs", W_REFUSE, &a);
+	teardown(&c);
+
+	h_open_valid(&c, o, 1, 0, 8, 0);
+	len = job_build(m, IBPOST_OP_WRITE, IBPOST_WIRE_SESSION, 4096, 1, 1, 0);
+	exchange(&c, m, sizeof(struct ibpost_wire_hdr), &a);
+	verdict(C_ORDER, "a job in two SENDs (its header first)", W_REFUSE,
+		&a);
+	teardown(&c);
+
+	/* 16 junk messages at once; the first is answered. */
+	h_open_valid(&c, o, 1, 0, 16, 0);
+	memset(c.sbuf, 0x5a, 64);
+	for (i = 0; i < 16; i++)
+		if (post_msg(&c, NULL, 64, 0, 0))
+			die("ibv_post_send");
+	await_answer(&c, 2 * H_STEP_MS, &a);
+	verdict(C_ORDER, "16 junk SENDs before the job", W_REFUSE, &a);
+	teardown(&c);
+}
+
+/* --- bounds --------------------------------------------------------------- */
+
+/* A session slot of 4096 bytes on a new connection (exit if none). */
+static void open_slot(struct hconn *c, const struct hopts *o,
+		      struct ibpost_wire_slot *slot)
+{
+	struct answer a;
+
+	h_open_valid(c, o, 1, 0, 8, 0);
+	session_job(c, 4096, 0, &a);
+	if (a.got != G_ACCEPTED || !a.nslots) {
+		fprintf(stderr, "%s: a session job was not accepted (%s, reason %u)\n",
+			prog, got_name[a.got], a.reason);
+		exit(1);
+	}
+	*slot = a.slot;
+}
+
+static void bounds_round(const struct hopts *o, const char *name, int write,
+			 int64_t delta, uint32_t len, enum want want)
+{
+	struct ibpost_wire_slot s;
+	struct hconn c = {};
+	struct answer a;
+
+	open_slot(&c, o, &s);
+	op_answer(&a, rdma_op(&c, write, be64toh(s.addr) + delta,
+			      be32toh(s.rkey), len));
+	verdict(C_BOUNDS, name, want, &a);
+	teardown(&c);
+}
+
+static void cat_bounds(const struct hopts *o)
+{
+	bounds_round(o, "WRITE of the whole slot", 1, 0, 4096, W_WORK);
+	bounds_round(o, "READ of the whole slot", 0, 0, 4096, W_WORK);
+	bounds_round(o, "WRITE of 4097 bytes", 1, 0, 4097, W_FAIL);
+	bounds_round(o, "WRITE of 16 bytes, 8 past the end", 1, 4088, 16,
+		     W_FAIL);
+	bounds_round(o, "WRITE of 16 bytes, 8 before the start", 1, -8, 16,
+		     W_FAIL);
+	bounds_round(o, "READ of 1 byte just past the end", 0, 4096, 1,
+		     W_FAIL);
+	bounds_round(o, "READ of 1 byte just before the start", 0, -1, 1,
+		     W_FAIL);
+	bounds_round(o, "WRITE 1 MiB past the start", 1, 1 << 20, 64, W_FAIL);
+}
+
+/* --- rkeys ---------------------------------------------------------------- */
+
+static void cat_rkeys(const struct hopts *o)
+{
+	static const int32_t nb[] = { 1, -1, 0x100, -0x100, 0x80, 0x200 };
+	struct ibpost_wire_slot xs, ys;
+	struct hconn x = {}, y = {};
+	struct answer a;
+	uint32_t i, bad = 0, k;
+	uint8_t pat = 0x3c;
+	char name[96];
+
+	/* A finished job's slot: its rkey must be dead afterwards. */
+	open_slot(&x, o, &xs);
+	finish(&x, &a);
+	teardown(&x);
+	stale = xs;
+	have_stale = 1;
+	open_slot(&y, o, &ys);
+	if (ys.rkey == stale.rkey && ys.addr == stale.addr) {
+		printf("battery: rkeys: the new slot has the finished job's key and address (not a round)\n");
+	} else {
+		op_answer(&a, rdma_op(&y, 1, be64toh(stale.addr),
+				      be32toh(stale.rkey), 64));
+		verdict(C_RKEYS, "a finished job's rkey and address", W_FAIL,
+			&a);
+	}
+	teardown(&y);
+
+	/* Connection X holds a slot with its data in it. */
+	open_slot(&x, o, &xs);
+	for (i = 0; i < 4096; i++)
+		x.dbuf[i] = (uint8_t)(pat + i);
+	if (rdma_op(&x, 1, be64toh(xs.addr), be32toh(xs.rkey), 4096))
+		fail("X could not write its own slot");
+	for (i = 0; i < 2 * ARRAY_SIZE(nb) + 2; i++) {
+		int write = i & 1;
+
+		k = be32toh(xs.rkey);
+		if (i < 2) {
+			snprintf(name, sizeof(name), "%s of another connection's slot with its rkey",
+				 write ? "WRITE" : "READ");
+		} else {
+			k += nb[i / 2 - 1];
+			snprintf(name, sizeof(name), "%s with its rkey %+d",
+				 write ? "WRITE" : "READ", nb[i / 2 - 1]);
+		}
+		open_slot(&y, o, &ys);
+		if (k == be32toh(ys.rkey)) {	/* our own: not a round */
+			teardown(&y);
+			continue;
+		}
+		memset(y.dbuf, 0xee, 4096);
+		op_answer(&a, rdma_op(&y, write, be64toh(xs.addr), k, 4096));
+		verdict(C_RKEYS, name, W_FAIL, &a);
+		teardown(&y);
+	}
+	memset(x.dbuf, 0, 4096);
+	op_answer(&a, rdma_op(&x, 0, be64toh(xs.addr), be32toh(xs.rkey), 4096));
+	for (i = 0; i < 4096; i++)
+		bad += x.dbuf[i] != (uint8_t)(pat + i);
+	if (a.got == G_OP_DONE && bad) {
+		a.got = G_OP_FAILED;
+		printf("battery: rkeys: X's slot has %u bytes that are not X's\n",
+		       bad);
+	}
+	verdict(C_RKEYS, "X reads its slot back: intact", W_WORK, &a);
+	finish(&x, &a);
+	verdict(C_RKEYS, "X's job ends normally", W_RESULT, &a);
+	teardown(&x);
+}
+
+/* --- never-fin ------------------------------------------------------------ */
+
+static void cat_nofin(const struct hopts *o)
+{
+	uint8_t m[H_BUF];
+	struct hconn c = {};
+	struct answer a;
+	uint32_t len;
+	uint64_t ms;
+	char name[96];
+
+	h_open_valid(&c, o, 1, 0, 8, 0);
+	ms = await_drop(&c, 60000, &a);
+	snprintf(name, sizeof(name), "connected, no job: dropped after %llu ms",
+		 (unsigned long long)ms);
+	verdict(C_NOFIN, name, W_DROP, &a);
+	teardown(&c);
+
+	/*
+	 * A one-sided job whose client answers every keep-alive: only the
+	 * job time (declared + at least the idle time) ends it.  (A session
+	 * has no time limit: Documentation/security.rst.)
+	 */
+	h_open_valid(&c, o, 1, 0, 8, 0);
+	len = job_build(m, IBPOST_OP_WRITE, 0, 4096, 1, 1, 0);
+	((struct ibpost_wire_job *)m)->duration_ms = htobe32(500);
+	exchange(&c, m, len, &a);
+	ms = 0;
+	if (a.got == G_ACCEPTED)
+		ms = await_drop(&c, 60000, &a);
+	snprintf(name, sizeof(name), "a WRITE job declaring 500 ms, keep-alives answered, no fin: dropped after %llu ms",
+		 (unsigned long long)ms);
+	verdict(C_NOFIN, name, W_DROP, &a);
+	teardown(&c);
+}
+
+/* --- flood ---------------------------------------------------------------- */
+
+static void cat_flood(const struct hopts *o)
+{
+	uint8_t m[H_BUF];
+	struct hconn c = {};
+	struct answer a;
+	uint32_t len, i, posted = 0, done = 0;
+	const uint32_t n = 400, window = 32;
+	uint64_t t0;
+	char name[128];
+
+	/* A SEND job of depth 4: 400 SENDs, 32 in flight at once. */
+	h_open_valid(&c, o, 4, 1, window, 0);
+	len = job_build(m, IBPOST_OP_SEND, 0, 64, 4, 1, 1);
+	exchange(&c, m, len, &a);
+	if (a.got == G_ACCEPTED) {
+		t0 = now_ms();
+		memset(c.sbuf, 0xa5, 64);
+		while (done < n && now_ms() < t0 + 60000) {
+			while (posted < n && posted - done < window - 1) {
+				if (post_msg(&c, NULL, 64, 0, 0))
+					die("ibv_post_send");
+				posted++;
+			}
+			if (wait_wc_for(&c, 1, H_STEP_MS) != IBV_WC_SUCCESS)
+				break;
+			done++;
+		}
+		c.wrs = done;
+		if (done == n)
+			finish(&c, &a);
+		else
+			a.got = G_DROPPED;
+		snprintf(name, sizeof(name),
+			 "400 SENDs on a job of depth 4, 32 in flight (%u sent in %llu ms)",
+			 done, (unsigned long long)(now_ms() - t0));
+	} else {
+		snprintf(name, sizeof(name), "400 SENDs on a job of depth 4");
+	}
+	verdict(C_FLOOD, name, W_ANSWER, &a);
+	teardown(&c);
+
+	/* 32 fins at once on a one-sided job. */
+	h_open_valid(&c, o, 1, 0, window, 0);
+	session_job(&c, 4096, 0, &a);
+	if (a.got == G_ACCEPTED) {
+		for (i = 0; i < window - 1; i++)
+			if (post_msg(&c, NULL, 0, 1, 0))
+				die("ibv_post_send");
+		await_answer(&c, 2 * H_STEP_MS, &a);
+	}
+	verdict(C_FLOOD, "31 fins at once", W_ANSWER, &a);
+	teardown(&c);
+
+	/* Junk on the control receive while a one-sided job runs. */
+	h_open_valid(&c, o, 1, 0, window, 0);
+	session_job(&c, 4096, 0, &a);
+	if (a.got == G_ACCEPTED) {
+		memset(c.sbuf, 0x5a, 64);
+		for (i = 0; i < window - 1; i++)
+			if (post_msg(&c, NULL, 64, 0, 0))
+				die("ibv_post_send");
+		await_answer(&c, 2 * H_STEP_MS, &a);
+	}
+	verdict(C_FLOOD, "31 junk SENDs while a job runs", W_REFUSE, &a);
+	teardown(&c);
+}
+
+/* --- connections ---------------------------------------------------------- */
+
+/* Take the completions of the connections held, their receives posted again. */
+static void conns_poll(struct hconn *cs, unsigned int n)
+{
+	struct ibv_wc wc;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		while (cs[i].cq && !cs[i].dropped &&
+		       ibv_poll_cq(cs[i].cq, 1, &wc) == 1) {
+			if (wc.status != IBV_WC_SUCCESS)
+				cs[i].dropped = 1;
+			else if (wc.opcode & IBV_WC_RECV)
+				post_recv(&cs[i], wc.wr_id);
+		}
+}
+
+/*
+ * --conns connections at once on one event channel.  Each one that gets
+ * through sends a session job at once (a session has no time limit, and
+ * its keep-alives are answered here), so that the server holds all of
+ * them to the end: at most --max-per-addr may get through, the others
+ * must be rejected with the server's reason.
+ */
+static void conns_at_once(const struct hopts *o)
+{
+	struct rdma_event_channel *ch;
+	struct ibpost_wire_hello h;
+	struct rdma_cm_event *ev;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	struct pollfd pfd;
+	struct hconn *cs;
+	struct answer a = {};
+	unsigned int n = o->conns, i, est = 0, rej = 0, noreason = 0, other = 0;
+	unsigned int settled = 0, dropped = 0, cmrej = 0;
+	uint32_t jlen;
+	uint64_t t0 = now_ms(), end = t0 + 120000;
+	char service[16], name[256];
+
+	cs = calloc(n, sizeof(*cs));
+	ch = rdma_create_event_channel();
+	if (!cs || !ch)
+		die("connections");
+	if (fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK))
+		die("fcntl");
+	snprintf(service, sizeof(service), "%u", o->port);
+	if (getaddrinfo(o->server, service, &hints, &ai))
+		fail("bad --server address");
+	hello_init(&h, 1, 0);
+	for (i = 0; i < n; i++) {
+		cs[i].ch = ch;
+		if (rdma_create_id(ch, &cs[i].id, &cs[i], RDMA_PS_TCP))
+			die("rdma_create_id");
+		if (rdma_resolve_addr(cs[i].id, NULL, ai->ai_addr, H_STEP_MS))
+			die("rdma_resolve_addr");
+	}
+	freeaddrinfo(ai);
+	pfd.fd = ch->fd;
+	pfd.events = POLLIN;
+	while (settled < n && now_ms() < end) {
+		struct rdma_conn_param p = {
+			.responder_resources = 1, .initiator_depth = 1,
+			.retry_count = 7, .rnr_retry_count = 7,
+			.private_data = &h, .private_data_len = sizeof(h),
+		};
+		struct ibpost_wire_reject rj;
+		struct hconn *c;
+
+		if (rdma_get_cm_event(ch, &ev)) {
+			if (errno != EAGAIN)
+				die("rdma_get_cm_event");
+			conns_poll(cs, n);
+			poll(&pfd, 1, 50);
+			continue;
+		}
+		c = ev->id->context;
+		switch (ev->event) {
+		case RDMA_CM_EVENT_ADDR_RESOLVED:
+			if (rdma_resolve_route(ev->id, H_STEP_MS))
+				die("rdma_resolve_route");
+			break;
+		case RDMA_CM_EVENT_ROUTE_RESOLVED:
+			setup_qp(c, 2);
+			if (rdma_connect(ev->id, &p))
+				die("rdma_connect");
+			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			est++;
+			settled++;
+			jlen = job_build(c->sbuf, IBPOST_OP_WRITE,
+					 IBPOST_WIRE_SESSION, 4096, 1, 1, 0);
+			if (post_msg(c, NULL, jlen, 0, 0))
+				die("ibv_post_send");
+			break;
+		case RDMA_CM_EVENT_REJECTED:
+			rej++;
+			settled++;
+			memset(&rj, 0, sizeof(rj));
+			if (ev->param.conn.private_data &&
+			    ev->param.conn.private_data_len >= sizeof(rj))
+				memcpy(&rj, ev->param.conn.private_data,
+				       sizeof(rj));
+			/* IB CM reason 28: the server's own reject. */
+			if (ev->status != 28)
+				cmrej++;
+			else if (be32toh(rj.magic) != IBPOST_WIRE_MAGIC ||
+				 !rj.reason)
+				noreason++;
+			else if (!a.reason)
+				a.reason = be32toh(rj.reason);
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+			c->dropped = 1;
+			dropped++;
+			break;
+		default:
+			other++;
+			settled++;
+			break;
+		}
+		rdma_ack_cm_event(ev);
+	}
+	/* The held ones must still be held. */
+	for (i = 0; i < 10; i++) {
+		conns_poll(cs, n);
+		usleep(100000);
+	}
+	while (!rdma_get_cm_event(ch, &ev)) {
+		dropped += ev->event == RDMA_CM_EVENT_DISCONNECTED;
+		rdma_ack_cm_event(ev);
+	}
+	a.got = G_RESULT;
+	snprintf(name, sizeof(name),
+		 "%u at once in %llu ms: %u connected and held (limit %u, %u of them dropped), %u rejected (%u with %s, %u without a reason, %u by the CM), %u other, %u unsettled",
+		 n, (unsigned long long)(now_ms() - t0), est, o->max_per_addr,
+		 dropped, rej, rej - noreason - cmrej, reason_str(a.reason),
+		 noreason, cmrej, other, n - settled);
+	/* More than the limit got through, or refusals said nothing. */
+	if (est > o->max_per_addr || noreason || settled < n)
+		a.got = G_ACCEPTED;
+	verdict(C_CONNS, name, W_ANSWER, &a);
+	for (i = 0; i < n; i++) {
+		cs[i].ch = NULL;	/* shared: destroyed below */
+		teardown(&cs[i]);
+	}
+	rdma_destroy_event_channel(ch);
+	free(cs);
+}
+
+static void cat_conns(const struct hopts *o)
+{
+	struct ibpost_wire_hello h;
+	struct answer a = {};
+	unsigned int i, est = 0, busy = 0, n = 50;
+	char name[96];
+	uint64_t t0 = now_ms();
+
+	conns_at_once(o);
+	hello_init(&h, 1, 0);
+	for (i = 0; i < n; i++) {
+		struct hconn c = {};
+
+		resolve(&c, o->server, o->port);
+		setup_qp(&c, 2);
+		if (!cm_connect(&c, &h, sizeof(h)))
+			est++;
+		else
+			busy++;
+		teardown(&c);
+	}
+	a.got = G_RESULT;
+	snprintf(name, sizeof(name), "%u opened and closed at once: %u connected, %u refused, %llu ms",
+		 n, est, busy, (unsigned long long)(now_ms() - t0));
+	verdict(C_CONNS, name, W_ANSWER, &a);
+}
+
+/* --- and then a correct job ----------------------------------------------- */
+
+static int correct_job(const struct hopts *o)
+{
+	struct ibpost_wire_slot s;
+	struct hconn c = {};
+	struct answer a;
+	uint32_t i, bad = 0;
+
+	open_slot(&c, o, &s);
+	for (i = 0; i < 4096; i++)
+		c.dbuf[i] = (uint8_t)(0x71 + i * 7);
+	if (rdma_op(&c, 1, be64toh(s.addr), be32toh(s.rkey), 4096) ||
+	    rdma_op(&c, 1, be64toh(s.addr), be32toh(s.rkey), 4096))
+		fail("the correct job's write failed");
+	memset(c.dbuf, 0, 4096);
+	if (rdma_op(&c, 0, be64toh(s.addr), be32toh(s.rkey), 4096))
+		fail("the correct job's read failed");
+	for (i = 0; i < 4096; i++)
+		bad += c.dbuf[i] != (uint8_t)(0x71 + i * 7);
+	finish(&c, &a);
+	teardown(&c);
+	printf("battery: a correct job after it all: %s (%u bytes wrong, answer %s, err %u)\n",
+	       !bad && a.got == G_RESULT ? "ok" : "FAILED", bad,
+	       got_name[a.got], a.err);
+	return !bad && a.got == G_RESULT;
+}
+
+int mode_battery(const struct hopts *o)
+{
+	static void (*const cats[C_MAX])(const struct hopts *) = {
+		cat_hello, cat_job, cat_limit, cat_bounds, cat_rkeys,
+		cat_order, cat_nofin, cat_flood, cat_conns,
+	};
+	unsigned int i, j, wrong = 0, rounds = 0;
+	uint64_t t0 = now_ms();
+	int ok;
+
+	/* cat_rkeys (a finished job's key) before cat_order uses it. */
+	for (i = 0; i < C_MAX; i++)
+		cats[i](o);
+	ok = correct_job(o);
+	printf("battery summary (%llu s, %u waits for a busy server):\n",
+	       (unsigned long long)(now_ms() - t0) / 1000, busy_waits);
+	for (i = 0; i < C_MAX; i++) {
+		printf("  %-9s %3u rounds:", cat_name[i], tally[i].rounds);
+		for (j = 0; j < G_MAX; j++)
+			if (tally[i].got[j])
+				printf(" %s %u,", got_name[j], tally[i].got[j]);
+		printf(" wrong %u\n", tally[i].wrong);
+		wrong += tally[i].wrong;
+		rounds += tally[i].rounds;
+	}
+	printf("battery: %u rounds, %u wrong, correct job %s\n", rounds, wrong,
+	       ok ? "ok" : "FAILED");
+	return wrong || !ok;
+}

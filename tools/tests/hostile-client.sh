@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Two guests, client side of the hostile battery (tools/tests/hostile-pair.sh,
+# through tools/rig/pair.sh): `hostile battery` against the other guest's
+# `ibpost serve`, its rounds in $IBPOST_OUT/battery.txt.  TAP in
+# $IBPOST_OUT/hostile-client.tap.
+set -uo pipefail
+cd "$IBPOST_REPO" || exit 1
+# shellcheck source=tools/rig/guest-lib.sh
+. tools/rig/guest-lib.sh
+TAP_FILE=$IBPOST_OUT/hostile-client.tap
+: >"$TAP_FILE"
+# shellcheck source=tools/tests/tap.sh
+. tools/tests/tap.sh
+# shellcheck source=tools/tests/hostile-lib.sh
+. tools/tests/hostile-lib.sh
+
+rig_ibpost_paths
+S=$(rig_arg peer)
+if ! rig_load_rxe || ! rig_pair_net; then
+	t_fail "rxe0 on the wire" "set-up"
+	t_done
+	exit 1
+fi
+insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
+up=0
+for _ in $(seq 300); do
+	timeout 60 "$IBPOST" run --dev rxe0 --connect "$S" --op write -n 10 \
+		>/dev/null 2>&1 && { up=1; break; }
+	sleep 1
+done
+t_check "the server answers" test "$up" = 1
+hostile_battery "$S" 18520 "$IBPOST_OUT/battery.txt"
+t_check "ibpost unloads" rmmod ibpost
+t_done

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Two guests, server side of the hostile battery (tools/tests/hostile-pair.sh
+# boots it through tools/rig/pair.sh, make check-long on the debug kernel):
+# rxe0 on the wire, `ibpost serve --idle 3000` until the host creates
+# $IBPOST_OUT/stop, then: serve ended with status 0, refusals were reported,
+# nothing of ibpost is left, the module unloads and (debug kernel) kmemleak
+# finds nothing.  KASAN, lockdep and the rest speak on the console, which
+# boot.sh checks.  TAP in $IBPOST_OUT/hostile-server.tap.
+set -uo pipefail
+cd "$IBPOST_REPO" || exit 1
+# shellcheck source=tools/rig/guest-lib.sh
+. tools/rig/guest-lib.sh
+TAP_FILE=$IBPOST_OUT/hostile-server.tap
+: >"$TAP_FILE"
+# shellcheck source=tools/tests/tap.sh
+. tools/tests/tap.sh
+
+rig_ibpost_paths
+LOG=$IBPOST_OUT/serve.log
+LIVE=/sys/kernel/debug/ibpost/live
+if ! rig_load_rxe || ! rig_pair_net; then
+	t_fail "rxe0 on the wire" "set-up"
+	t_done
+	exit 1
+fi
+insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+[[ -w /sys/kernel/debug/kmemleak ]] && echo clear >/sys/kernel/debug/kmemleak
+
+"$IBPOST" serve --idle 3000 >"$LOG" 2>&1 &
+spid=$!
+touch "$IBPOST_OUT/ready"
+for _ in $(seq 7200); do
+	[[ -e $IBPOST_OUT/stop ]] && break
+	sleep 0.5
+done
+[[ -e $IBPOST_OUT/stop ]] || t_fail "told to stop" "no $IBPOST_OUT/stop in 60 min"
+kill -INT "$spid"
+src=0
+wait "$spid" || src=$?
+t_check "serve ends on SIGINT with status 0 (exit $src)" test "$src" = 0
+n=$(grep -c ': refused: ' "$LOG")
+t_check "the server reported its refusals ($n)" test "$n" -ge 40
+n=$(grep -c ': done: ' "$LOG")
+t_check "and served jobs to the end ($n)" test "$n" -ge 5
+sleep 1
+t_check "nothing of ibpost is left (rdma resource)" \
+	bash -c "! rdma resource show qp | grep -q 'comm \\[ibpost' && ! rdma resource show mr | grep -q 'comm \\[ibpost'"
+t_check "ibpost/live is back to 0 0 0" \
+	bash -c "tr '\\n' ' ' <'$LIVE' | grep -q 'pages 0 mrs 0 jobs 0'"
+t_check "ibpost unloads" rmmod ibpost
+if [[ -w /sys/kernel/debug/kmemleak ]]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak >"$IBPOST_OUT/kmemleak.txt"
+	t_check "kmemleak: nothing leaked" test ! -s "$IBPOST_OUT/kmemleak.txt"
+fi
+t_done

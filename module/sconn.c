@@ -535,7 +535,9 @@ static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 		ibpost_sconn_ready(sc, ret, st);
 		return ret;
 	}
+	/* The set-up was the server's time too: idle counts from ready. */
 	sc->t_job = jiffies;
+	sc->t_active = sc->t_job;
 	ret = ibpost_sconn_ready(sc, 0, st);
 	if (ret)
 		return ret;

@@ -168,47 +168,44 @@ for kind in test stock; do
 	fi
 done
 
+# pair_step NAME PREFIX CLIENT SERVER CMD...: a two-guest run, CMD given
+# --out $out/NAME (its log in $out/NAME.log); its status and both guests'
+# TAP (DIR/client/CLIENT.tap, DIR/server/SERVER.tap) counted with PREFIX.
+pair_step() {
+	local name=$1 prefix=$2 ctap=$3 stap=$4 dir=$out/$1 rc=0 t
+	shift 4
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	"$@" --out "$dir" >"$out/$name.log" 2>&1 || rc=$?
+	if ((rc == 0)); then
+		record ok "$prefix: both scripts passed, consoles clean"
+	else
+		record fail "$prefix: both scripts passed, consoles clean" \
+			"exit $rc: $(grep 'pair.sh:' "$out/$name.log" | tail -n 1)"
+	fi
+	for t in "client/$ctap" "server/$stap"; do
+		if [[ -s $dir/$t.tap ]]; then
+			count_tap "$prefix" "$dir/$t.tap"
+		else
+			record fail "$prefix $t results present"
+		fi
+	done
+}
+
 # Two hosts: two stock guests on a QEMU socket wire (tools/tests/peer.sh).
 step "two guests: peer suite (stock)"
-pout=$out/peer
-rm -rf "$pout"
-mkdir -p "$pout"
-tools/tests/peer.sh --kernel stock --out "$pout" >"$out/peer.log" 2>&1
-rc=$?
-((rc == 0)) && record ok "two guests: both scripts passed, consoles clean" ||
-	record fail "two guests: both scripts passed, consoles clean" \
-		"exit $rc: $(grep 'pair.sh:' "$out/peer.log" | tail -n 1)"
-for t in client/peer-client server/peer-server; do
-	if [[ -s $pout/$t.tap ]]; then
-		count_tap "peer" "$pout/$t.tap"
-	else
-		record fail "peer $t results present"
-	fi
-done
-[[ -s $pout/client/peer-bench.txt ]] && cat "$pout/client/peer-bench.txt"
+pair_step peer peer peer-client peer-server tools/tests/peer.sh --kernel stock
+[[ -s $out/peer/client/peer-bench.txt ]] && cat "$out/peer/client/peer-bench.txt"
 
 # make check-long: the hostile battery against the debug kernel serving
 # (KASAN, lockdep, kmemleak), from a stock client guest.
 if [[ ${IBPOST_CHECK_LONG:-0} == 1 ]]; then
 	step "two guests: hostile battery against the debug kernel"
-	hout=$out/hostile
-	rm -rf "$hout"
-	mkdir -p "$hout"
-	tools/rig/pair.sh --kernel stock --server-kernel test --out "$hout" \
-		--timeout 2400 --append "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=100" \
-		--server tools/tests/hostile-server.sh \
-		--client tools/tests/hostile-client.sh >"$out/hostile.log" 2>&1
-	rc=$?
-	((rc == 0)) && record ok "hostile battery (debug server): both scripts passed, consoles clean" ||
-		record fail "hostile battery (debug server): both scripts passed, consoles clean" \
-			"exit $rc: $(grep 'pair.sh:' "$out/hostile.log" | tail -n 1)"
-	for t in client/hostile-client server/hostile-server; do
-		if [[ -s $hout/$t.tap ]]; then
-			count_tap "hostile (debug server)" "$hout/$t.tap"
-		else
-			record fail "hostile $t results present"
-		fi
-	done
-	[[ -s $hout/client/battery.txt ]] && sed -n '/^battery summary/,$p' "$hout/client/battery.txt"
+	pair_step hostile "hostile (debug server)" hostile-client hostile-server \
+		tools/rig/pair.sh --kernel stock --server-kernel test --timeout 2400 \
+		--append "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=100" \
+		--server tools/tests/hostile-server.sh --client tools/tests/hostile-client.sh
+	[[ -s $out/hostile/client/battery.txt ]] &&
+		sed -n '/^battery summary/,$p' "$out/hostile/client/battery.txt"
 fi
 finish

@@ -167,6 +167,24 @@ rig_pair_net() {
 	rig_wait_active rxe0
 }
 
+# rig_pair_start NAME: the start of a two-guest script (tools/rig/pair.sh):
+# TAP helpers (tools/tests/tap.sh) writing $IBPOST_OUT/NAME.tap, rxe0 on
+# the wire, ibpost loaded, debugfs mounted; on a failure a TAP row, exit 1.
+rig_pair_start() {
+	TAP_FILE=$IBPOST_OUT/$1.tap
+	export TAP_FILE
+	: >"$TAP_FILE"
+	# shellcheck source=tools/tests/tap.sh
+	. tools/tests/tap.sh
+	rig_ibpost_paths
+	if ! rig_load_rxe || ! rig_pair_net; then
+		t_fail "rxe0 on the wire" "set-up"
+		t_done
+		exit 1
+	fi
+	insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+}
 rig_ibpost_paths() {
 	local obj=.
 	[[ ${IBPOST_KERNEL:-} == test ]] && obj=build/testmod

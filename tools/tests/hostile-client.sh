@@ -8,21 +8,11 @@ set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
 . tools/rig/guest-lib.sh
-TAP_FILE=$IBPOST_OUT/hostile-client.tap
-: >"$TAP_FILE"
-# shellcheck source=tools/tests/tap.sh
-. tools/tests/tap.sh
 # shellcheck source=tools/tests/hostile-lib.sh
 . tools/tests/hostile-lib.sh
 
-rig_ibpost_paths
+rig_pair_start hostile-client
 S=$(rig_arg peer)
-if ! rig_load_rxe || ! rig_pair_net; then
-	t_fail "rxe0 on the wire" "set-up"
-	t_done
-	exit 1
-fi
-insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
 up=0
 for _ in $(seq 300); do
 	timeout 60 "$IBPOST" run --dev rxe0 --connect "$S" --op write -n 10 \

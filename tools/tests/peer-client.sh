@@ -17,29 +17,18 @@ set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
 . tools/rig/guest-lib.sh
-TAP_FILE=$IBPOST_OUT/peer-client.tap
-: >"$TAP_FILE"
-# shellcheck source=tools/tests/tap.sh
-. tools/tests/tap.sh
 # shellcheck source=tools/tests/peer-bw.sh
 . tools/tests/peer-bw.sh
 # shellcheck source=tools/tests/hostile-lib.sh
 . tools/tests/hostile-lib.sh
 
-rig_ibpost_paths
+rig_pair_start peer-client
 phase=$(rig_arg phase)
 S=$(rig_arg peer)
 S6='[fd00:192::1]'
 LIVE=/sys/kernel/debug/ibpost/live
 FAULT=/sys/module/ibpost/parameters/peer_fault
-if ! rig_load_rxe || ! rig_pair_net; then
-	t_fail "rxe0 on the wire" "set-up"
-	t_done
-	exit 1
-fi
 ip -6 addr add fd00:192::2/64 dev eth0 nodad
-insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
 run() { timeout 300 "$IBPOST" run --dev rxe0 "$@"; }
 

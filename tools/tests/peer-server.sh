@@ -11,24 +11,13 @@ set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
 . tools/rig/guest-lib.sh
-TAP_FILE=$IBPOST_OUT/peer-server.tap
-: >"$TAP_FILE"
-# shellcheck source=tools/tests/tap.sh
-. tools/tests/tap.sh
 # shellcheck source=tools/tests/peer-bw.sh
 . tools/tests/peer-bw.sh
 
-rig_ibpost_paths
+rig_pair_start peer-server
 LOG=$IBPOST_OUT/serve.log
 LIVE=/sys/kernel/debug/ibpost/live
-if ! rig_load_rxe || ! rig_pair_net; then
-	t_fail "rxe0 on the wire" "set-up"
-	t_done
-	exit 1
-fi
 ip -6 addr add fd00:192::1/64 dev eth0 nodad
-insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
 "$IBPOST" serve --idle 3000 >"$LOG" 2>&1 &
 spid=$!

@@ -48,6 +48,11 @@ struct ibpost_srv_ev {
 
 static_assert(sizeof(struct ibpost_serve) == IBPOST_SERVE_SIZE_VER1);
 
+static bool serve_test_nowake;
+module_param(serve_test_nowake, bool, 0600);
+MODULE_PARM_DESC(serve_test_nowake,
+		 "test hook: connection threads are created but not woken, so that closing the server stops threads that never ran");
+
 /**
  * ibpost_srv_event() - queue an event for the file's owner.
  * @srv: the server.
@@ -445,7 +450,8 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 	atomic_long_inc(&ibpost_live.jobs);
 	mutex_unlock(&srv->lock);
 	ibpost_srv_conn_event(sc, IBPOST_SRV_CONNECT, 0, NULL);
-	wake_up_process(sc->thread);
+	if (!READ_ONCE(serve_test_nowake))
+		wake_up_process(sc->thread);
 	return 0;
 
 err_free:

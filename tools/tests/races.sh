@@ -98,7 +98,8 @@ wait_gone() {
 
 # rdma link del within $1 s; a removal that hangs (the kernel waits
 # uninterruptibly for a leaked reference) is left behind, and what follows
-# needs the device: STUCK ends the script's rows.
+# needs the device: STUCK ends the script's rows.  Not called through
+# t_check, whose subshell would lose STUCK.
 STUCK=
 link_del_within() {
 	local p
@@ -162,11 +163,45 @@ done
 live_zero "after $n serve closes under connects"
 no_qp_mr "after $n serve closes under connects"
 t0=$SECONDS
-t_check "rdma link del after $n serve closes: within 10 s" link_del_within 10
+link_del_within 10 && t_ok "rdma link del after $n serve closes: within 10 s" ||
+	t_fail "rdma link del after $n serve closes: within 10 s" "rdma link del still waiting"
 echo "link del: $((SECONDS - t0)) s"
 no_splat "serve closes under connects"
 stuck_end
 link_up
+
+# The same without luck: with the serve_test_nowake hook no connection
+# thread runs, so the close stops only threads that never ran.
+HOOK=/sys/module/ibpost/parameters/serve_test_nowake
+if echo 1 >$HOOK && serve_start "$IBPOST_OUT/races-nowake.txt"; then
+	pids=()
+	for i in 1 2 3 4; do
+		timeout 120 $IBPOST run --dev $RDEV --connect $ADDR --op write \
+			--size 4K -n 10 >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	for _ in $(seq 600); do
+		(($(grep -c 'connected from' "$IBPOST_OUT/races-nowake.txt") >= 4)) && break
+		sleep 0.05
+	done
+	n=$(grep -c 'connected from' "$IBPOST_OUT/races-nowake.txt")
+	kill -INT $SERVE_PID
+	wait_gone $SERVE_PID 300 && t_ok "serve ends with $n connections whose threads never ran" ||
+		t_fail "serve ends with $n connections whose threads never ran" "still there after 30 s"
+	wait $SERVE_PID 2>/dev/null
+	echo 0 >$HOOK
+	wait "${pids[@]}" 2>/dev/null
+	live_zero "after threads that never ran were stopped"
+	no_qp_mr "after threads that never ran were stopped"
+	link_del_within 10 && t_ok "rdma link del after threads that never ran were stopped: within 10 s" ||
+		t_fail "rdma link del after threads that never ran were stopped: within 10 s" "rdma link del still waiting"
+	no_splat "threads that never ran"
+	stuck_end
+	link_up
+else
+	echo 0 >$HOOK
+	t_fail "serve with the serve_test_nowake hook listening" "$(cat "$IBPOST_OUT/races-nowake.txt")"
+fi
 
 # --- a stopped serve: finished connections reaped anyway (item 6) --------------
 if serve_start "$IBPOST_OUT/races-stopped.txt" --max-conns 2; then
@@ -219,7 +254,8 @@ fi
 wait $HOLE 2>/dev/null
 hole
 t0=$SECONDS
-t_check "rdma link del while a peer job waits in rdma_cm: within 10 s" link_del_within 10
+link_del_within 10 && t_ok "rdma link del while a peer job waits in rdma_cm: within 10 s" ||
+	t_fail "rdma link del while a peer job waits in rdma_cm: within 10 s" "rdma link del still waiting"
 echo "link del: $((SECONDS - t0)) s"
 if wait_gone $HOLE 50; then
 	t_ok "the waiting peer job ended with the device"

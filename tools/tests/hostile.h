@@ -21,8 +21,8 @@ typedef uint32_t u32;
 #define H_BUF		4096	/* the send buffer; receives unless said */
 #define H_DBUF		(2 * H_BUF)	/* the data buffer */
 #define H_RECVS		16	/* receives kept posted (keep-alives, answers) */
-#define H_STEP_MS	30000	/* bound on each rdma_cm step and answer (a debug
-				 * kernel on a loaded host is slow) */
+/* Bound on each rdma_cm step and answer (a debug kernel on a loaded host is slow). */
+#define H_STEP_MS	30000
 
 struct hopts {
 	const char *mode;

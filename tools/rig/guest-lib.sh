@@ -185,6 +185,38 @@ rig_pair_start() {
 	insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 }
+# rig_pair_wait_stop SECONDS: wait until the host creates $IBPOST_OUT/stop
+# (tools/rig/pair.sh, when the client is done); 1 when it did not in time.
+rig_pair_wait_stop() {
+	local i
+	for ((i = 0; i < $1 * 2; i++)); do
+		[[ -e $IBPOST_OUT/stop ]] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# rig_pair_end [WHERE]: the last rows of a two-guest script: nothing of
+# ibpost left (rdma resource), ibpost/live at 0, the module unloads.
+rig_pair_end() {
+	sleep 1
+	t_check "nothing of ibpost is left${1:+ $1} (rdma resource)" \
+		bash -c "! rdma resource show qp | grep -q 'comm \\[ibpost' && ! rdma resource show mr | grep -q 'comm \\[ibpost'"
+	t_check "ibpost/live is back to 0 0 0" \
+		bash -c "tr '\\n' ' ' </sys/kernel/debug/ibpost/live | grep -q 'pages 0 mrs 0 jobs 0'"
+	t_check "ibpost unloads" rmmod ibpost
+}
+
+# rig_kmemleak FILE: on a kernel with kmemleak, scan (twice: a first scan
+# only marks candidates) and write what it reports to FILE; 1 without it.
+rig_kmemleak() {
+	[[ -w /sys/kernel/debug/kmemleak ]] || return 1
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak >"$1"
+}
+
 rig_ibpost_paths() {
 	local obj=.
 	[[ ${IBPOST_KERNEL:-} == test ]] && obj=build/testmod

@@ -30,11 +30,7 @@ if prof_ready; then
 	ppid=$!
 fi
 echo "bench: server: ibpost serve and the perftest servers ($iters WRs a run) are up"
-for _ in $(seq 3600); do
-	[[ -e $IBPOST_OUT/stop ]] && break
-	sleep 0.5
-done
-[[ -e $IBPOST_OUT/stop ]] || echo "bench: server: no $IBPOST_OUT/stop in 30 min" >&2
+rig_pair_wait_stop 1800 || echo "bench: server: no $IBPOST_OUT/stop in 30 min" >&2
 perf_servers_stop
 [[ -n $ppid ]] && wait "$ppid"
 kill -INT "$spid"

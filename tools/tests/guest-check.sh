@@ -10,6 +10,8 @@
 # a dummy netdev with 192.0.2.20, every job through rdma_cm), rxe unloaded.
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
+# shellcheck source=tools/rig/guest-lib.sh
+. tools/rig/guest-lib.sh
 rc=0
 # The debug kernel boots slowly under TCG (ACPI with kmemleak took 24 s in
 # one stretch), so the guest boots with watchdog_thresh=60; the tests run
@@ -22,8 +24,6 @@ if [[ -w /sys/kernel/debug/kmemleak ]]; then
 	echo clear >/sys/kernel/debug/kmemleak
 fi
 if [[ $IBPOST_KERNEL == test ]]; then
-	# shellcheck source=tools/rig/guest-lib.sh
-	. tools/rig/guest-lib.sh
 	rig_load_rxe
 	rig_rxe_lo
 	insmod build/testmod/module/ibpost.ko || rc=1
@@ -81,11 +81,6 @@ if [[ $IBPOST_KERNEL == test ]] && modinfo -n siw >/dev/null 2>&1; then
 	done
 fi
 # kmemleak, when the kernel has it: a scan after everything was unloaded.
-if [[ -w /sys/kernel/debug/kmemleak ]]; then
-	echo scan >/sys/kernel/debug/kmemleak
-	sleep 6
-	echo scan >/sys/kernel/debug/kmemleak
-	cat /sys/kernel/debug/kmemleak >"$IBPOST_OUT/kmemleak-$IBPOST_KERNEL.txt"
-fi
+rig_kmemleak "$IBPOST_OUT/kmemleak-$IBPOST_KERNEL.txt"
 dmesg >"$IBPOST_OUT/dmesg-$IBPOST_KERNEL.txt"
 exit $rc

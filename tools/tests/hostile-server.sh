@@ -14,17 +14,12 @@ cd "$IBPOST_REPO" || exit 1
 
 rig_pair_start hostile-server
 LOG=$IBPOST_OUT/serve.log
-LIVE=/sys/kernel/debug/ibpost/live
 [[ -w /sys/kernel/debug/kmemleak ]] && echo clear >/sys/kernel/debug/kmemleak
 
 "$IBPOST" serve --idle 3000 >"$LOG" 2>&1 &
 spid=$!
 touch "$IBPOST_OUT/ready"
-for _ in $(seq 7200); do
-	[[ -e $IBPOST_OUT/stop ]] && break
-	sleep 0.5
-done
-[[ -e $IBPOST_OUT/stop ]] || t_fail "told to stop" "no $IBPOST_OUT/stop in 60 min"
+rig_pair_wait_stop 3600 || t_fail "told to stop" "no $IBPOST_OUT/stop in 60 min"
 kill -INT "$spid"
 src=0
 wait "$spid" || src=$?
@@ -33,17 +28,7 @@ n=$(grep -c ': refused: ' "$LOG")
 t_check "the server reported its refusals ($n)" test "$n" -ge 40
 n=$(grep -c ': done: ' "$LOG")
 t_check "and served jobs to the end ($n)" test "$n" -ge 5
-sleep 1
-t_check "nothing of ibpost is left (rdma resource)" \
-	bash -c "! rdma resource show qp | grep -q 'comm \\[ibpost' && ! rdma resource show mr | grep -q 'comm \\[ibpost'"
-t_check "ibpost/live is back to 0 0 0" \
-	bash -c "tr '\\n' ' ' <'$LIVE' | grep -q 'pages 0 mrs 0 jobs 0'"
-t_check "ibpost unloads" rmmod ibpost
-if [[ -w /sys/kernel/debug/kmemleak ]]; then
-	echo scan >/sys/kernel/debug/kmemleak
-	sleep 6
-	echo scan >/sys/kernel/debug/kmemleak
-	cat /sys/kernel/debug/kmemleak >"$IBPOST_OUT/kmemleak.txt"
+rig_pair_end
+rig_kmemleak "$IBPOST_OUT/kmemleak.txt" &&
 	t_check "kmemleak: nothing leaked" test ! -s "$IBPOST_OUT/kmemleak.txt"
-fi
 t_done

@@ -13,7 +13,6 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched/task.h>
-#include <uapi/linux/sched/types.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 
@@ -580,36 +579,11 @@ static int tk_waiter_fn(void *arg)
 }
 
 /*
- * The waiter on this test's CPU, with SCHED_IDLE: it runs only while the
- * test sleeps, so a close that did not wait for it would return (and free
- * the session) before the waiter could leave, every time.  The test stays
- * on that CPU until it put things back.
- */
-static struct task_struct *tk_waiter_start(struct kunit *test,
-					   struct tk_waiter *w, int *cpu)
-{
-	struct sched_attr idle = { .sched_policy = SCHED_IDLE };
-	struct task_struct *t;
-
-	*cpu = raw_smp_processor_id();
-	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(*cpu)),
-			0);
-	t = kthread_create(tk_waiter_fn, w, "tk-waiter");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	get_task_struct(t);
-	kthread_bind(t, *cpu);
-	KUNIT_EXPECT_EQ(test, sched_setattr_nocheck(t, &idle), 0);
-	wake_up_process(t);
-	return t;
-}
-
-/*
  * Depth 1 held by a 1 MiB WRITE; another thread waits for room; the
  * session is closed meanwhile: the waiter returns -ENOTCONN before
  * ibpost_session_close() returns (the session is not freed under it),
  * unless the WRITE completed first and it got the room (then its request
- * completes, with -ECANCELED or 0, by the close).  With the close not
- * waiting for waiters (issue 13 item 14) @returned is false after it.
+ * completes, with -ECANCELED or 0, by the close).
  */
 static void tk_close_waiter_test(struct kunit *test)
 {
@@ -621,7 +595,7 @@ static void tk_close_waiter_test(struct kunit *test)
 	struct task_struct *t;
 	struct scatterlist rsg, sg;
 	struct ibpost_rdesc rd;
-	int i, cpu;
+	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, io);
 	KUNIT_ASSERT_NOT_NULL(test, w);
@@ -634,7 +608,9 @@ static void tk_close_waiter_test(struct kunit *test)
 	sg_set_page(&w->sg, loc, PAGE_SIZE, 0);
 	KUNIT_ASSERT_EQ(test, tk_io_run(s, io, IBPOST_OP_WRITE, &sg, 1, &rd, 0,
 					0), 0);
-	t = tk_waiter_start(test, w, &cpu);
+	t = kthread_run(tk_waiter_fn, w, "tk-waiter");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	get_task_struct(t);
 	/* The waiter counted the full queue: it is waiting (or about to). */
 	for (i = 0; i < 1000; i++) {
 		st = tk_stats(test, s);
@@ -653,7 +629,6 @@ static void tk_close_waiter_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, atomic_read(&w->io.calls), 1);
 	kthread_stop(t);
 	put_task_struct(t);
-	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	__free_pages(loc, 8);
 	__free_pages(rem, 8);
 }

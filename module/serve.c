@@ -370,7 +370,6 @@ static struct ibpost_sconn *ibpost_srv_conn_alloc(struct ibpost_server *srv,
 	sc->dev = dev;
 	sc->hello = *h;
 	memcpy(&sc->peer, &id->route.addr.dst_addr, sizeof(sc->peer));
-	sc->t_active = jiffies;
 	sc->t_kick = jiffies;
 	init_waitqueue_head(&sc->wake);
 	return sc;

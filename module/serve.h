@@ -113,8 +113,9 @@ struct ibpost_server {
  * @lost: the rdma_cm connection ended (set by the id's handler).
  * @wake: the thread's wait queue.
  * @finished: the thread is done with the connection (server's @lock).
- * @t_active: jiffies of the client's last sign of life: the connection,
- *	a message or data it sent (never the server's own completions).
+ * @t_active: jiffies of the client's last sign of life: its thread's
+ *	start, the ready it was sent, a message or data it sent (never the
+ *	server's own completions); set by the connection's thread only.
  * @peer_seen: messages and data receives from the client counted so far.
  * @t_kick: jiffies of the last keep-alive sent.
  * @kick_out: that keep-alive has not completed yet.

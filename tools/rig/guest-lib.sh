@@ -185,6 +185,7 @@ rig_pair_start() {
 	insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 }
+
 # rig_pair_wait_stop SECONDS: wait until the host creates $IBPOST_OUT/stop
 # (tools/rig/pair.sh, when the client is done); 1 when it did not in time.
 rig_pair_wait_stop() {

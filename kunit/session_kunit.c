@@ -583,7 +583,10 @@ static int tk_waiter_fn(void *arg)
  * session is closed meanwhile: the waiter returns -ENOTCONN before
  * ibpost_session_close() returns (the session is not freed under it),
  * unless the WRITE completed first and it got the room (then its request
- * completes, with -ECANCELED or 0, by the close).
+ * completes, with -ECANCELED or 0, by the close).  guest-check.sh sets the
+ * session_test_wake_ms hook: the waiter, woken by the close, holds before
+ * it touches the session again, so that a close that did not wait for it
+ * would return first (@returned false) and free the session under it.
  */
 static void tk_close_waiter_test(struct kunit *test)
 {
@@ -623,6 +626,8 @@ static void tk_close_waiter_test(struct kunit *test)
 	/* pairs with the release in tk_waiter_fn(): @ret read below */
 	KUNIT_EXPECT_TRUE(test, smp_load_acquire(&w->returned));
 	KUNIT_EXPECT_EQ(test, atomic_read(&io->calls), 1);
+	kunit_info(test, "waiter: %s\n", w->ret ? "woken by the close" :
+		   "got the room before the close");
 	if (w->ret)
 		KUNIT_EXPECT_EQ(test, w->ret, -ENOTCONN);
 	else

@@ -12,6 +12,7 @@
  * ibpost_session_close().
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -23,6 +24,11 @@ static LIST_HEAD(ibpost_sessions);
 /* The list, session deaths, device removal against opening. */
 static DEFINE_MUTEX(ibpost_sessions_lock);
 static u32 ibpost_session_next_id;
+
+static uint session_test_publish_ms;
+module_param(session_test_publish_ms, uint, 0600);
+MODULE_PARM_DESC(session_test_publish_ms,
+		 "test hook: a session opened with a peer waits this long (ms, at most 10000) between its connection and its publication, so that a device removal races the opener every time");
 
 static struct ibpost_dev *ibpost_session_dev(const struct ibpost_session_attr *a)
 {
@@ -287,6 +293,11 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	/* The control messages' slots are not the consumer's. */
 	s->sq_free = attr->depth;
 	ret = peer ? ibpost_speer_start(s) : 0;
+	if (!ret && peer && READ_ONCE(session_test_publish_ms)) {
+		pr_info("ibpost: test hook: session opener waits %u ms\n",
+			READ_ONCE(session_test_publish_ms));
+		msleep(min(READ_ONCE(session_test_publish_ms), 10000U));
+	}
 	if (!ret)
 		ret = ibpost_session_publish(s);
 	if (ret) {

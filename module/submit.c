@@ -25,6 +25,7 @@
  * gets -EAGAIN (IBPOST_REQ_NOWAIT); it never overruns the send queue.
  */
 #include <kunit/visibility.h>
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/math.h>
 #include <linux/sched/mm.h>
@@ -195,6 +196,20 @@ static u32 ibpost_req_worst(struct ibpost_session *s,
 	return min_t(u64, wrs, U32_MAX);
 }
 
+static uint session_test_wake_ms;
+module_param(session_test_wake_ms, uint, 0600);
+MODULE_PARM_DESC(session_test_wake_ms,
+		 "test hook: a submitter woken from its wait for room by its session's death waits this long (ms, at most 10000) before it touches the session again, so that a close that does not wait for it frees the session under it every time");
+
+/* The session_test_wake_ms hook (slow path: a dying session's waiter). */
+static void ibpost_req_test_wake(void)
+{
+	uint ms = READ_ONCE(session_test_wake_ms);
+
+	if (ms)
+		msleep(min(ms, 10000U));
+}
+
 /*
  * Reserve the slots @req can need, *@max_wr (computed here, where the QP
  * is known to exist), and join the submitters the session's death waits
@@ -242,6 +257,8 @@ static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
 		spin_unlock_irqrestore(&s->lock, flags);
 		wait_event(s->wq, READ_ONCE(s->sq_free) >= n ||
 			   READ_ONCE(s->state) != IBPOST_S_LIVE);
+		if (READ_ONCE(s->state) != IBPOST_S_LIVE)
+			ibpost_req_test_wake();
 		spin_lock_irqsave(&s->lock, flags);
 		s->waiting--;
 		if (s->state != IBPOST_S_LIVE) {

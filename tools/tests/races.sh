@@ -294,6 +294,43 @@ no_splat "serve close racing link del"
 stuck_end
 live_zero "after serve closes racing link del"
 
+# The same without luck: the serve_test_lost_ms hook holds the lost
+# listener's handler between the server's lock and its last access to the
+# server; the close comes in that window every time.
+HOOK=/sys/module/ibpost/parameters/serve_test_lost_ms
+link_up
+if echo 2000 >$HOOK && serve_start "$IBPOST_OUT/races-lost-hook.txt"; then
+	seen=$(dmesg | wc -l)
+	rdma link del $RDEV >"$IBPOST_OUT/races-linkdel.txt" 2>&1 &
+	del=$!
+	hooked=
+	for _ in $(seq 100); do
+		dmesg | tail -n +$((seen + 1)) | grep -q 'lost listener waits' && hooked=1 && break
+		sleep 0.05
+	done
+	[[ -n $hooked ]] && t_ok "lost listener held in the hook's window" ||
+		t_fail "lost listener held in the hook's window" "no hook line in dmesg"
+	kill -INT $SERVE_PID
+	wait_gone $SERVE_PID 100 && t_ok "serve closed inside the lost listener's window: ends within 10 s" ||
+		t_fail "serve closed inside the lost listener's window: ends within 10 s" "still there"
+	wait $SERVE_PID 2>/dev/null
+	if wait_gone $del 100; then
+		t_ok "rdma link del under the hook: within 10 s"
+	else
+		STUCK=1
+		t_fail "rdma link del under the hook: within 10 s" "still waiting"
+	fi
+	echo 0 >$HOOK
+	grep -q 'device gone' "$IBPOST_OUT/races-lost-hook.txt" ||
+		echo "serve output: $(tail -n 2 "$IBPOST_OUT/races-lost-hook.txt")"
+	no_splat "serve closed inside the lost listener's window"
+	stuck_end
+	live_zero "after the serve closed inside the lost listener's window"
+else
+	echo 0 >$HOOK
+	t_fail "serve with the serve_test_lost_ms hook listening" "$(cat "$IBPOST_OUT/races-lost-hook.txt")"
+fi
+
 # --- device removal while a session with a peer opens (item 11) ---------------
 # The session was published before the server's answer: the removal freed
 # what the opener still used.
@@ -331,6 +368,44 @@ no_splat "session opens racing link del"
 stuck_end
 live_zero "after session opens racing link del"
 no_qp_mr "after session opens racing link del"
+
+# The same without luck: the session_test_publish_ms hook holds the opener
+# between its connection and the session's publication; the device goes in
+# that window every time.  The opener then fails with ENODEV.
+HOOK=/sys/module/ibpost/parameters/session_test_publish_ms
+link_up
+if echo 2000 >$HOOK && serve_start "$IBPOST_OUT/races-sess-hook.txt"; then
+	seen=$(dmesg | wc -l)
+	timeout 120 insmod "$CONS" dev=$RDEV peer=$ADDR threads=1 reqs=2 \
+		>"$IBPOST_OUT/races-sess-hook-ins.txt" 2>&1 &
+	ins=$!
+	hooked=
+	for _ in $(seq 400); do
+		dmesg | tail -n +$((seen + 1)) | grep -q 'session opener waits' && hooked=1 && break
+		sleep 0.05
+	done
+	[[ -n $hooked ]] && t_ok "session opener held in the hook's window" ||
+		t_fail "session opener held in the hook's window" "no hook line in dmesg"
+	t0=$SECONDS
+	link_del_within 10 && t_ok "rdma link del while the opener is in the window: within 10 s" ||
+		t_fail "rdma link del while the opener is in the window: within 10 s" "rdma link del still waiting"
+	echo "link del: $((SECONDS - t0)) s"
+	wait $ins
+	rc=$?
+	grep -q '^ibpost_consumer ' /proc/modules && rmmod ibpost_consumer
+	[[ $rc != 0 ]] && t_ok "the opener caught in the window fails (insmod status $rc)" ||
+		t_fail "the opener caught in the window fails" "insmod succeeded"
+	echo 0 >$HOOK
+	kill -INT $SERVE_PID
+	wait $SERVE_PID 2>/dev/null
+	no_splat "device gone inside the opener's window"
+	stuck_end
+	live_zero "after the device went inside the opener's window"
+	no_qp_mr "after the device went inside the opener's window"
+else
+	echo 0 >$HOOK
+	t_fail "serve with the session_test_publish_ms hook listening" "$(cat "$IBPOST_OUT/races-sess-hook.txt")"
+fi
 
 rdma link del $RDEV 2>/dev/null
 ip link del d0 2>/dev/null

@@ -44,6 +44,7 @@ struct ibpost_run_ext {
 int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext);
 
 struct ibpost_session;
+struct ibpost_squeue;
 
 /** Events a session reports through &ibpost_session_attr.event. */
 enum ibpost_session_event {
@@ -77,6 +78,21 @@ enum ibpost_session_event {
  *	what one of the server's fast-reg MRs maps).
  * @cm_timeout_ms: with @peer: bound on each rdma_cm step and on the server's
  *	answer, 0 for IBPOST_CM_TIMEOUT_MS.
+ * @nr_queues: queues, 0 or 1 for one, at most IBPOST_SESSION_QUEUES_MAX:
+ *	one QP each (loopback: one pair each, all in one PD), each with its
+ *	CQ from the device's CQ pool on completion vector i modulo the
+ *	device's vectors.  A submission names its queue (&ibpost_req.queue).
+ *	Loopback only: a session with @peer has one queue.
+ * @region_bytes: loopback only: a local region of this many bytes (a
+ *	multiple of PAGE_SIZE, at most half the RAM), zeroed, registered for
+ *	RDMA READ and WRITE in as many fast-reg MRs as it needs, each of
+ *	&ibpost_session_limits.region_chunk bytes; requests reach it with
+ *	IBPOST_REQ_REGION.  0: none.
+ * @lat_samples: exact latency percentiles (ibpost_session_get_latency())
+ *	over the last this many completed requests, 0 for
+ *	IBPOST_LAT_SAMPLES_DEFAULT, at most IBPOST_LAT_SAMPLES_MAX.
+ * @reason: out, may be NULL: IBPOST_R_* when ibpost_session_open() refuses
+ *	the attributes (or fails on the device).
  */
 struct ibpost_session_attr {
 	const char *dev_name;
@@ -90,6 +106,70 @@ struct ibpost_session_attr {
 	const struct sockaddr_storage *peer;
 	u32 remote_bytes;
 	u32 cm_timeout_ms;
+	u32 nr_queues;
+	u64 region_bytes;
+	u32 lat_samples;
+	u32 *reason;
+};
+
+/* Most queues of one session (&ibpost_session_attr.nr_queues). */
+#define IBPOST_SESSION_QUEUES_MAX	64
+/* Latencies kept for exact percentiles when the caller does not say. */
+#define IBPOST_LAT_SAMPLES_DEFAULT	4096
+/* Most latencies a session keeps. */
+#define IBPOST_LAT_SAMPLES_MAX		(1U << 16)
+
+/**
+ * struct ibpost_session_limits - what one request of a session may be.
+ * @queues: queues of the session.
+ * @vectors: completion vectors of the device (queues beyond share them).
+ * @depth: send WRs each queue may have outstanding (the session's depth).
+ * @max_sge: SGEs per WR rdma_rw builds (the smaller of the QP's WRITE and
+ *	READ limits): a request of more entries takes more WRs.
+ * @max_segments: most scatterlist entries one request may have (its
+ *	worst-case WR count, ibpost_session_req_wrs(), within @depth), at
+ *	most IBPOST_SEGMENTS_MAX.
+ * @max_bytes: most bytes one request may move: the port's message size,
+ *	and with a region @region_chunk.
+ * @region_bytes: bytes of the session's region, 0 for none.
+ * @region_chunk: bytes each MR of the region maps (a power of two); a
+ *	request must not cross a multiple of it (IBPOST_R_REGION_CROSS).
+ * @lacks: IBPOST_DEV_NO_* capabilities the device lacks.
+ */
+struct ibpost_session_limits {
+	u32 queues;
+	u32 vectors;
+	u32 depth;
+	u32 max_sge;
+	u32 max_segments;
+	u64 max_bytes;
+	u64 region_bytes;
+	u32 region_chunk;
+	u32 lacks;
+};
+
+/* Most entries of one request &ibpost_session_limits.max_segments says. */
+#define IBPOST_SEGMENTS_MAX		4096
+
+/**
+ * struct ibpost_session_lat - exact latency of a session's last requests.
+ * @samples: completed requests the figures are over (at most the
+ *	session's &ibpost_session_attr.lat_samples: the most recent ones).
+ * @min_ns: shortest submit-to-callback time.
+ * @max_ns: longest.
+ * @avg_ns: mean.
+ * @p50_ns: median (nearest rank).
+ * @p99_ns: 99th percentile.
+ * @p999_ns: 99.9th percentile.
+ */
+struct ibpost_session_lat {
+	u64 samples;
+	u64 min_ns;
+	u64 max_ns;
+	u64 avg_ns;
+	u64 p50_ns;
+	u64 p99_ns;
+	u64 p999_ns;
 };
 
 /**
@@ -115,7 +195,15 @@ struct ibpost_mreg;
 #define IBPOST_REQ_NOWAIT		(1U << 0)
 /** Submission: signal every WR of the chain (MR WRs too), not only the last. */
 #define IBPOST_REQ_SIGNAL_ALL		(1U << 1)
-#define IBPOST_REQ_FLAGS		(IBPOST_REQ_NOWAIT | IBPOST_REQ_SIGNAL_ALL)
+/**
+ * Submission: the far end is the session's region at @remote_offset
+ * (&ibpost_req.remote is ignored); the request must not cross one of the
+ * region's MRs (IBPOST_R_REGION_CROSS).
+ */
+#define IBPOST_REQ_REGION		(1U << 2)
+#define IBPOST_REQ_FLAGS		(IBPOST_REQ_NOWAIT | \
+					 IBPOST_REQ_SIGNAL_ALL | \
+					 IBPOST_REQ_REGION)
 
 /**
  * struct ibpost_req - one request of a session.
@@ -124,8 +212,11 @@ struct ibpost_mreg;
  * @sgl: local memory: a scatterlist rdma_rw_ctx_init() DMA-maps for the
  *	request (and registers where the device needs an MR).
  * @nents: entries of @sgl.
- * @remote: the peer's buffer (from ibpost_reg()).
- * @remote_offset: where in @remote the request starts.
+ * @remote: the peer's buffer (from ibpost_reg() or ibpost_session_remote());
+ *	unused with IBPOST_REQ_REGION.
+ * @remote_offset: where in @remote (or in the session's region) the
+ *	request starts.
+ * @queue: the session queue it is posted on, below its queue count.
  * @done: called once per accepted request with 0 or a negative errno:
  *	-EIO (error completion), -ECANCELED (session closed), -ENODEV
  *	(device removed).  Context: softirq, or the process context of
@@ -134,6 +225,9 @@ struct ibpost_mreg;
  * @priv: the caller's, untouched.
  * @reason: out: IBPOST_R_* when ibpost_submit() refuses the request.
  * @sess: private.
+ * @q: private: the queue it was posted on.
+ * @raddr: private: the far end's address (the MR's iova).
+ * @rkey: private: the far end's MR.
  * @cqe: private: completion of the last WR.
  * @cqe_mid: private: (error) completions of the other WRs.
  * @node: private: on the session's list of requests whose post failed.
@@ -143,7 +237,9 @@ struct ibpost_mreg;
  * @t_submit: private: ktime_get_ns() at submission.
  *
  * The request, @sgl and the memory it describes belong to ibpost from a
- * successful ibpost_submit() until @done returns.
+ * successful ibpost_submit() until @done returns.  The caller allocates
+ * requests once (a block driver: in its tag set's per-request data) and
+ * reuses them; ibpost allocates nothing of its own per request.
  */
 struct ibpost_req {
 	u32 op;
@@ -152,10 +248,14 @@ struct ibpost_req {
 	unsigned int nents;
 	const struct ibpost_rdesc *remote;
 	u64 remote_offset;
+	u32 queue;
 	void (*done)(struct ibpost_req *req, int status);
 	void *priv;
 	u32 reason;
 	struct ibpost_session *sess;
+	struct ibpost_squeue *q;
+	u64 raddr;
+	u32 rkey;
 	struct ib_cqe cqe;
 	struct ib_cqe cqe_mid;
 	struct list_head node;
@@ -209,5 +309,11 @@ struct ibpost_mreg *ibpost_reg(struct ibpost_session *s,
 void ibpost_unreg(struct ibpost_mreg *mreg);
 int ibpost_session_remote(struct ibpost_session *s, struct ibpost_rdesc *desc);
 int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req);
+void ibpost_session_get_limits(struct ibpost_session *s,
+			       struct ibpost_session_limits *out);
+u32 ibpost_session_req_wrs(struct ibpost_session *s, unsigned int nents);
+int ibpost_session_get_latency(struct ibpost_session *s,
+			       struct ibpost_session_lat *out);
+void ibpost_session_fail(struct ibpost_session *s);
 
 #endif /* _IBPOST_H */

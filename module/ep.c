@@ -82,7 +82,8 @@ int ibpost_ep_cq(struct ibpost_ep *ep, struct ib_device *ibdev,
 			goto err_pd;
 		}
 		/* Shared per-CPU CQs, as nvme-rdma and the rw API users do. */
-		cq = ib_cq_pool_get(ibdev, n, -1, caps->poll);
+		cq = ib_cq_pool_get(ibdev, n, (int)caps->cq_vector - 1,
+				    caps->poll);
 		ep->cq_pooled = true;
 	}
 	if (IS_ERR(cq)) {

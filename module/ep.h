@@ -26,6 +26,9 @@
  *	IB_POLL_SOFTIRQ or IB_POLL_WORKQUEUE (handlers run in softirq or
  *	a workqueue, they wake the owner; the CQ comes from the
  *	device's CQ pool).
+ * @cq_vector: for a CQ from the pool: 1 + the completion vector it is
+ *	taken on (modulo the device's vectors), 0 for the pool's round-robin
+ *	choice.
  */
 struct ibpost_ep_caps {
 	u32 send_wr;
@@ -35,6 +38,7 @@ struct ibpost_ep_caps {
 	u32 recv_sge;
 	u32 rdma_ctxs;
 	enum ib_poll_context poll;
+	u32 cq_vector;
 };
 
 /**

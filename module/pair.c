@@ -152,6 +152,7 @@ void ibpost_conn_ini_caps(const struct ibpost_conn_caps *caps,
 	ec->recv_sge = 1;
 	ec->rdma_ctxs = caps->rdma_ctxs;
 	ec->poll = caps->softirq ? IB_POLL_SOFTIRQ : IB_POLL_DIRECT;
+	ec->cq_vector = caps->cq_vector;
 }
 
 /* The target endpoint's queues (loopback pairs). */
@@ -276,8 +277,11 @@ int ibpost_pair_create(struct ibpost_pair *p, struct ib_device *ibdev,
 		addr = &iw;
 	}
 	ibpost_conn_ini_caps(caps, &ec);
-	/* One trust domain: the initiator's PD, which the target shares. */
-	ret = ibpost_ep_cq(&p->ini, ibdev, NULL, port, &ec);
+	/*
+	 * One trust domain: the initiator's PD, which the target shares (the
+	 * initiator's own, or the one of @caps->pd_share).
+	 */
+	ret = ibpost_ep_cq(&p->ini, ibdev, caps->pd_share, port, &ec);
 	if (ret)
 		goto err;
 	ibpost_conn_tgt_caps(caps, &ec);

@@ -47,6 +47,11 @@ struct ibpost_conn_peer {
  * @cm_timeout_ms: rdma_cm step timeout (0: IBPOST_CM_TIMEOUT_MS).
  * @peer: connect the initiator to a server at the given address; no
  *	target endpoint.
+ * @pd_share: NULL: the pair (or peer endpoint) gets a PD of its own; else
+ *	both endpoints use this endpoint's PD (the queues of one session:
+ *	one trust domain, so that its region's rkeys work on every queue).
+ * @cq_vector: 1 + the completion vector of the initiator's pooled CQ, 0
+ *	for the pool's choice (&ibpost_ep_caps.cq_vector).
  */
 struct ibpost_conn_caps {
 	u32 send_wr;
@@ -59,6 +64,8 @@ struct ibpost_conn_caps {
 	bool softirq;
 	u32 cm_timeout_ms;
 	struct ibpost_conn_peer *peer;
+	struct ibpost_ep *pd_share;
+	u32 cq_vector;
 };
 
 /**

@@ -10,9 +10,15 @@
  * freed so that the removal can finish, and the consumer is told
  * (IBPOST_EV_LOST); only the empty shell then waits for
  * ibpost_session_close().
+ *
+ * A loopback session may have several queues: one pair each, every pair
+ * in queue 0's PD (one trust domain: the region's rkeys work on each), each
+ * initiator's CQ from the pool on its own completion vector; and a local
+ * region (region.c) as the far end of its requests.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -69,9 +75,34 @@ static int ibpost_session_connect(struct ibpost_session *s,
 	return 0;
 }
 
+/* Drain every queue: each posted WR completes. */
+static void ibpost_session_drain(struct ibpost_session *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->nr_queues; i++) {
+		if (s->queues[i].pair)
+			ibpost_pair_drain(s->queues[i].pair);
+		else if (s->queues[i].ep)
+			ibpost_ep_drain(s->queues[i].ep);
+	}
+}
+
 /* Flush and free the session's endpoints (drained first). */
 static void ibpost_session_disconnect(struct ibpost_session *s)
 {
+	u32 i;
+
+	/* Queue 0's PD is every queue's: the others go first. */
+	for (i = s->nr_queues - 1; i > 0; i--) {
+		ibpost_pair_drain(s->queues[i].pair);
+		ibpost_pair_destroy(s->queues[i].pair);
+		kfree(s->queues[i].pair);
+		s->queues[i].pair = NULL;
+		s->queues[i].ep = NULL;
+	}
+	s->queues[0].ep = NULL;
+	s->queues[0].pair = NULL;
 	if (s->pair) {
 		ibpost_pair_drain(s->pair);
 		ibpost_pair_destroy(s->pair);
@@ -89,8 +120,10 @@ static void ibpost_session_err_work(struct work_struct *work)
 {
 	struct ibpost_session *s = container_of(work, struct ibpost_session,
 						err_work);
+	u32 i;
 
-	ibpost_ep_set_error(s->ep);
+	for (i = 0; i < s->nr_queues; i++)
+		ibpost_ep_set_error(s->queues[i].ep);
 }
 
 /**
@@ -147,7 +180,12 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 	if (ret)
 		goto err_put;
 	s->max_sge = min(caps->send_sge, s->ep->granted.max_send_sge);
-	s->sq_free = caps->send_wr;
+	s->q0.s = s;
+	s->q0.ep = s->ep;
+	s->q0.pair = s->pair;
+	s->q0.sq_free = caps->send_wr;
+	s->queues = &s->q0;
+	s->nr_queues = 1;
 	return s;
 
 err_put:
@@ -220,19 +258,136 @@ void ibpost_session_leave(struct ibpost_session *s)
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 
+/*
+ * Queues 1 to @n - 1 of a loopback session: pairs like queue 0's, in its
+ * PD, each initiator's CQ on completion vector i modulo the device's.
+ */
+static int ibpost_session_queues(struct ibpost_session *s, u32 n,
+				 const struct ibpost_conn_caps *caps,
+				 struct ibpost_status *st)
+{
+	struct ibpost_conn_caps qc = *caps;
+	struct ibpost_squeue *q;
+	u32 i, vecs = max(s->dev->ibdev->num_comp_vectors, 1);
+	int ret;
+
+	q = kcalloc(n, sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	q[0] = s->q0;
+	s->queues = q;
+	qc.pd_share = s->ep;
+	for (i = 1; i < n; i++) {
+		qc.cq_vector = 1 + i % vecs;
+		q[i].pair = kzalloc(sizeof(*q[i].pair), GFP_KERNEL);
+		if (!q[i].pair)
+			return -ENOMEM;
+		ret = ibpost_pair_create(q[i].pair, s->dev->ibdev,
+					 s->attr.port, &qc, NULL, st);
+		if (ret) {
+			kfree(q[i].pair);
+			q[i].pair = NULL;
+			return ret;
+		}
+		q[i].s = s;
+		q[i].idx = i;
+		q[i].ep = &q[i].pair->ini;
+		q[i].sq_free = q[0].sq_free;
+		/* Counted: the session's death drains and frees it. */
+		s->nr_queues = i + 1;
+	}
+	return 0;
+}
+
+/* Refuse the attributes: *@attr->reason and the errno. */
+static struct ibpost_session *
+ibpost_session_refuse(const struct ibpost_session_attr *attr, u32 reason,
+		      int err)
+{
+	if (attr->reason)
+		*attr->reason = reason;
+	return ERR_PTR(err);
+}
+
+/* Check what needs no device; 0 or the refusal. */
+static int ibpost_session_check(const struct ibpost_session_attr *attr,
+				u32 *reason)
+{
+	*reason = IBPOST_R_FLAGS;
+	if (attr->flags)
+		return -EINVAL;
+	*reason = IBPOST_R_DEPTH;
+	if (!attr->depth)
+		return -EINVAL;
+	*reason = IBPOST_R_QUEUE;
+	if (attr->nr_queues > IBPOST_SESSION_QUEUES_MAX)
+		return -EINVAL;
+	*reason = IBPOST_R_PEER_FLAG;
+	if (attr->peer && (attr->nr_queues > 1 || attr->region_bytes))
+		return -EOPNOTSUPP;
+	*reason = IBPOST_R_BUF_SIZE;
+	if (!PAGE_ALIGNED(attr->region_bytes) ||
+	    attr->region_bytes > ((u64)totalram_pages() << PAGE_SHIFT) / 2)
+		return -EINVAL;
+	*reason = IBPOST_R_COUNT;
+	if (attr->lat_samples > IBPOST_LAT_SAMPLES_MAX)
+		return -EINVAL;
+	*reason = IBPOST_R_NONE;
+	return 0;
+}
+
+/*
+ * What a consumer's session has beyond a job's: more queues, the region,
+ * the latency ring, the limits.  0 or the errno, *@reason set.
+ */
+static int ibpost_session_extend(struct ibpost_session *s,
+				 const struct ibpost_session_attr *attr,
+				 const struct ibpost_conn_caps *caps,
+				 u32 *reason)
+{
+	struct ibpost_status st = {};
+	int ret;
+
+	if (attr->nr_queues > 1) {
+		ret = ibpost_session_queues(s, attr->nr_queues, caps, &st);
+		if (ret) {
+			*reason = st.reason ? st.reason : IBPOST_R_NOMEM;
+			return ret;
+		}
+	}
+	if (attr->region_bytes) {
+		ret = ibpost_region_create(s, attr->region_bytes, reason);
+		if (ret)
+			return ret;
+	}
+	ret = ibpost_lat_ring_init(&s->lat, attr->lat_samples ?:
+				   IBPOST_LAT_SAMPLES_DEFAULT);
+	if (ret) {
+		*reason = IBPOST_R_NOMEM;
+		return ret;
+	}
+	ibpost_session_limits_init(s);
+	return 0;
+}
+
 /**
  * ibpost_session_open() - connect a session on a device.
- * @attr: device, port, depth and limits (copied).
+ * @attr: device, port, depth, queues, region and limits (copied).
  *
- * Loopback: both QPs are on @attr's device, connected directly; a peer
- * host's address comes with peer support.
+ * Loopback: each queue's QPs are on @attr's device, connected directly
+ * (iWARP: through rdma_cm); with @attr->peer, one QP connected to
+ * ``ibpost serve`` there.
  *
  * Context: process context, may sleep.
- * Return: the session, or ERR_PTR(): -EINVAL for bad attributes (flags,
- * depth 0 or above max_qp_wr - 1, a port the device lacks), -ENODEV for
- * an unknown or departing device (also when it goes while opening),
- * -EINTR when a signal ended the rdma_cm connect, -ENOMEM, or the verbs'
- * error.
+ * Return: the session, or ERR_PTR() with *@attr->reason set: -EINVAL for
+ * bad attributes (flags: IBPOST_R_FLAGS; depth 0 or above max_qp_wr - 1:
+ * IBPOST_R_DEPTH; a port the device lacks: IBPOST_R_PORT; queues:
+ * IBPOST_R_QUEUE; a region size: IBPOST_R_BUF_SIZE; lat_samples:
+ * IBPOST_R_COUNT), -EOPNOTSUPP for queues or a region with a peer
+ * (IBPOST_R_PEER_FLAG), -ENODEV for an unknown or departing device
+ * (IBPOST_R_NO_DEVICE; also when it goes while opening), -EINTR when a
+ * signal ended the rdma_cm connect, -ENOMEM (IBPOST_R_NOMEM), or the
+ * verbs' error.
  */
 struct ibpost_session *
 ibpost_session_open(const struct ibpost_session_attr *attr)
@@ -246,20 +401,27 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	const struct ib_device_attr *da;
 	struct ibpost_session *s;
 	struct ibpost_dev *dev;
-	u32 port;
+	u32 port, reason;
 	int ret;
 
-	if (!attr || attr->flags || !attr->depth)
+	if (!attr)
 		return ERR_PTR(-EINVAL);
+	ret = ibpost_session_check(attr, &reason);
+	if (ret)
+		return ibpost_session_refuse(attr, reason, ret);
 	dev = ibpost_session_dev(attr);
 	if (!dev)
-		return ERR_PTR(-ENODEV);
+		return ibpost_session_refuse(attr, IBPOST_R_NO_DEVICE, -ENODEV);
 	da = &dev->info.attrs;
 	port = attr->port ? attr->port : dev->info.start_port;
-	s = ERR_PTR(-EINVAL);
-	if (da->max_qp_wr < 2 || attr->depth > (u32)da->max_qp_wr - 1 ||
-	    !rdma_is_port_valid(dev->ibdev, port))
+	if (da->max_qp_wr < 2 || attr->depth > (u32)da->max_qp_wr - 1) {
+		s = ibpost_session_refuse(attr, IBPOST_R_DEPTH, -EINVAL);
 		goto out;
+	}
+	if (!rdma_is_port_valid(dev->ibdev, port)) {
+		s = ibpost_session_refuse(attr, IBPOST_R_PORT, -EINVAL);
+		goto out;
+	}
 	/* One slot more: registrations post on the session's endpoint. */
 	caps.send_wr = attr->depth + 1;
 	/*
@@ -271,16 +433,24 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	caps.send_sge = da->max_send_sge;
 	if (attr->max_sge)
 		caps.send_sge = min_t(u32, attr->max_sge, da->max_send_sge);
+	/* Several queues: each on a vector of its own, queue 0 on the first. */
+	if (attr->nr_queues > 1)
+		caps.cq_vector = 1;
 	if (attr->peer) {
 		peer = ibpost_speer_new(attr, &caps);
 		if (IS_ERR(peer)) {
-			s = ERR_CAST(peer);
+			s = ibpost_session_refuse(attr, PTR_ERR(peer) == -ENOMEM ?
+						  IBPOST_R_NOMEM :
+						  IBPOST_R_BUF_SIZE,
+						  PTR_ERR(peer));
 			goto out;
 		}
 	}
 	s = ibpost_session_create(dev, port, &caps, attr->peer, &st);
 	if (IS_ERR(s)) {
 		ibpost_speer_free(peer);
+		s = ibpost_session_refuse(attr, st.reason ? st.reason :
+					  IBPOST_R_CONNECT, PTR_ERR(s));
 		goto out;
 	}
 	/* All of it before the session is published: its event too. */
@@ -289,10 +459,14 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	s->attr.ibdev = dev->ibdev;
 	s->attr.port = port;
 	s->attr.peer = NULL;
+	s->attr.reason = NULL;
 	s->peer = peer;
 	/* The control messages' slots are not the consumer's. */
-	s->sq_free = attr->depth;
-	ret = peer ? ibpost_speer_start(s) : 0;
+	s->q0.sq_free = attr->depth;
+	reason = IBPOST_R_NONE;
+	ret = ibpost_session_extend(s, attr, &caps, &reason);
+	if (!ret && peer)
+		ret = ibpost_speer_start(s);
 	if (!ret && peer && READ_ONCE(session_test_publish_ms)) {
 		pr_info("ibpost: test hook: session opener waits %u ms\n",
 			READ_ONCE(session_test_publish_ms));
@@ -302,7 +476,9 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 		ret = ibpost_session_publish(s);
 	if (ret) {
 		ibpost_session_close(s);
-		s = ERR_PTR(ret);
+		if (ret == -ENODEV && reason == IBPOST_R_NONE)
+			reason = IBPOST_R_DEVICE_GONE;
+		s = ibpost_session_refuse(attr, reason, ret);
 	}
 out:
 	ibpost_dev_put(dev);
@@ -349,12 +525,10 @@ static void ibpost_session_kill(struct ibpost_session *s, int err)
 	flush_work(&s->err_work);
 
 	mutex_lock(&s->reg_lock);
-	if (s->pair)
-		ibpost_pair_drain(s->pair);
-	else
-		ibpost_ep_drain(s->ep);
+	ibpost_session_drain(s);
 	ibpost_speer_release(s);
 	ibpost_regs_release(s);
+	ibpost_region_release(s);
 	mutex_unlock(&s->reg_lock);
 
 	spin_lock_irqsave(&s->lock, flags);
@@ -397,6 +571,10 @@ void ibpost_session_close(struct ibpost_session *s)
 		kfree(m);
 	}
 	mutex_destroy(&s->reg_lock);
+	if (s->queues != &s->q0)
+		kfree(s->queues);
+	kfree(s->region);
+	ibpost_lat_ring_free(&s->lat);
 	kfree(s);
 }
 EXPORT_SYMBOL_GPL(ibpost_session_close);
@@ -434,6 +612,34 @@ void ibpost_session_get_stats(struct ibpost_session *s,
 	out->lat_p999_ns = ibpost_hist_percentile(out->lat_hist, 999);
 }
 EXPORT_SYMBOL_GPL(ibpost_session_get_stats);
+
+/**
+ * ibpost_session_fail() - put a session in error on the consumer's word.
+ * @s: the session.
+ *
+ * Every queue's QP goes to the error state: each outstanding request
+ * completes (its callback runs) with -EIO, submissions are refused with
+ * -EIO from now on, and the consumer hears IBPOST_EV_ERROR (from this
+ * call).  For a consumer whose request timed out: the device is not
+ * answering, and this is how its requests are given back.  Nothing to do
+ * for a session that is dead already (closed or its device gone).
+ *
+ * Context: process context, may sleep; not from a callback.
+ */
+void ibpost_session_fail(struct ibpost_session *s)
+{
+	u32 i;
+
+	/* Against the session's death, which frees the QPs under it. */
+	mutex_lock(&ibpost_sessions_lock);
+	if (READ_ONCE(s->state) != IBPOST_S_DEAD) {
+		ibpost_session_error(s);
+		for (i = 0; i < s->nr_queues; i++)
+			ibpost_ep_set_error(s->queues[i].ep);
+	}
+	mutex_unlock(&ibpost_sessions_lock);
+}
+EXPORT_SYMBOL_GPL(ibpost_session_fail);
 
 /**
  * ibpost_session_error() - the QP went into error: refuse submissions.

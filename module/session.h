@@ -24,6 +24,49 @@ enum ibpost_sess_state {
 };
 
 /**
+ * struct ibpost_squeue - one queue of a session.
+ * @s: the session.
+ * @idx: its index.
+ * @ep: its initiator endpoint (queue 0: the session's @ep).
+ * @pair: its loopback pair (queue 0: the session's @pair), or NULL.
+ * @sq_free: send-queue slots not reserved by a request (session lock).
+ */
+struct ibpost_squeue {
+	struct ibpost_session *s;
+	u32 idx;
+	struct ibpost_ep *ep;
+	struct ibpost_pair *pair;
+	u32 sq_free;
+};
+
+/**
+ * struct ibpost_region - a loopback session's local region.
+ * @bytes: its size (what requests may reach).
+ * @chunk: bytes of each MR (a power of two; the last may map beyond
+ *	@bytes, never reached).
+ * @buf: the zeroed pages, one slot of @chunk bytes per MR.
+ * @mrs: one fast-reg MR per slot, remote READ and WRITE.
+ */
+struct ibpost_region {
+	u64 bytes;
+	u32 chunk;
+	struct ibpost_buf buf;
+	struct ibpost_mrs mrs;
+};
+
+/**
+ * struct ibpost_lat_ring - the latencies of a session's last requests.
+ * @ns: @size latencies in ns; slot @n % @size is the next one written.
+ * @size: capacity.
+ * @n: latencies recorded in all.
+ */
+struct ibpost_lat_ring {
+	u64 *ns;
+	u32 size;
+	u64 n;
+};
+
+/**
  * struct ibpost_session - a connected endpoint with a lifetime (a
  *	consumer's, or a job's).
  * @node: entry in the list of all sessions.
@@ -33,17 +76,24 @@ enum ibpost_sess_state {
  *	its CQ is a softirq one of the device's pool (a job's CQ is its own,
  *	polled directly).
  * @pair: a loopback session's pair (@ep is its initiator), else NULL.
+ * @nr_queues: queues in @queues.
+ * @queues: the queues; queue 0 is @ep (and @pair), registrations and
+ *	control messages use it.
+ * @q0: @queues of a session with one queue.
+ * @region: the local region of a loopback session, or NULL.
+ * @lat: latencies for exact percentiles (@lock).
+ * @limits: I/O limits, computed at open (ibpost_session_get_limits()).
  * @pep: a session with a peer: its one endpoint (@ep points here).
  * @max_sge: SGEs per send WR (granted; rdma_rw splits at the QP's
  *	max_write_sge / max_read_sge).
  * @max_msg: bytes per WR (the port's max_msg_sz).
- * @lock: @state, @sq_free, @posting, @waiting, @orphans, @stats; a
+ * @lock: @state, queues' @sq_free, @posting, @waiting, @orphans, @stats,
+ *	@lat; a
  *	submitter leaving (@posting, @waiting) wakes @wq under it, so that
  *	the session's death, which checks them under it, cannot free the
  *	session under that wake-up.
  * @state: enum ibpost_sess_state.
  * @kill_err: errno flushed requests complete with once the session dies.
- * @sq_free: send-queue slots not reserved by a request.
  * @posting: submitters between reserving slots and returning from
  *	ib_post_send(); a dying session waits for them.
  * @waiting: submitters waiting for send-queue room; a dying session
@@ -68,13 +118,18 @@ struct ibpost_session {
 	struct ibpost_dev *dev;
 	struct ibpost_ep *ep;
 	struct ibpost_pair *pair;
+	u32 nr_queues;
+	struct ibpost_squeue *queues;
+	struct ibpost_squeue q0;
+	struct ibpost_region *region;
+	struct ibpost_lat_ring lat;
+	struct ibpost_session_limits limits;
 	struct ibpost_ep pep;
 	u32 max_sge;
 	u32 max_msg;
 	spinlock_t lock;
 	enum ibpost_sess_state state;
 	int kill_err;
-	u32 sq_free;
 	u32 posting;
 	u32 waiting;
 	wait_queue_head_t wq;
@@ -121,6 +176,22 @@ void ibpost_session_error(struct ibpost_session *s);
 void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 			 int status);
 void ibpost_regs_release(struct ibpost_session *s);
+
+/* limits.c */
+u32 ibpost_req_worst(const struct ibpost_squeue *q, u32 op,
+		     unsigned int nents);
+void ibpost_session_limits_init(struct ibpost_session *s);
+
+/* region.c */
+int ibpost_region_create(struct ibpost_session *s, u64 bytes, u32 *reason);
+void ibpost_region_release(struct ibpost_session *s);
+int ibpost_region_target(struct ibpost_session *s, struct ibpost_req *req,
+			 u64 len);
+
+/* slat.c */
+int ibpost_lat_ring_init(struct ibpost_lat_ring *r, u32 size);
+void ibpost_lat_ring_add(struct ibpost_lat_ring *r, u64 ns);
+void ibpost_lat_ring_free(struct ibpost_lat_ring *r);
 
 /* speer.c */
 struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,

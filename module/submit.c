@@ -23,6 +23,19 @@
  * request can need; the spare ones are given back as soon as rdma_rw said
  * how many it built.  Without slots a submitter waits (process context) or
  * gets -EAGAIN (IBPOST_REQ_NOWAIT); it never overruns the send queue.
+ * Each queue of a session has its own QP and slots; the request names it.
+ *
+ * Allocation per request: none by ibpost (the caller preallocates the
+ * request, rdma_rw's context is in it).  rdma_rw_ctx_init() itself
+ * allocates for a scatterlist of more than one mapped entry (its array of
+ * SGEs and WRs, kcalloc() GFP_KERNEL) and, where it registers, takes MRs
+ * from the QP's pool (allocated at QP creation: max_rdma_ctxs).  6.1 has
+ * no rdma_rw variant with caller-provided arrays, and building the WRs
+ * here would be a second implementation of rdma_rw: ibpost keeps rdma_rw
+ * and makes that allocation safe for a block driver instead (GFP_NOIO
+ * scope below; process context, so blk-mq drivers set BLK_MQ_F_BLOCKING).
+ * A request of one entry on a device that does not register allocates
+ * nothing at all.
  */
 #include <kunit/visibility.h>
 #include <linux/delay.h>
@@ -57,11 +70,12 @@ static enum dma_data_direction ibpost_req_dir(const struct ibpost_req *req)
 }
 
 /* Undo rdma_rw_ctx_init(): MRs back to the QP's pool, the list unmapped. */
-static void ibpost_req_rw_destroy(struct ibpost_session *s,
-				  struct ibpost_req *req)
+static void ibpost_req_rw_destroy(struct ibpost_req *req)
 {
-	rdma_rw_ctx_destroy(&req->rw, s->ep->qp, s->ep->port, req->sgl,
-			    req->nents, ibpost_req_dir(req));
+	struct ibpost_ep *ep = req->q->ep;
+
+	rdma_rw_ctx_destroy(&req->rw, ep->qp, ep->port, req->sgl, req->nents,
+			    ibpost_req_dir(req));
 }
 
 /**
@@ -77,9 +91,9 @@ void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 	u64 ns = ktime_get_ns() - req->t_submit;
 	unsigned long flags;
 
-	ibpost_req_rw_destroy(s, req);
+	ibpost_req_rw_destroy(req);
 	spin_lock_irqsave(&s->lock, flags);
-	s->sq_free += req->nwr;
+	req->q->sq_free += req->nwr;
 	s->stats.completed++;
 	s->stats.inflight--;
 	if (status) {
@@ -87,6 +101,7 @@ void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 	} else {
 		s->stats.bytes += ibpost_req_len(req);
 		s->stats.lat_hist[ibpost_hist_bucket(ns)]++;
+		ibpost_lat_ring_add(&s->lat, ns);
 	}
 	spin_unlock_irqrestore(&s->lock, flags);
 	wake_up(&s->wq);
@@ -145,55 +160,38 @@ static void ibpost_req_mid_done(struct ib_cq *cq, struct ib_wc *wc)
 		req->status = err;
 }
 
-/* Check what can be checked before touching the device. */
-static int ibpost_req_check(struct ibpost_req *req)
+/*
+ * Check what can be checked before touching the device; *@len: the
+ * request's bytes.  A region request's far end is found once the session
+ * is known to stay (ibpost_region_target(), after the reservation).
+ */
+static int ibpost_req_check(struct ibpost_session *s, struct ibpost_req *req,
+			    u64 *len)
 {
-	u64 len;
+	bool region = req->flags & IBPOST_REQ_REGION;
 
 	req->reason = IBPOST_R_NONE;
 	if (req->flags & ~IBPOST_REQ_FLAGS)
 		return ibpost_req_refuse(req, IBPOST_R_FLAGS, -EINVAL);
 	if (req->op != IBPOST_OP_WRITE && req->op != IBPOST_OP_READ)
 		return ibpost_req_refuse(req, IBPOST_R_OPCODE, -EOPNOTSUPP);
-	if (!req->done || !req->remote || !req->sgl || !req->nents)
+	if (req->queue >= s->nr_queues)
+		return ibpost_req_refuse(req, IBPOST_R_QUEUE, -EINVAL);
+	if (!req->done || (!region && !req->remote) || !req->sgl ||
+	    !req->nents)
 		return ibpost_req_refuse(req, IBPOST_R_SGE_COUNT, -EINVAL);
-	len = ibpost_req_len(req);
-	if (!len)
+	*len = ibpost_req_len(req);
+	if (!*len)
 		return ibpost_req_refuse(req, IBPOST_R_SGE_ZERO, -EINVAL);
+	req->q = &s->queues[req->queue];
+	if (region)
+		return 0;
 	if (req->remote_offset > req->remote->length ||
-	    len > req->remote->length - req->remote_offset)
+	    *len > req->remote->length - req->remote_offset)
 		return ibpost_req_refuse(req, IBPOST_R_SGE_RANGE, -EINVAL);
+	req->raddr = req->remote->addr + req->remote_offset;
+	req->rkey = req->remote->rkey;
 	return 0;
-}
-
-/*
- * The most send-queue slots @req can take (the QP exists: the session is
- * live).  rdma_rw splits the mapped entries, at most @req->nents, at the
- * QP's SGE limit; on a device where it may register instead it takes
- * rdma_rw_mr_factor() MRs of up to three WRs each (LOCAL_INV, REG_MR and
- * the RDMA WR: rdma_rw_max_send_wr()), and it falls back to splitting when
- * the MR pool is empty but registering was only an optimization.
- */
-static u32 ibpost_req_worst(struct ibpost_session *s,
-			    const struct ibpost_req *req)
-{
-	struct ib_qp *qp = s->ep->qp;
-	u32 port = s->ep->port;
-	u32 max_sge, mrs;
-	u64 wrs;
-
-	max_sge = req->op == IBPOST_OP_READ ? qp->max_read_sge :
-		  qp->max_write_sge;
-	if (!max_sge)
-		return U32_MAX;
-	wrs = DIV_ROUND_UP_ULL(req->nents, max_sge);
-	/* One WR per context: this device never registers. */
-	if (rdma_rw_max_send_wr(qp->device, port, 1, 0) > 1) {
-		mrs = rdma_rw_mr_factor(qp->device, port, req->nents);
-		wrs = max_t(u64, wrs,
-			    rdma_rw_max_send_wr(qp->device, port, mrs, 0));
-	}
-	return min_t(u64, wrs, U32_MAX);
 }
 
 static uint session_test_wake_ms;
@@ -218,6 +216,7 @@ static void ibpost_req_test_wake(void)
 static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
 			      u32 *max_wr)
 {
+	struct ibpost_squeue *q = req->q;
 	unsigned long flags;
 	bool counted = false;
 	u32 n = 0;
@@ -231,15 +230,15 @@ static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
 						 -EIO : -ENOTCONN);
 		}
 		if (!n) {
-			n = ibpost_req_worst(s, req);
+			n = ibpost_req_worst(q, req->op, req->nents);
 			if (n > s->attr.depth) {
 				spin_unlock_irqrestore(&s->lock, flags);
 				return ibpost_req_refuse(req, IBPOST_R_DEPTH,
 							 -EINVAL);
 			}
 		}
-		if (s->sq_free >= n) {
-			s->sq_free -= n;
+		if (q->sq_free >= n) {
+			q->sq_free -= n;
 			s->posting++;
 			spin_unlock_irqrestore(&s->lock, flags);
 			*max_wr = n;
@@ -255,7 +254,7 @@ static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
 		/* Counted: the session's death waits for us to leave. */
 		s->waiting++;
 		spin_unlock_irqrestore(&s->lock, flags);
-		wait_event(s->wq, READ_ONCE(s->sq_free) >= n ||
+		wait_event(s->wq, READ_ONCE(q->sq_free) >= n ||
 			   READ_ONCE(s->state) != IBPOST_S_LIVE);
 		if (READ_ONCE(s->state) != IBPOST_S_LIVE)
 			ibpost_req_test_wake();
@@ -273,13 +272,14 @@ static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
 	}
 }
 
-/* Leave the submitters; give back @spare slots. */
-static void ibpost_req_unreserve(struct ibpost_session *s, u32 spare)
+/* Leave the submitters; give back @spare slots of @q. */
+static void ibpost_req_unreserve(struct ibpost_session *s,
+				 struct ibpost_squeue *q, u32 spare)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->lock, flags);
-	s->sq_free += spare;
+	q->sq_free += spare;
 	s->posting--;
 	/* Under the lock: a dying session checks @posting under it. */
 	wake_up_all(&s->wq);
@@ -291,15 +291,15 @@ static void ibpost_req_unreserve(struct ibpost_session *s, u32 spare)
  * Blocking submitters allocate as GFP_NOIO would (rdma_rw allocates with
  * GFP_KERNEL): a block driver's I/O must not recurse into I/O reclaim.
  */
-static int ibpost_req_rw_init(struct ibpost_session *s, struct ibpost_req *req)
+static int ibpost_req_rw_init(struct ibpost_req *req)
 {
 	unsigned int noio = memalloc_noio_save();
+	struct ibpost_ep *ep = req->q->ep;
 	int ret;
 
-	ret = rdma_rw_ctx_init(&req->rw, s->ep->qp, s->ep->port, req->sgl,
-			       req->nents, 0,
-			       req->remote->addr + req->remote_offset,
-			       req->remote->rkey, ibpost_req_dir(req));
+	ret = rdma_rw_ctx_init(&req->rw, ep->qp, ep->port, req->sgl,
+			       req->nents, 0, req->raddr, req->rkey,
+			       ibpost_req_dir(req));
 	memalloc_noio_restore(noio);
 	if (ret >= 0)
 		return ret;
@@ -314,13 +314,12 @@ static int ibpost_req_rw_init(struct ibpost_session *s, struct ibpost_req *req)
  * completion, the others cqe_mid for their error completions); only the
  * last is signaled unless IBPOST_REQ_SIGNAL_ALL.
  */
-static struct ib_send_wr *ibpost_req_chain(struct ibpost_session *s,
-					   struct ibpost_req *req)
+static struct ib_send_wr *ibpost_req_chain(struct ibpost_req *req)
 {
+	struct ibpost_ep *ep = req->q->ep;
 	struct ib_send_wr *first, *wr;
 
-	first = rdma_rw_ctx_wrs(&req->rw, s->ep->qp, s->ep->port,
-				&req->cqe, NULL);
+	first = rdma_rw_ctx_wrs(&req->rw, ep->qp, ep->port, &req->cqe, NULL);
 	for (wr = first; wr->next; wr = wr->next) {
 		wr->wr_cqe = &req->cqe_mid;
 		if (req->flags & IBPOST_REQ_SIGNAL_ALL)
@@ -359,31 +358,31 @@ static void ibpost_req_orphan(struct ibpost_session *s, struct ibpost_req *req,
 bool ibpost_kunit_partial_post;
 EXPORT_SYMBOL_IF_KUNIT(ibpost_kunit_partial_post);
 
-static int ibpost_req_post_wrs(struct ibpost_session *s,
+static int ibpost_req_post_wrs(struct ibpost_req *req,
 			       struct ib_send_wr *first, u32 *taken)
 {
 	struct ib_send_wr *rest = first->next;
 	int ret;
 
 	if (!rest || !xchg(&ibpost_kunit_partial_post, false))
-		return ibpost_ep_post(s->ep, first, taken);
+		return ibpost_ep_post(req->q->ep, first, taken);
 	first->next = NULL;
-	ret = ibpost_ep_post(s->ep, first, taken);
+	ret = ibpost_ep_post(req->q->ep, first, taken);
 	first->next = rest;
 	return ret ? ret : -ENOMEM;
 }
 #else
-static int ibpost_req_post_wrs(struct ibpost_session *s,
+static int ibpost_req_post_wrs(struct ibpost_req *req,
 			       struct ib_send_wr *first, u32 *taken)
 {
-	return ibpost_ep_post(s->ep, first, taken);
+	return ibpost_ep_post(req->q->ep, first, taken);
 }
 #endif
 
 /* Post the request's chain; 0 once the request is the session's. */
 static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req)
 {
-	struct ib_send_wr *first = ibpost_req_chain(s, req);
+	struct ib_send_wr *first = ibpost_req_chain(req);
 	unsigned long flags;
 	u32 taken;
 	int ret;
@@ -394,7 +393,7 @@ static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req)
 	s->stats.wrs += req->nwr;
 	spin_unlock_irqrestore(&s->lock, flags);
 	req->t_submit = ktime_get_ns();
-	ret = ibpost_req_post_wrs(s, first, &taken);
+	ret = ibpost_req_post_wrs(req, first, &taken);
 	if (!ret)
 		return 0;
 	spin_lock_irqsave(&s->lock, flags);
@@ -427,8 +426,9 @@ static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req)
  * submitted from any context.
  * Return: 0 when accepted (@done will be called exactly once); else the
  * request was not started, @done is not called, @req->reason says why:
- * -EINVAL (bad request, more WRs than the session's depth, or entries an
- * MR cannot map: IBPOST_R_FRPL), -EOPNOTSUPP (opcode), -EAGAIN (send queue
+ * -EINVAL (bad request, no such queue: IBPOST_R_QUEUE, a region request
+ * outside the region or across one of its MRs: IBPOST_R_REGION_CROSS, more
+ * WRs than the session's depth, or entries an MR cannot map: IBPOST_R_FRPL), -EOPNOTSUPP (opcode), -EAGAIN (send queue
  * full with IBPOST_REQ_NOWAIT), -EIO (the session's QP is in error),
  * -ENOTCONN (closed or device gone), -ENOMEM (or another mapping error of
  * rdma_rw_ctx_init()), or the provider's error from ib_post_send().
@@ -436,9 +436,10 @@ static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req)
 int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 {
 	u32 max_wr, nwr;
+	u64 len;
 	int ret;
 
-	ret = ibpost_req_check(req);
+	ret = ibpost_req_check(s, req, &len);
 	if (ret)
 		return ret;
 	if (!(req->flags & IBPOST_REQ_NOWAIT))
@@ -451,7 +452,12 @@ int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 	req->cqe.done = ibpost_req_done;
 	req->cqe_mid.done = ibpost_req_mid_done;
 	INIT_LIST_HEAD(&req->node);
-	ret = ibpost_req_rw_init(s, req);
+	if (req->flags & IBPOST_REQ_REGION) {
+		ret = ibpost_region_target(s, req, len);
+		if (ret)
+			goto err_unreserve;
+	}
+	ret = ibpost_req_rw_init(req);
 	if (ret < 0)
 		goto err_unreserve;
 	/* The reservation is the send queue's bound: never post past it. */
@@ -466,13 +472,13 @@ int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 	if (ret)
 		goto err_destroy;
 	/* The request holds its nwr slots until it completes. */
-	ibpost_req_unreserve(s, max_wr - nwr);
+	ibpost_req_unreserve(s, req->q, max_wr - nwr);
 	return 0;
 
 err_destroy:
-	ibpost_req_rw_destroy(s, req);
+	ibpost_req_rw_destroy(req);
 err_unreserve:
-	ibpost_req_unreserve(s, max_wr);
+	ibpost_req_unreserve(s, req->q, max_wr);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ibpost_submit);

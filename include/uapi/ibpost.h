@@ -103,6 +103,10 @@
  *	server's job time limit: @value and @limit in milliseconds.
  * @IBPOST_R_SRV_PER_ADDR: the server is at its connection limit for the
  *	client's address: @value connections, @limit the limit.
+ * @IBPOST_R_QUEUE: queue count 0 or above the limit, or a request on a
+ *	queue the session does not have.
+ * @IBPOST_R_REGION_CROSS: the request crosses a boundary of the session's
+ *	region's MRs (or leaves the region, or the session has none).
  * @IBPOST_R_MAX: number of codes (not a code).
  */
 enum ibpost_reason {
@@ -158,6 +162,8 @@ enum ibpost_reason {
 	IBPOST_R_SRV_MEM,
 	IBPOST_R_SRV_JOB_TIME,
 	IBPOST_R_SRV_PER_ADDR,
+	IBPOST_R_QUEUE,
+	IBPOST_R_REGION_CROSS,
 	IBPOST_R_MAX
 };
 
@@ -215,6 +221,8 @@ enum ibpost_reason {
 	[IBPOST_R_SRV_MEM] = "the server's budget of pinned memory or MRs would be exceeded", \
 	[IBPOST_R_SRV_JOB_TIME] = "job longer than the server's job time limit", \
 	[IBPOST_R_SRV_PER_ADDR] = "the server is at its connection limit for this address", \
+	[IBPOST_R_QUEUE] = "no such queue, or a queue count of 0 or above the limit", \
+	[IBPOST_R_REGION_CROSS] = "request crosses an MR boundary of the session's region, or leaves it", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: exact latency percentiles of a session's last requests.
+ *
+ * Each completed request's submit-to-callback time goes into a ring of
+ * the session's last &ibpost_session_attr.lat_samples latencies (taken at
+ * open, nothing allocated per request); a query copies the ring and sorts
+ * the copy (ibpost_lat_summarize(), the jobs' own summary), so percentiles
+ * are exact over that window, not read off log2 buckets.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "session.h"
+#include "stats.h"
+
+/**
+ * ibpost_lat_ring_init() - allocate a ring of @size latencies.
+ * @r: zeroed ring.
+ * @size: capacity, at least 1.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int ibpost_lat_ring_init(struct ibpost_lat_ring *r, u32 size)
+{
+	r->ns = kvcalloc(size, sizeof(*r->ns), GFP_KERNEL);
+	if (!r->ns)
+		return -ENOMEM;
+	r->size = size;
+	r->n = 0;
+	return 0;
+}
+
+/**
+ * ibpost_lat_ring_add() - record one latency (over the oldest when full).
+ * @r: the ring (its session's lock held); without capacity, nothing.
+ * @ns: the latency.
+ */
+void ibpost_lat_ring_add(struct ibpost_lat_ring *r, u64 ns)
+{
+	u32 slot;
+
+	if (!r->size)
+		return;
+	div_u64_rem(r->n, r->size, &slot);
+	r->ns[slot] = ns;
+	r->n++;
+}
+
+/**
+ * ibpost_lat_ring_free() - free a ring.
+ * @r: the ring (may be empty).
+ */
+void ibpost_lat_ring_free(struct ibpost_lat_ring *r)
+{
+	kvfree(r->ns);
+	memset(r, 0, sizeof(*r));
+}
+
+/**
+ * ibpost_session_get_latency() - exact latency figures of a session's last
+ *	completed requests.
+ * @s: the session (open; also after its device went away).
+ * @out: filled; all 0 when nothing completed yet.
+ *
+ * Over the last &ibpost_session_attr.lat_samples requests that completed
+ * without error: min, max, mean and nearest-rank percentiles of their
+ * submit-to-callback time.
+ *
+ * Context: process context, may sleep (the copy is allocated).
+ * Return: 0 or -ENOMEM.
+ */
+int ibpost_session_get_latency(struct ibpost_session *s,
+			       struct ibpost_session_lat *out)
+{
+	struct ibpost_result *res;
+	unsigned long flags;
+	u64 *copy, n;
+
+	memset(out, 0, sizeof(*out));
+	if (!s->lat.size)
+		return 0;
+	copy = kvcalloc(s->lat.size, sizeof(*copy), GFP_KERNEL);
+	res = kzalloc(sizeof(*res), GFP_KERNEL);
+	if (!copy || !res) {
+		kvfree(copy);
+		kfree(res);
+		return -ENOMEM;
+	}
+	spin_lock_irqsave(&s->lock, flags);
+	n = min_t(u64, s->lat.n, s->lat.size);
+	memcpy(copy, s->lat.ns, n * sizeof(*copy));
+	spin_unlock_irqrestore(&s->lock, flags);
+	ibpost_lat_summarize(copy, n, res);
+	out->samples = n;
+	out->min_ns = res->lat_min_ns;
+	out->max_ns = res->lat_max_ns;
+	out->avg_ns = res->lat_avg_ns;
+	out->p50_ns = res->lat_median_ns;
+	out->p99_ns = res->lat_p99_ns;
+	out->p999_ns = res->lat_p999_ns;
+	kvfree(copy);
+	kfree(res);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ibpost_session_get_latency);

@@ -52,6 +52,13 @@ static void ibpost_reason_cap_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, (u32)IBPOST_R_SRV_MEM,
 			(u32)IBPOST_R_PEER_DENIED);
 	KUNIT_EXPECT_GT(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_SRV_PER_ADDR);
+	/* ... then the session's queues and region (issue 14). */
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_QUEUE,
+			(u32)IBPOST_R_SRV_PER_ADDR + 1);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_REGION_CROSS,
+			(u32)IBPOST_R_QUEUE + 1);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX,
+			(u32)IBPOST_R_REGION_CROSS + 1);
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_CAP_IMM),
 			   "device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM)");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_CAP_CM_ONLY),

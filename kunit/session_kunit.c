@@ -4,12 +4,14 @@
  * exported API only: the block-driver-like consumer (consumer.c) with
  * several threads, rdma_rw's split at max_sge (and IBPOST_REQ_SIGNAL_ALL),
  * one SGE per entry, NOWAIT on a full send queue, callbacks exactly once
- * on success, on error and on close, an rkey dead after ibpost_unreg(), and
- * refusals.
+ * on success, on error and on close, an rkey dead after ibpost_unreg(),
+ * refusals; several queues, a local region across MRs, the I/O limits,
+ * exact latency percentiles and ibpost_session_fail().
  */
 #include <kunit/test.h>
 #include <linux/bottom_half.h>
 #include <linux/delay.h>
+#include <linux/log2.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched/task.h>
@@ -638,6 +640,229 @@ static void tk_close_waiter_test(struct kunit *test)
 	__free_pages(rem, 8);
 }
 
+/* A region request of @n pages at @off on queue @queue, waited for. */
+static int tk_region_io(struct kunit *test, struct ibpost_session *s,
+			u32 op, struct scatterlist *sg, u32 n, u64 off,
+			u32 queue, u32 *reason)
+{
+	struct tk_io *io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	init_completion(&io->done);
+	io->req.op = op;
+	io->req.flags = IBPOST_REQ_REGION;
+	io->req.sgl = sg;
+	io->req.nents = n;
+	io->req.remote_offset = off;
+	io->req.queue = queue;
+	io->req.done = tk_done;
+	ret = ibpost_submit(s, &io->req);
+	if (reason)
+		*reason = io->req.reason;
+	if (ret)
+		return ret;
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&io->done, 10 * HZ),
+			0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&io->calls), 1);
+	return io->status;
+}
+
+/*
+ * Four queues and a region of three MRs and a half: each queue writes the
+ * last two pages of one MR (the end of an MR, where rxe steps to its next
+ * page map), another queue reads them back; a page never written reads as
+ * zeros; the limits say what the session is.
+ */
+static void tk_queues_region_test(struct kunit *test)
+{
+	struct ibpost_session_attr attr = {
+		.dev_name = dev, .depth = 16, .nr_queues = 4,
+		.event = tk_event,
+	};
+	struct ibpost_session_limits lim;
+	struct scatterlist wsg[2], rsg[2];
+	struct page *w = tk_pages(test, 1), *r = tk_pages(test, 1);
+	struct ibpost_session *s;
+	u32 q, chunk, reason = 0;
+	u64 off;
+
+	attr.reason = &reason;
+	attr.region_bytes = 7ULL << 20;
+	s = ibpost_session_open(&attr);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(s), "open: %ld reason %u",
+			       PTR_ERR(s), reason);
+	ibpost_session_get_limits(s, &lim);
+	chunk = lim.region_chunk;
+	KUNIT_EXPECT_EQ(test, lim.queues, 4U);
+	KUNIT_EXPECT_EQ(test, lim.depth, 16U);
+	KUNIT_EXPECT_EQ(test, lim.region_bytes, 7ULL << 20);
+	KUNIT_ASSERT_GE(test, chunk, 2U * (u32)PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, is_power_of_2(chunk));
+	KUNIT_EXPECT_LE(test, lim.max_bytes, (u64)chunk);
+	KUNIT_EXPECT_GE(test, lim.max_segments, lim.max_sge);
+	KUNIT_EXPECT_GE(test, lim.vectors, 1U);
+	KUNIT_EXPECT_LE(test, ibpost_session_req_wrs(s, lim.max_segments),
+			16U);
+	kunit_info(test, "chunk %u max_sge %u max_segments %u vectors %u\n",
+		   chunk, lim.max_sge, lim.max_segments, lim.vectors);
+	tk_sg(wsg, w, 2, 1, 0);
+	tk_sg(rsg, r, 2, 1, 0);
+	for (q = 0; q < 4; q++) {
+		off = (u64)(q + 1) * chunk - 2 * PAGE_SIZE;
+		if (off + 2 * PAGE_SIZE > lim.region_bytes)
+			off = lim.region_bytes - 2 * PAGE_SIZE;
+		tk_fill(wsg, 2, q + 7);
+		KUNIT_EXPECT_EQ(test, tk_region_io(test, s, IBPOST_OP_WRITE,
+						   wsg, 2, off, q, NULL), 0);
+		memset(page_address(r), 0xee, 2 * PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, tk_region_io(test, s, IBPOST_OP_READ,
+						   rsg, 2, off, (q + 1) % 4,
+						   NULL), 0);
+		KUNIT_EXPECT_EQ(test, tk_bad(page_address(r), 2 * PAGE_SIZE,
+					     q + 7), 0ULL);
+	}
+	/* Never written: zeros. */
+	memset(page_address(r), 0xee, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, tk_region_io(test, s, IBPOST_OP_READ, rsg, 1,
+					   chunk / 2, 1, NULL), 0);
+	KUNIT_EXPECT_EQ(test, memchr_inv(page_address(r), 0, PAGE_SIZE),
+			NULL);
+	/* Across an MR, past the end, on a queue it lacks: refused. */
+	KUNIT_EXPECT_EQ(test, tk_region_io(test, s, IBPOST_OP_WRITE, wsg, 2,
+					   chunk - PAGE_SIZE, 0, &reason),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_REGION_CROSS);
+	KUNIT_EXPECT_EQ(test, tk_region_io(test, s, IBPOST_OP_WRITE, wsg, 1,
+					   lim.region_bytes, 0, &reason),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_REGION_CROSS);
+	KUNIT_EXPECT_EQ(test, tk_region_io(test, s, IBPOST_OP_WRITE, wsg, 1,
+					   0, 4, &reason), -EINVAL);
+	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_QUEUE);
+	ibpost_session_close(s);
+	__free_pages(w, 1);
+	__free_pages(r, 1);
+}
+
+/* Bad attributes: refused, each with its reason. */
+static void tk_attr_reason_test(struct kunit *test)
+{
+	struct sockaddr_storage ss = { .ss_family = AF_INET };
+	struct ibpost_session_attr attr = { .dev_name = dev, .depth = 4 };
+	struct ibpost_session *s;
+	u32 reason;
+
+	attr.reason = &reason;
+	attr.nr_queues = IBPOST_SESSION_QUEUES_MAX + 1;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_QUEUE);
+	attr.nr_queues = 0;
+	attr.region_bytes = PAGE_SIZE + 1;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_BUF_SIZE);
+	attr.region_bytes = 1ULL << 50;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_BUF_SIZE);
+	attr.region_bytes = 0;
+	attr.lat_samples = IBPOST_LAT_SAMPLES_MAX + 1;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_COUNT);
+	attr.lat_samples = 0;
+	attr.depth = 0;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_DEPTH);
+	attr.depth = 1U << 30;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_DEPTH);
+	attr.depth = 4;
+	attr.flags = 1;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_FLAGS);
+	attr.flags = 0;
+	attr.port = 99;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_PORT);
+	attr.port = 0;
+	attr.peer = &ss;
+	attr.nr_queues = 2;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
+			(long)-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_PEER_FLAG);
+	attr.peer = NULL;
+	attr.nr_queues = 0;
+	attr.dev_name = "nosuch0";
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
+			(long)-ENODEV);
+	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_NO_DEVICE);
+	attr.dev_name = dev;
+	reason = 12345;
+	s = ibpost_session_open(&attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
+	KUNIT_EXPECT_EQ(test, reason, 12345U);
+	ibpost_session_close(s);
+}
+
+/*
+ * Exact latency over a ring of 4: after 10 requests the figures are over
+ * the last 4, ordered, and not zero; ibpost_session_fail() puts the
+ * session in error: the next submission is refused with -EIO.
+ */
+static void tk_latency_fail_test(struct kunit *test)
+{
+	struct ibpost_session_attr attr = {
+		.dev_name = dev, .depth = 4, .region_bytes = 1ULL << 20,
+		.lat_samples = 4, .event = tk_event,
+	};
+	struct ibpost_session_lat lat;
+	struct page *p = tk_pages(test, 0);
+	struct ibpost_session *s;
+	struct scatterlist sg;
+	int i, errors;
+	u32 reason;
+
+	s = ibpost_session_open(&attr);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(s), "open: %ld", PTR_ERR(s));
+	KUNIT_EXPECT_EQ(test, ibpost_session_get_latency(s, &lat), 0);
+	KUNIT_EXPECT_EQ(test, lat.samples, 0ULL);
+	sg_init_table(&sg, 1);
+	sg_set_page(&sg, p, PAGE_SIZE, 0);
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_EQ(test, tk_region_io(test, s, i & 1 ?
+						   IBPOST_OP_READ :
+						   IBPOST_OP_WRITE, &sg, 1,
+						   (u64)i * PAGE_SIZE, 0, NULL),
+				0);
+	KUNIT_EXPECT_EQ(test, ibpost_session_get_latency(s, &lat), 0);
+	KUNIT_EXPECT_EQ(test, lat.samples, 4ULL);
+	KUNIT_EXPECT_GT(test, lat.min_ns, 0ULL);
+	KUNIT_EXPECT_LE(test, lat.min_ns, lat.p50_ns);
+	KUNIT_EXPECT_LE(test, lat.p50_ns, lat.p99_ns);
+	KUNIT_EXPECT_LE(test, lat.p99_ns, lat.p999_ns);
+	KUNIT_EXPECT_LE(test, lat.p999_ns, lat.max_ns);
+	KUNIT_EXPECT_LE(test, lat.min_ns, lat.avg_ns);
+	KUNIT_EXPECT_LE(test, lat.avg_ns, lat.max_ns);
+	/* Exact: the median of 4 is one of the samples, the 2nd smallest. */
+	KUNIT_EXPECT_EQ(test, lat.p999_ns, lat.max_ns);
+	errors = atomic_read(&tk_events[IBPOST_EV_ERROR]);
+	ibpost_session_fail(s);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tk_events[IBPOST_EV_ERROR]),
+			errors + 1);
+	KUNIT_EXPECT_EQ(test, tk_region_io(test, s, IBPOST_OP_WRITE, &sg, 1,
+					   0, 0, &reason), -EIO);
+	KUNIT_EXPECT_EQ(test, ibpost_session_req_wrs(s, 1), 0U);
+	ibpost_session_close(s);
+	__free_pages(p, 0);
+}
+
 static struct kunit_case tk_cases[] = {
 	KUNIT_CASE(tk_consumer_test),
 	KUNIT_CASE(tk_split_test),
@@ -650,6 +875,9 @@ static struct kunit_case tk_cases[] = {
 	KUNIT_CASE(tk_refused_test),
 	KUNIT_CASE(tk_partial_nowait_test),
 	KUNIT_CASE(tk_close_waiter_test),
+	KUNIT_CASE(tk_queues_region_test),
+	KUNIT_CASE(tk_attr_reason_test),
+	KUNIT_CASE(tk_latency_fail_test),
 	{}
 };
 

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost_blk: per-device attributes, /sys/block/ibpostbN/ibpost/:
+ *
+ *  rdma_dev      the RDMA device the session is on
+ *  size          bytes of the device (its region)
+ *  queues        hardware queues (= session queues), and queues_asked
+ *  depth         requests per hardware queue
+ *  max_segments  scatterlist entries per request (from the session)
+ *  chunk         bytes of each of the region's MRs (the chunk size)
+ *  state         live, error (the session failed: I/O ends with an error)
+ *                or lost (the RDMA device went away)
+ *  stats         the session's counters: requests completed errors
+ *                inflight bytes
+ *  latency       exact submit-to-completion figures of the last requests:
+ *                samples min avg p50 p99 p999 max (ns)
+ *
+ * They read the device without ibpost_blk_lock: unmapping holds it while
+ * del_gendisk() waits for these files' readers.
+ */
+#include <linux/device.h>
+#include <linux/sysfs.h>
+
+#include "blk.h"
+
+static struct ibpost_blk_dev *ibpost_blk_of(struct device *dev)
+{
+	return dev_to_disk(dev)->private_data;
+}
+
+static ssize_t rdma_dev_show(struct device *dev, struct device_attribute *a,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%s\n", ibpost_blk_of(dev)->map.rdma);
+}
+static DEVICE_ATTR_RO(rdma_dev);
+
+static ssize_t size_show(struct device *dev, struct device_attribute *a,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  (unsigned long long)ibpost_blk_of(dev)->map.size);
+}
+static DEVICE_ATTR_RO(size);
+
+static ssize_t queues_show(struct device *dev, struct device_attribute *a,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%u\n", ibpost_blk_of(dev)->queues);
+}
+static DEVICE_ATTR_RO(queues);
+
+static ssize_t queues_asked_show(struct device *dev,
+				 struct device_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", ibpost_blk_of(dev)->map.queues);
+}
+static DEVICE_ATTR_RO(queues_asked);
+
+static ssize_t depth_show(struct device *dev, struct device_attribute *a,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%u\n", ibpost_blk_of(dev)->map.depth);
+}
+static DEVICE_ATTR_RO(depth);
+
+static ssize_t max_segments_show(struct device *dev,
+				 struct device_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", ibpost_blk_of(dev)->segs);
+}
+static DEVICE_ATTR_RO(max_segments);
+
+static ssize_t chunk_show(struct device *dev, struct device_attribute *a,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%u\n", ibpost_blk_of(dev)->lim.region_chunk);
+}
+static DEVICE_ATTR_RO(chunk);
+
+static ssize_t state_show(struct device *dev, struct device_attribute *a,
+			  char *buf)
+{
+	static const char *const names[] = {
+		[IBPOST_BLK_LIVE] = "live",
+		[IBPOST_BLK_ERROR] = "error",
+		[IBPOST_BLK_LOST] = "lost",
+	};
+
+	return sysfs_emit(buf, "%s\n",
+			  names[READ_ONCE(ibpost_blk_of(dev)->state)]);
+}
+static DEVICE_ATTR_RO(state);
+
+static ssize_t stats_show(struct device *dev, struct device_attribute *a,
+			  char *buf)
+{
+	struct ibpost_session_stats *st;
+	ssize_t n;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	ibpost_session_get_stats(ibpost_blk_of(dev)->sess, st);
+	n = sysfs_emit(buf, "%llu %llu %llu %llu %llu\n", st->requests,
+		       st->completed, st->errors, st->inflight, st->bytes);
+	kfree(st);
+	return n;
+}
+static DEVICE_ATTR_RO(stats);
+
+static ssize_t latency_show(struct device *dev, struct device_attribute *a,
+			    char *buf)
+{
+	struct ibpost_session_lat l;
+	int ret;
+
+	ret = ibpost_session_get_latency(ibpost_blk_of(dev)->sess, &l);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "%llu %llu %llu %llu %llu %llu %llu\n",
+			  l.samples, l.min_ns, l.avg_ns, l.p50_ns, l.p99_ns,
+			  l.p999_ns, l.max_ns);
+}
+static DEVICE_ATTR_RO(latency);
+
+static struct attribute *ibpost_blk_disk_attrs[] = {
+	&dev_attr_rdma_dev.attr,
+	&dev_attr_size.attr,
+	&dev_attr_queues.attr,
+	&dev_attr_queues_asked.attr,
+	&dev_attr_depth.attr,
+	&dev_attr_max_segments.attr,
+	&dev_attr_chunk.attr,
+	&dev_attr_state.attr,
+	&dev_attr_stats.attr,
+	&dev_attr_latency.attr,
+	NULL,
+};
+
+static const struct attribute_group ibpost_blk_disk_group = {
+	.name = "ibpost",
+	.attrs = ibpost_blk_disk_attrs,
+};
+
+const struct attribute_group *ibpost_blk_disk_groups[] = {
+	&ibpost_blk_disk_group,
+	NULL,
+};

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibpost_blk: a blk-mq block device on ibpost's session API
+ * (Documentation/blk.rst).  Everything it needs of ibpost is in
+ * include/ibpost.h.
+ */
+#ifndef _IBPOST_BLK_H
+#define _IBPOST_BLK_H
+
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <ibpost.h>
+
+/* Devices are named ibpostb0, ibpostb1, ... */
+#define IBPOST_BLK_NAME		"ibpostb"
+/* Minors per device (partitions). */
+#define IBPOST_BLK_MINORS	16
+/* Most devices mapped at once. */
+#define IBPOST_BLK_MAX_DEVS	64
+/* Most requests per hardware queue (the map's depth=). */
+#define IBPOST_BLK_MAX_DEPTH	1024
+/* Default requests per hardware queue. */
+#define IBPOST_BLK_DEPTH	64
+/* Most scatterlist entries per request asked of the session. */
+#define IBPOST_BLK_MAX_SEGS	256
+/* Send-queue slots per request the session is sized for. */
+#define IBPOST_BLK_WRS_PER_REQ	8
+/* Length of the reason of the last control write. */
+#define IBPOST_BLK_RESULT_LEN	160
+
+/**
+ * struct ibpost_blk_map - what one map_device write asks for.
+ * @rdma: the RDMA device (dev=).
+ * @port: its port (port=, 0 for the first).
+ * @size: bytes of the device (size=, a multiple of 4 KiB).
+ * @queues: hardware queues asked for (queues=, capped by the device's
+ *	completion vectors and the CPUs).
+ * @depth: requests per hardware queue (depth=).
+ */
+struct ibpost_blk_map {
+	char rdma[IB_DEVICE_NAME_MAX];
+	u32 port;
+	u64 size;
+	u32 queues;
+	u32 depth;
+};
+
+/* Where a device is in its life. */
+enum ibpost_blk_state {
+	IBPOST_BLK_LIVE,	/* I/O goes to the session */
+	IBPOST_BLK_ERROR,	/* the session is in error: I/O fails */
+	IBPOST_BLK_LOST,	/* the RDMA device went away: I/O fails */
+};
+
+/**
+ * struct ibpost_blk_dev - one mapped device.
+ * @node: entry in the list of devices (ibpost_blk_lock).
+ * @id: its number (ibpostb<id>).
+ * @map: what it was mapped with (@map.queues: what was asked).
+ * @queues: hardware queues (= session queues) it has.
+ * @segs: most scatterlist entries per request (its max_segments).
+ * @sess: its session: the region is its backing store.
+ * @lim: the session's limits.
+ * @tags: the tag set; each request's pdu is a &struct ibpost_blk_cmd.
+ * @disk: the disk.
+ * @lock: @openers, @removing.
+ * @openers: opens of the disk (block_device_operations).
+ * @removing: being unmapped: opens are refused.
+ * @state: enum ibpost_blk_state (written from the session's events).
+ * @added: the disk was added (del_gendisk() is due).
+ */
+struct ibpost_blk_dev {
+	struct list_head node;
+	int id;
+	struct ibpost_blk_map map;
+	u32 queues;
+	u32 segs;
+	struct ibpost_session *sess;
+	struct ibpost_session_limits lim;
+	struct blk_mq_tag_set tags;
+	struct gendisk *disk;
+	struct mutex lock;
+	u32 openers;
+	bool removing;
+	int state;
+	bool added;
+};
+
+/**
+ * struct ibpost_blk_cmd - per-request data of the tag set, allocated with
+ *	it (nothing is allocated per I/O).
+ * @req: the session request.
+ * @status: what the request ends with.
+ * @sg: its scatterlist (blk_rq_map_sg()), &ibpost_blk_dev.segs entries.
+ */
+struct ibpost_blk_cmd {
+	struct ibpost_req req;
+	blk_status_t status;
+	struct scatterlist sg[];
+};
+
+/* main.c */
+extern struct mutex ibpost_blk_lock;
+extern struct list_head ibpost_blk_devs;
+extern unsigned int ibpost_blk_io_timeout;
+extern int ibpost_blk_major;
+const char *ibpost_blk_reason(u32 reason);
+
+/* ctl.c */
+int ibpost_blk_ctl_init(void);
+void ibpost_blk_ctl_exit(void);
+
+/* disk.c */
+int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
+		       size_t len, int *id);
+int ibpost_blk_unmap_dev(struct ibpost_blk_dev *d, bool force);
+struct ibpost_blk_dev *ibpost_blk_find(const char *name);
+extern const struct block_device_operations ibpost_blk_fops;
+
+/* io.c */
+extern const struct blk_mq_ops ibpost_blk_mq_ops;
+void ibpost_blk_event(struct ibpost_session *s,
+		      enum ibpost_session_event ev);
+
+/* attr.c */
+extern const struct attribute_group *ibpost_blk_disk_groups[];
+
+#endif /* _IBPOST_BLK_H */

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost_blk: the control interface, /sys/class/ibpost-blk/ctl/ (as rnbd's
+ * /sys/class/rnbd-client/ctl/; Documentation/blk.rst):
+ *
+ *  map_device    write "dev=RDMA size=BYTES[K|M|G] [queues=N] [depth=D]
+ *                [port=P]": map a new device; read: this usage
+ *  unmap_device  write "ibpostbN": unmap it (-EBUSY while open or mounted)
+ *  last_result   the outcome of the last write to either: "mapped
+ *                ibpostbN" or "refused: REASON" (writes serialize on one
+ *                lock: a tool that writes and then reads it sees its own
+ *                unless another writer came in between)
+ *  devices       the mapped devices, one name a line
+ *
+ * Every refusal is also an errno of the write and a line in the kernel log.
+ */
+#include <linux/device.h>
+#include <linux/parser.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "blk.h"
+
+static struct class *ibpost_blk_class;
+static struct device *ibpost_blk_ctl_dev;
+static char ibpost_blk_result[IBPOST_BLK_RESULT_LEN] = "none";
+
+enum {
+	IBPOST_BLK_OPT_DEV,
+	IBPOST_BLK_OPT_SIZE,
+	IBPOST_BLK_OPT_QUEUES,
+	IBPOST_BLK_OPT_DEPTH,
+	IBPOST_BLK_OPT_PORT,
+	IBPOST_BLK_OPT_ERR,
+};
+
+static const match_table_t ibpost_blk_opts = {
+	{ IBPOST_BLK_OPT_DEV, "dev=%s" },
+	{ IBPOST_BLK_OPT_SIZE, "size=%s" },
+	{ IBPOST_BLK_OPT_QUEUES, "queues=%u" },
+	{ IBPOST_BLK_OPT_DEPTH, "depth=%u" },
+	{ IBPOST_BLK_OPT_PORT, "port=%u" },
+	{ IBPOST_BLK_OPT_ERR, NULL },
+};
+
+#define IBPOST_BLK_USAGE \
+	"dev=RDMA_DEVICE size=BYTES[K|M|G] [queues=N (default: one per CPU)] [depth=1..1024 (64)] [port=P]\n"
+
+/* The outcome of a control write, kept for last_result and logged. */
+static __printf(2, 3) void ibpost_blk_set_result(int err, const char *fmt, ...)
+{
+	char text[IBPOST_BLK_RESULT_LEN - 16];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (err) {
+		snprintf(ibpost_blk_result, sizeof(ibpost_blk_result),
+			 "refused: %s", text);
+		pr_warn("ibpost_blk: refused: %s (%d)\n", text, err);
+	} else {
+		strscpy(ibpost_blk_result, text, sizeof(ibpost_blk_result));
+	}
+}
+
+/* One option's value; 0 or -EINVAL with the reason. */
+static int ibpost_blk_opt(struct ibpost_blk_map *m, int token,
+			  substring_t *arg, char *why, size_t len)
+{
+	char *end, *v;
+	int n;
+
+	switch (token) {
+	case IBPOST_BLK_OPT_DEV:
+		n = match_strlcpy(m->rdma, arg, sizeof(m->rdma));
+		if (!n || n >= sizeof(m->rdma))
+			goto bad;
+		return 0;
+	case IBPOST_BLK_OPT_SIZE:
+		v = match_strdup(arg);
+		if (!v)
+			return -ENOMEM;
+		m->size = memparse(v, &end);
+		n = *end || end == v;
+		kfree(v);
+		if (n)
+			goto bad;
+		return 0;
+	case IBPOST_BLK_OPT_QUEUES:
+		if (match_uint(arg, &m->queues))
+			goto bad;
+		return 0;
+	case IBPOST_BLK_OPT_DEPTH:
+		if (match_uint(arg, &m->depth))
+			goto bad;
+		return 0;
+	case IBPOST_BLK_OPT_PORT:
+		if (match_uint(arg, &m->port))
+			goto bad;
+		return 0;
+	}
+bad:
+	snprintf(why, len, "bad value in '%.*s'", (int)(arg->to - arg->from),
+		 arg->from);
+	return -EINVAL;
+}
+
+/* Parse and check a map_device line; 0 or -EINVAL with the reason. */
+static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
+			    size_t len)
+{
+	substring_t args[MAX_OPT_ARGS];
+	char *p;
+	int token, ret;
+
+	memset(m, 0, sizeof(*m));
+	m->queues = nr_cpu_ids;
+	m->depth = IBPOST_BLK_DEPTH;
+	while ((p = strsep(&buf, " \t\n"))) {
+		if (!*p)
+			continue;
+		token = match_token(p, ibpost_blk_opts, args);
+		if (token == IBPOST_BLK_OPT_ERR) {
+			snprintf(why, len, "unknown option '%s' (%s)", p,
+				 "dev= size= queues= depth= port=");
+			return -EINVAL;
+		}
+		ret = ibpost_blk_opt(m, token, args, why, len);
+		if (ret)
+			return ret;
+	}
+	if (!m->rdma[0]) {
+		snprintf(why, len, "dev= (the RDMA device) is required");
+		return -EINVAL;
+	}
+	if (!m->size || m->size & (PAGE_SIZE - 1)) {
+		snprintf(why, len, "size=%llu: give a non-zero multiple of %lu bytes",
+			 (unsigned long long)m->size, PAGE_SIZE);
+		return -EINVAL;
+	}
+	if (!m->queues || m->queues > IBPOST_SESSION_QUEUES_MAX) {
+		snprintf(why, len, "queues=%u: 1 to %u", m->queues,
+			 IBPOST_SESSION_QUEUES_MAX);
+		return -EINVAL;
+	}
+	if (!m->depth || m->depth > IBPOST_BLK_MAX_DEPTH) {
+		snprintf(why, len, "depth=%u: 1 to %u", m->depth,
+			 IBPOST_BLK_MAX_DEPTH);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static ssize_t map_device_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, IBPOST_BLK_USAGE);
+}
+
+static ssize_t map_device_store(struct device *dev,
+				struct device_attribute *attr,
+				const char *buf, size_t count)
+{
+	struct ibpost_blk_map m;
+	char why[IBPOST_BLK_RESULT_LEN - 16] = "";
+	char *copy;
+	int ret, id;
+
+	copy = kstrndup(buf, count, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	mutex_lock(&ibpost_blk_lock);
+	ret = ibpost_blk_parse(copy, &m, why, sizeof(why));
+	if (!ret)
+		ret = ibpost_blk_map_dev(&m, why, sizeof(why), &id);
+	if (ret)
+		ibpost_blk_set_result(ret, "%s", why);
+	else
+		ibpost_blk_set_result(0, "mapped " IBPOST_BLK_NAME "%d", id);
+	mutex_unlock(&ibpost_blk_lock);
+	kfree(copy);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(map_device);
+
+static ssize_t unmap_device_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct ibpost_blk_dev *d;
+	char name[DISK_NAME_LEN];
+	int ret;
+
+	if (count >= sizeof(name))
+		return -EINVAL;
+	strscpy(name, buf, sizeof(name));
+	strim(name);
+	mutex_lock(&ibpost_blk_lock);
+	d = ibpost_blk_find(name);
+	if (!d) {
+		ret = -ENODEV;
+		ibpost_blk_set_result(ret, "no device %s", name);
+	} else {
+		ret = ibpost_blk_unmap_dev(d, false);
+		if (ret)
+			ibpost_blk_set_result(ret, "%s is open or mounted",
+					      name);
+		else
+			ibpost_blk_set_result(0, "unmapped %s", name);
+	}
+	mutex_unlock(&ibpost_blk_lock);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_WO(unmap_device);
+
+static ssize_t last_result_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	ssize_t n;
+
+	mutex_lock(&ibpost_blk_lock);
+	n = sysfs_emit(buf, "%s\n", ibpost_blk_result);
+	mutex_unlock(&ibpost_blk_lock);
+	return n;
+}
+static DEVICE_ATTR_RO(last_result);
+
+static ssize_t devices_show(struct device *dev,
+			    struct device_attribute *attr, char *buf)
+{
+	struct ibpost_blk_dev *d;
+	ssize_t n = 0;
+
+	mutex_lock(&ibpost_blk_lock);
+	list_for_each_entry(d, &ibpost_blk_devs, node)
+		n += sysfs_emit_at(buf, n, "%s\n", d->disk->disk_name);
+	mutex_unlock(&ibpost_blk_lock);
+	return n;
+}
+static DEVICE_ATTR_RO(devices);
+
+static struct attribute *ibpost_blk_ctl_attrs[] = {
+	&dev_attr_map_device.attr,
+	&dev_attr_unmap_device.attr,
+	&dev_attr_last_result.attr,
+	&dev_attr_devices.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(ibpost_blk_ctl);
+
+/**
+ * ibpost_blk_ctl_init() - create /sys/class/ibpost-blk/ctl.
+ *
+ * Return: 0 or a negative errno.
+ */
+int ibpost_blk_ctl_init(void)
+{
+	ibpost_blk_class = class_create(THIS_MODULE, "ibpost-blk");
+	if (IS_ERR(ibpost_blk_class))
+		return PTR_ERR(ibpost_blk_class);
+	ibpost_blk_ctl_dev = device_create_with_groups(ibpost_blk_class, NULL,
+						       MKDEV(0, 0), NULL,
+						       ibpost_blk_ctl_groups,
+						       "ctl");
+	if (IS_ERR(ibpost_blk_ctl_dev)) {
+		class_destroy(ibpost_blk_class);
+		return PTR_ERR(ibpost_blk_ctl_dev);
+	}
+	return 0;
+}
+
+/**
+ * ibpost_blk_ctl_exit() - remove the control files (writers gone after).
+ */
+void ibpost_blk_ctl_exit(void)
+{
+	device_destroy(ibpost_blk_class, MKDEV(0, 0));
+	class_destroy(ibpost_blk_class);
+}

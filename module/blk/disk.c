@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost_blk: mapping and unmapping a device.
+ *
+ * Mapping opens a session with one queue per hardware queue and a region
+ * of the device's size (the backing store: RAM, zeroed, registered in as
+ * many MRs as it needs), takes the queue limits from the session's
+ * limits, and adds the disk.  The block layer never builds a request that
+ * crosses one of the region's MRs: the chunk size is the region's MR size.
+ * Unmapping refuses a device that is open (mounted, or held by a process)
+ * with -EBUSY, else deletes the disk (its I/O drained: the session fails
+ * what it cannot do), frees the tag set and closes the session, whose
+ * region goes with it.
+ */
+#include <linux/cpumask.h>
+#include <linux/idr.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "blk.h"
+
+static DEFINE_IDA(ibpost_blk_ida);
+
+static int ibpost_blk_open(struct block_device *bdev, fmode_t mode)
+{
+	struct ibpost_blk_dev *d = bdev->bd_disk->private_data;
+	int ret = 0;
+
+	mutex_lock(&d->lock);
+	if (d->removing)
+		ret = -ENXIO;
+	else
+		d->openers++;
+	mutex_unlock(&d->lock);
+	return ret;
+}
+
+static void ibpost_blk_release(struct gendisk *disk, fmode_t mode)
+{
+	struct ibpost_blk_dev *d = disk->private_data;
+
+	mutex_lock(&d->lock);
+	d->openers--;
+	mutex_unlock(&d->lock);
+}
+
+const struct block_device_operations ibpost_blk_fops = {
+	.owner = THIS_MODULE,
+	.open = ibpost_blk_open,
+	.release = ibpost_blk_release,
+};
+
+/* Refuse a map: the reason into @why. */
+static __printf(4, 5) int ibpost_blk_refuse(char *why, size_t len, int err, const char *fmt,
+			     ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/*
+ * Hardware queues: those asked for, at most one per CPU and one per
+ * completion vector of the device (each queue's CQ is on its own vector).
+ */
+static u32 ibpost_blk_nr_queues(const struct ibpost_blk_map *m,
+				struct ib_device *ibdev)
+{
+	u32 n = min_t(u32, m->queues, nr_cpu_ids);
+
+	return max(min_t(u32, n, ibdev->num_comp_vectors), 1U);
+}
+
+/*
+ * The session: its queues, its region, its depth sized so that depth
+ * requests of the most entries never wait for send-queue room.
+ */
+static int ibpost_blk_open_session(struct ibpost_blk_dev *d, char *why,
+				   size_t len)
+{
+	struct ibpost_session_attr attr = {
+		.port = d->map.port,
+		.event = ibpost_blk_event,
+		.priv = d,
+		.region_bytes = d->map.size,
+	};
+	struct ib_device *ibdev;
+	u32 reason = IBPOST_R_NONE, per_req;
+	int ret;
+
+	ibdev = ib_device_get_by_name(d->map.rdma, RDMA_DRIVER_UNKNOWN);
+	if (!ibdev)
+		return ibpost_blk_refuse(why, len, -ENODEV,
+					 "no RDMA device %s", d->map.rdma);
+	attr.ibdev = ibdev;
+	d->queues = ibpost_blk_nr_queues(&d->map, ibdev);
+	attr.nr_queues = d->queues;
+	attr.depth = d->map.depth * IBPOST_BLK_WRS_PER_REQ;
+	attr.reason = &reason;
+	d->sess = ibpost_session_open(&attr);
+	ib_device_put(ibdev);
+	if (IS_ERR(d->sess)) {
+		ret = PTR_ERR(d->sess);
+		d->sess = NULL;
+		return ibpost_blk_refuse(why, len, ret,
+					 "session on %s refused: %s (%d)",
+					 d->map.rdma,
+					 ibpost_blk_reason(reason), ret);
+	}
+	ibpost_session_get_limits(d->sess, &d->lim);
+	if (d->lim.lacks & IBPOST_DEV_WRITE_UNPLACED)
+		return ibpost_blk_refuse(why, len, -EOPNOTSUPP,
+					 "%s completes RDMA WRITE before its data is placed: FLUSH could not be honoured",
+					 d->map.rdma);
+	/* The most entries whose worst case fits a request's share. */
+	for (d->segs = IBPOST_BLK_MAX_SEGS; d->segs > 1; d->segs /= 2) {
+		per_req = ibpost_session_req_wrs(d->sess, d->segs);
+		if (per_req && per_req <= IBPOST_BLK_WRS_PER_REQ)
+			break;
+	}
+	per_req = ibpost_session_req_wrs(d->sess, d->segs);
+	if (!per_req || per_req > IBPOST_BLK_WRS_PER_REQ ||
+	    d->lim.max_bytes < PAGE_SIZE)
+		return ibpost_blk_refuse(why, len, -EINVAL,
+					 "%s: a request of one page does not fit the session (%u WRs, %llu bytes)",
+					 d->map.rdma, per_req,
+					 (unsigned long long)d->lim.max_bytes);
+	return 0;
+}
+
+/* The tag set: one hardware queue per session queue, blocking. */
+static int ibpost_blk_tags(struct ibpost_blk_dev *d)
+{
+	struct blk_mq_tag_set *t = &d->tags;
+
+	t->ops = &ibpost_blk_mq_ops;
+	t->nr_hw_queues = d->queues;
+	t->queue_depth = d->map.depth;
+	t->numa_node = NUMA_NO_NODE;
+	t->cmd_size = struct_size((struct ibpost_blk_cmd *)NULL, sg, d->segs);
+	t->flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_BLOCKING;
+	t->driver_data = d;
+	t->timeout = ibpost_blk_io_timeout * HZ;
+	return blk_mq_alloc_tag_set(t);
+}
+
+/* Queue limits from the session's. */
+static void ibpost_blk_limits(struct ibpost_blk_dev *d)
+{
+	struct request_queue *q = d->disk->queue;
+	u32 sectors = min_t(u64, d->lim.max_bytes, UINT_MAX) >> SECTOR_SHIFT;
+
+	blk_queue_logical_block_size(q, SECTOR_SIZE);
+	blk_queue_physical_block_size(q, PAGE_SIZE);
+	blk_queue_io_min(q, PAGE_SIZE);
+	blk_queue_max_hw_sectors(q, sectors);
+	blk_queue_max_segments(q, d->segs);
+	/* No request across one of the region's MRs. */
+	blk_queue_chunk_sectors(q, d->lim.region_chunk >> SECTOR_SHIFT);
+	/* A write cache: FLUSH reaches the driver (io.c says why it is kept). */
+	blk_queue_write_cache(q, true, false);
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	blk_queue_flag_clear(QUEUE_FLAG_ADD_RANDOM, q);
+}
+
+static void ibpost_blk_free(struct ibpost_blk_dev *d)
+{
+	if (d->disk)
+		put_disk(d->disk);
+	if (d->tags.ops)
+		blk_mq_free_tag_set(&d->tags);
+	if (d->sess)
+		ibpost_session_close(d->sess);
+	if (d->id >= 0)
+		ida_free(&ibpost_blk_ida, d->id);
+	mutex_destroy(&d->lock);
+	kfree(d);
+}
+
+/**
+ * ibpost_blk_map_dev() - map a device (ibpost_blk_lock held).
+ * @m: checked parameters.
+ * @why: out: the reason of a refusal.
+ * @len: bytes of @why.
+ * @id: out: the new device's number.
+ *
+ * Context: process context, may sleep (the region is allocated and
+ * registered here).
+ * Return: 0 or a negative errno, @why saying why.
+ */
+int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
+		       size_t len, int *id)
+{
+	struct ibpost_blk_dev *d;
+	int ret;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return ibpost_blk_refuse(why, len, -ENOMEM, "out of memory");
+	mutex_init(&d->lock);
+	d->map = *m;
+	d->id = ida_alloc_max(&ibpost_blk_ida, IBPOST_BLK_MAX_DEVS - 1,
+			      GFP_KERNEL);
+	if (d->id < 0) {
+		ret = ibpost_blk_refuse(why, len, d->id,
+					"%d devices mapped already",
+					IBPOST_BLK_MAX_DEVS);
+		goto err;
+	}
+	ret = ibpost_blk_open_session(d, why, len);
+	if (ret)
+		goto err;
+	ret = ibpost_blk_tags(d);
+	if (ret) {
+		ibpost_blk_refuse(why, len, ret, "tag set: %d", ret);
+		goto err;
+	}
+	d->disk = blk_mq_alloc_disk(&d->tags, d);
+	if (IS_ERR(d->disk)) {
+		ret = ibpost_blk_refuse(why, len, PTR_ERR(d->disk),
+					"disk: %ld", PTR_ERR(d->disk));
+		d->disk = NULL;
+		goto err;
+	}
+	d->disk->major = ibpost_blk_major;
+	d->disk->first_minor = d->id * IBPOST_BLK_MINORS;
+	d->disk->minors = IBPOST_BLK_MINORS;
+	d->disk->fops = &ibpost_blk_fops;
+	d->disk->private_data = d;
+	snprintf(d->disk->disk_name, DISK_NAME_LEN, IBPOST_BLK_NAME "%d",
+		 d->id);
+	set_capacity(d->disk, m->size >> SECTOR_SHIFT);
+	ibpost_blk_limits(d);
+	ret = device_add_disk(NULL, d->disk, ibpost_blk_disk_groups);
+	if (ret) {
+		ibpost_blk_refuse(why, len, ret, "add disk: %d", ret);
+		goto err;
+	}
+	d->added = true;
+	list_add_tail(&d->node, &ibpost_blk_devs);
+	*id = d->id;
+	pr_info("ibpost_blk: %s: %llu bytes of RAM on %s, %u queues (%u asked) of depth %u, %u segments, %u KiB per request\n",
+		d->disk->disk_name, (unsigned long long)m->size, m->rdma,
+		d->queues, m->queues, m->depth, d->segs,
+		queue_max_hw_sectors(d->disk->queue) / 2);
+	return 0;
+
+err:
+	ibpost_blk_free(d);
+	return ret;
+}
+
+/**
+ * ibpost_blk_unmap_dev() - unmap a device (ibpost_blk_lock held).
+ * @d: the device.
+ * @force: also when open (module unload: nothing can hold it open then,
+ *	the module would be pinned).
+ *
+ * Context: process context, may sleep: the disk's I/O drains first.
+ * Return: 0, or -EBUSY when it is open (mounted, or held by a process).
+ */
+int ibpost_blk_unmap_dev(struct ibpost_blk_dev *d, bool force)
+{
+	mutex_lock(&d->lock);
+	if (d->openers && !force) {
+		mutex_unlock(&d->lock);
+		return -EBUSY;
+	}
+	d->removing = true;
+	mutex_unlock(&d->lock);
+	list_del(&d->node);
+	if (d->added)
+		del_gendisk(d->disk);
+	pr_info("ibpost_blk: %s unmapped\n", d->disk->disk_name);
+	ibpost_blk_free(d);
+	return 0;
+}
+
+/**
+ * ibpost_blk_find() - a mapped device by name (ibpost_blk_lock held).
+ * @name: ibpostb<N>.
+ *
+ * Return: the device or NULL.
+ */
+struct ibpost_blk_dev *ibpost_blk_find(const char *name)
+{
+	struct ibpost_blk_dev *d;
+
+	list_for_each_entry(d, &ibpost_blk_devs, node)
+		if (d->disk && !strcmp(d->disk->disk_name, name))
+			return d;
+	return NULL;
+}

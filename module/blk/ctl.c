@@ -64,9 +64,10 @@ static __printf(2, 3) void ibpost_blk_set_result(int err, const char *fmt, ...)
 	}
 }
 
-/* One option's value; 0 or -EINVAL with the reason. */
+/* One option's value (@opt: the whole option); 0 or -EINVAL with the reason. */
 static int ibpost_blk_opt(struct ibpost_blk_map *m, int token,
-			  substring_t *arg, char *why, size_t len)
+			  substring_t *arg, const char *opt, char *why,
+			  size_t len)
 {
 	char *end, *v;
 	int n;
@@ -101,8 +102,7 @@ static int ibpost_blk_opt(struct ibpost_blk_map *m, int token,
 		return 0;
 	}
 bad:
-	snprintf(why, len, "bad value in '%.*s'", (int)(arg->to - arg->from),
-		 arg->from);
+	snprintf(why, len, "bad value in '%s'", opt);
 	return -EINVAL;
 }
 
@@ -126,7 +126,7 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 				 "dev= size= queues= depth= port=");
 			return -EINVAL;
 		}
-		ret = ibpost_blk_opt(m, token, args, why, len);
+		ret = ibpost_blk_opt(m, token, args, p, why, len);
 		if (ret)
 			return ret;
 	}

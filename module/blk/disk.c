@@ -106,9 +106,8 @@ static int ibpost_blk_open_session(struct ibpost_blk_dev *d, char *why,
 		ret = PTR_ERR(d->sess);
 		d->sess = NULL;
 		return ibpost_blk_refuse(why, len, ret,
-					 "session on %s refused: %s (%d)",
-					 d->map.rdma,
-					 ibpost_blk_reason(reason), ret);
+					 "session on %s refused: %s",
+					 d->map.rdma, ibpost_blk_reason(reason));
 	}
 	ibpost_session_get_limits(d->sess, &d->lim);
 	if (d->lim.lacks & IBPOST_DEV_WRITE_UNPLACED)
@@ -242,7 +241,7 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 	d->added = true;
 	list_add_tail(&d->node, &ibpost_blk_devs);
 	*id = d->id;
-	pr_info("ibpost_blk: %s: %llu bytes of RAM on %s, %u queues (%u asked) of depth %u, %u segments, %u KiB per request\n",
+	pr_info("ibpost_blk: %s: %llu bytes of RAM on %s, %u queue(s) (%u asked) of depth %u, %u segments, %u KiB per request\n",
 		d->disk->disk_name, (unsigned long long)m->size, m->rdma,
 		d->queues, m->queues, m->depth, d->segs,
 		queue_max_hw_sectors(d->disk->queue) / 2);

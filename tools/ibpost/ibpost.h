@@ -162,6 +162,10 @@ void runerr_skip(const struct run_opts *o, const struct ibpost_run *r);
 /* The -q threads that could not be pinned to their CPU. */
 void runerr_pins(const struct qp_job *jobs, unsigned int n);
 
+/* blk.c: ibpost_blk devices (sysfs) */
+int cmd_blk(int argc, char **argv);
+void help_blk(FILE *f);
+
 /* serve.c */
 int cmd_serve(int argc, char **argv);
 void help_serve(FILE *f);

@@ -16,6 +16,8 @@ static const struct ibpost_cmd cmds[] = {
 	  cmd_run, help_run },
 	{ "serve", "serve 'run --connect' clients on other hosts",
 	  cmd_serve, help_serve },
+	{ "blk", "map, unmap and list ibpost_blk RAM block devices",
+	  cmd_blk, help_blk },
 };
 
 #define NCMDS ARRAY_SIZE(cmds)

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost blk: map, unmap and list ibpost_blk devices through
+ * /sys/class/ibpost-blk/ctl (Documentation/blk.rst).  Values go to the
+ * kernel as given: it checks them and says why it refuses.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ibpost.h"
+
+#define BLK_CTL		"/sys/class/ibpost-blk/ctl"
+#define BLK_SYS		"/sys/block"
+
+void help_blk(FILE *f)
+{
+	fprintf(f,
+		"usage: %s blk map --dev NAME --size BYTES[K|M|G] [--queues N] [--depth D]\n"
+		"                  [--port P]\n"
+		"       %s blk unmap NAME\n"
+		"       %s blk list [--json]\n"
+		"\n"
+		"RAM block devices (ibpost_blk.ko) whose backing store is a region\n"
+		"of this host's memory, registered on an RDMA device and reached by\n"
+		"one-sided RDMA READ and WRITE.  The contents live only as long as\n"
+		"the mapping: unmapping (or removing the RDMA device) loses them.\n"
+		"\n"
+		"  -d, --dev NAME     RDMA device (map)\n"
+		"  -s, --size BYTES   device size, a multiple of 4 KiB (map)\n"
+		"  -q, --queues N     hardware queues, capped by the device's\n"
+		"                     completion vectors and the CPUs (default: CPUs)\n"
+		"  -D, --depth D      requests per queue, 1..1024 (default 64)\n"
+		"  -p, --port P       port of the RDMA device (default: its first)\n"
+		"  -j, --json         list: JSON\n"
+		"  -h, --help         this text\n", prog, prog, prog);
+}
+
+/* Read a sysfs file into @buf, the trailing newline cut; -1 on error. */
+static int blk_read(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
+/* Write @line to a control file; 0 or the errno of the write. */
+static int blk_write(const char *file, const char *line)
+{
+	char path[256];
+	int fd, err = 0;
+	size_t len = strlen(line);
+
+	snprintf(path, sizeof(path), "%s/%s", BLK_CTL, file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0) {
+		err = errno;
+		if (err == ENOENT)
+			fprintf(stderr, "%s: ibpost_blk is not loaded (no %s)\n",
+				prog, BLK_CTL);
+		else
+			fprintf(stderr, "%s: %s: %s\n", prog, path,
+				strerror(err));
+		return -1;
+	}
+	if (write(fd, line, len) != (ssize_t)len)
+		err = errno ? errno : EIO;
+	close(fd);
+	return err;
+}
+
+/* The kernel's word on the last control write. */
+static const char *blk_result(char *buf, size_t len)
+{
+	if (blk_read(BLK_CTL "/last_result", buf, len))
+		snprintf(buf, len, "(no result)");
+	return buf;
+}
+
+/* A value that goes into a "key=value" line: one word. */
+static int blk_word(const char *opt, const char *v)
+{
+	if (!*v || strpbrk(v, " \t\n=")) {
+		fprintf(stderr, "%s: blk map: %s '%s': one word without '='\n",
+			prog, opt, v);
+		return -1;
+	}
+	return 0;
+}
+
+static int blk_map(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "size", required_argument, NULL, 's' },
+		{ "queues", required_argument, NULL, 'q' },
+		{ "depth", required_argument, NULL, 'D' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char keys[] = "dsqDp";
+	static const char *const names[] = { "dev", "size", "queues",
+					     "depth", "port" };
+	const char *val[5] = { NULL };
+	char line[512], res[256];
+	size_t n = 0;
+	const char *k;
+	int c, err, i;
+
+	while ((c = getopt_long(argc, argv, "d:s:q:D:p:h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			help_blk(stdout);
+			return 0;
+		}
+		k = c ? strchr(keys, c) : NULL;
+		if (!k)
+			return 2;
+		if (blk_word(names[k - keys], optarg))
+			return 2;
+		val[k - keys] = optarg;
+	}
+	if (optind != argc || !val[0] || !val[1]) {
+		fprintf(stderr, "%s: blk map: --dev and --size are required, nothing else\n",
+			prog);
+		return 2;
+	}
+	for (i = 0; i < 5; i++)
+		if (val[i])
+			n += snprintf(line + n, sizeof(line) - n, "%s%s=%s",
+				      n ? " " : "", names[i], val[i]);
+	if (n >= sizeof(line)) {
+		fprintf(stderr, "%s: blk map: arguments too long\n", prog);
+		return 2;
+	}
+	err = blk_write("map_device", line);
+	if (err < 0)
+		return 1;
+	blk_result(res, sizeof(res));
+	if (err) {
+		fprintf(stderr, "%s: blk map refused: %s: %s\n", prog,
+			strerror(err), strncmp(res, "refused: ", 9) ? res :
+			res + 9);
+		return 1;
+	}
+	printf("%s\n", strncmp(res, "mapped ", 7) ? res : res + 7);
+	return 0;
+}
+
+static int blk_unmap(int argc, char **argv)
+{
+	char res[256];
+	int err;
+
+	if (argc != 2 || argv[1][0] == '-') {
+		if (argc == 2 && (!strcmp(argv[1], "-h") ||
+				  !strcmp(argv[1], "--help"))) {
+			help_blk(stdout);
+			return 0;
+		}
+		fprintf(stderr, "%s: blk unmap NAME\n", prog);
+		return 2;
+	}
+	err = blk_write("unmap_device", argv[1]);
+	if (err < 0)
+		return 1;
+	if (err) {
+		blk_result(res, sizeof(res));
+		fprintf(stderr, "%s: blk unmap refused: %s: %s\n", prog,
+			strerror(err), strncmp(res, "refused: ", 9) ? res :
+			res + 9);
+		return 1;
+	}
+	return 0;
+}
+
+/* The per-device attributes 'list' shows, in /sys/block/NAME/ibpost/. */
+static const char *const blk_attrs[] = {
+	"rdma_dev", "size", "queues", "queues_asked", "depth",
+	"max_segments", "chunk", "state",
+};
+
+static void blk_list_one(const char *name, bool json, bool first)
+{
+	char path[256], v[ARRAY_SIZE(blk_attrs)][64], lat[256];
+	unsigned long long l[7] = { 0 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(blk_attrs); i++) {
+		snprintf(path, sizeof(path), "%s/%s/ibpost/%s", BLK_SYS, name,
+			 blk_attrs[i]);
+		if (blk_read(path, v[i], sizeof(v[i])))
+			snprintf(v[i], sizeof(v[i]), "?");
+	}
+	snprintf(path, sizeof(path), "%s/%s/ibpost/latency", BLK_SYS, name);
+	if (!blk_read(path, lat, sizeof(lat)))
+		sscanf(lat, "%llu %llu %llu %llu %llu %llu %llu", &l[0], &l[1],
+		       &l[2], &l[3], &l[4], &l[5], &l[6]);
+	if (!json) {
+		printf("%-10s %-10s %12s %6s %5s %5s %8s %-6s %10llu %10llu\n",
+		       name, v[0], v[1], v[2], v[4], v[5], v[6], v[7],
+		       l[3] / 1000, l[4] / 1000);
+		return;
+	}
+	printf("%s\n  {\"name\": ", first ? "" : ",");
+	out_json_str(stdout, name);
+	printf(", \"rdma_dev\": ");
+	out_json_str(stdout, v[0]);
+	for (i = 1; i < ARRAY_SIZE(blk_attrs) - 1; i++)
+		printf(", \"%s\": %s", blk_attrs[i], v[i]);
+	printf(", \"state\": ");
+	out_json_str(stdout, v[7]);
+	printf(", \"lat_samples\": %llu, \"lat_p50_ns\": %llu, \"lat_p99_ns\": %llu, \"lat_p999_ns\": %llu}",
+	       l[0], l[3], l[4], l[5]);
+}
+
+static int blk_list(int argc, char **argv)
+{
+	char names[4096], *name, *save = NULL;
+	bool json = false, first = true;
+
+	if (argc == 2 && (!strcmp(argv[1], "--json") || !strcmp(argv[1], "-j")))
+		json = true;
+	else if (argc != 1) {
+		fprintf(stderr, "%s: blk list [--json]\n", prog);
+		return 2;
+	}
+	if (blk_read(BLK_CTL "/devices", names, sizeof(names))) {
+		fprintf(stderr, "%s: ibpost_blk is not loaded (no %s)\n", prog,
+			BLK_CTL);
+		return 1;
+	}
+	if (json)
+		printf("{\"devices\": [");
+	else
+		printf("%-10s %-10s %12s %6s %5s %5s %8s %-6s %10s %10s\n",
+		       "name", "rdma_dev", "size", "queues", "depth", "segs",
+		       "chunk", "state", "p50_us", "p99_us");
+	for (name = strtok_r(names, "\n", &save); name;
+	     name = strtok_r(NULL, "\n", &save)) {
+		blk_list_one(name, json, first);
+		first = false;
+	}
+	if (json)
+		printf("%s]}\n", first ? "" : "\n");
+	return 0;
+}
+
+int cmd_blk(int argc, char **argv)
+{
+	if (argc < 2) {
+		help_blk(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		help_blk(stdout);
+		return 0;
+	}
+	optind = 1;
+	if (!strcmp(argv[1], "map"))
+		return blk_map(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "unmap"))
+		return blk_unmap(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list"))
+		return blk_list(argc - 1, argv + 1);
+	fprintf(stderr, "%s: blk: unknown subcommand '%s' (map, unmap, list)\n",
+		prog, argv[1]);
+	return 2;
+}

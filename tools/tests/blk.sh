@@ -1,0 +1,264 @@
+#!/bin/bash
+# In-guest tests of ibpost_blk (stock kernel; the test kernel has no block
+# layer; run by guest-check.sh):
+#   - bad map parameters are refused, each with its reason printed;
+#   - a 256 MiB device (2 queues, depth 32): fio --verify=crc32c random
+#     writes then verify at 4 KiB, 64 KiB and 1 MiB with 3 jobs each;
+#   - mkfs.ext4, mount, a tree copied in, umount, fsck -n clean, mount
+#     again, checksums equal; unmapping it while mounted is refused;
+#     unmapped after umount, several devices at once;
+#   - the RDMA device deleted under fio: fio's I/O fails within the stated
+#     time (BLK_LOST_S), no task in D state, the device unmaps, the modules
+#     unload, ibpost/live back to 0 (rxe_lo is added back at the end).
+# TAP on stdout and in $IBPOST_OUT/blk-$IBPOST_KERNEL.tap.
+set -uo pipefail
+cd "$IBPOST_REPO" || exit 1
+# shellcheck source=tools/rig/guest-lib.sh
+. tools/rig/guest-lib.sh
+rig_tap blk
+# shellcheck source=tools/tests/tap.sh
+. tools/tests/tap.sh
+
+rig_ibpost_paths
+BLK=module/blk/ibpost_blk.ko
+LIVE=/sys/kernel/debug/ibpost/live
+MNT=/tmp/ibpost-blk-mnt
+# Documentation/blk.rst: I/O outstanding when the RDMA device goes fails
+# within this many seconds (the removal drains it; the request timeout,
+# 30 s, is the bound when the device hangs instead).
+BLK_LOST_S=30
+FIG=$IBPOST_OUT/blk-$IBPOST_KERNEL.txt
+: >"$FIG"
+
+rig_provider rxe || { t_fail "load rxe, rxe_lo" "modules, link add"; t_done; exit 1; }
+grep -q '^ibpost ' /proc/modules || insmod "$KO" || { t_fail "insmod ibpost" "$KO"; t_done; exit 1; }
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+rig_modprobe ext4 || true
+if ! insmod "$BLK"; then
+	t_fail "insmod ibpost_blk" "$BLK"
+	t_done
+	exit 1
+fi
+t_ok "insmod ibpost_blk: /sys/class/ibpost-blk/ctl"
+
+# refused NAME WANT_TEXT ARGS...: 'ibpost blk map ARGS' fails and says WANT_TEXT.
+refused() {
+	local name=$1 want=$2 out rc=0
+	shift 2
+	out=$($IBPOST blk map "$@" 2>&1) || rc=$?
+	if [[ $rc != 0 && $out == *"refused"*"$want"* ]]; then
+		t_ok "map refused: $name: ${out#*refused: }"
+	else
+		t_fail "map refused: $name" "exit $rc: $out"
+	fi
+}
+refused "no size" "size=" --dev rxe_lo --size 0
+refused "size not a multiple of 4 KiB" "multiple of 4096" --dev rxe_lo --size 4097
+refused "size not a number" "bad value in 'size=12x'" --dev rxe_lo --size 12x
+refused "size above half the RAM" "buffer too large" --dev rxe_lo --size 64G
+refused "unknown RDMA device" "no RDMA device nosuch0" --dev nosuch0 --size 1M
+refused "queues 0" "queues=0: 1 to" --dev rxe_lo --size 1M --queues 0
+refused "queues 65" "queues=65: 1 to" --dev rxe_lo --size 1M --queues 65
+refused "depth 0" "depth=0: 1 to" --dev rxe_lo --size 1M --depth 0
+refused "depth 5000" "depth=5000: 1 to" --dev rxe_lo --size 1M --depth 5000
+refused "port 9" "no such port" --dev rxe_lo --size 1M --port 9
+t_expect "map: a value with '=' is refused by the tool" 2 \
+	$IBPOST blk map --dev rxe_lo --size 1M --depth 4=dev=x
+out=$(echo "dev=rxe_lo size=1M bogus=1" 2>&1 >/sys/class/ibpost-blk/ctl/map_device)
+res=$(cat /sys/class/ibpost-blk/ctl/last_result)
+if [[ $res == "refused: unknown option 'bogus=1'"* ]]; then
+	t_ok "map_device: unknown option refused ($res)"
+else
+	t_fail "map_device: unknown option refused" "$res $out"
+fi
+if [[ -z $(cat /sys/class/ibpost-blk/ctl/devices) ]]; then
+	t_ok "nothing mapped after the refusals"
+else
+	t_fail "nothing mapped after the refusals" "$(cat /sys/class/ibpost-blk/ctl/devices)"
+fi
+
+# wait_dev NAME: /dev/NAME appears (devtmpfs).
+wait_dev() {
+	local i
+	for i in $(seq 50); do
+		[[ -b /dev/$1 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+t0=$SECONDS
+NAME=$($IBPOST blk map --dev rxe_lo --size 256M --queues 2 --depth 32 2>&1)
+if [[ $NAME == ibpostb* ]] && wait_dev "$NAME"; then
+	t_ok "map 256M, 2 queues, depth 32: /dev/$NAME ($((SECONDS - t0)) s)"
+else
+	t_fail "map 256M" "$NAME"
+	t_done
+	exit 1
+fi
+A=/sys/block/$NAME/ibpost
+sz=$(blockdev --getsize64 "/dev/$NAME")
+lim="queues $(cat $A/queues) segs $(cat $A/max_segments) chunk $(cat $A/chunk) max_hw_kb $(cat /sys/block/$NAME/queue/max_hw_sectors_kb) chunk_sectors $(cat /sys/block/$NAME/queue/chunk_sectors) fua/wc $(cat /sys/block/$NAME/queue/write_cache)"
+echo "$NAME: $lim" >>"$FIG"
+if [[ $sz == 268435456 && $(cat $A/queues) == 2 && $(cat $A/state) == live &&
+	$(cat /sys/block/$NAME/queue/chunk_sectors) == $(($(cat $A/chunk) / 512)) &&
+	$(cat /sys/block/$NAME/queue/write_cache) == "write back" ]]; then
+	t_ok "limits: 256 MiB, 2 hw queues, chunk = region MR, write back cache ($lim)"
+else
+	t_fail "limits" "size $sz $lim state $(cat $A/state)"
+fi
+json=$($IBPOST blk list --json)
+if python3 -c 'import json,sys; d=json.load(sys.stdin)["devices"]; assert d[0]["name"]==sys.argv[1] and d[0]["size"]==268435456 and d[0]["queues"]==2, d' "$NAME" <<<"$json" 2>&1; then
+	t_ok "list --json: $NAME 256 MiB, 2 queues"
+else
+	t_fail "list --json" "$json"
+fi
+t_check "list: one row for $NAME" bash -c "$IBPOST blk list | grep -q '^$NAME .*rxe_lo .*268435456'"
+
+# fio_verify BS PER_JOB: 3 jobs, each its own range, random writes then verify.
+fio_verify() {
+	local bs=$1 per=$2 out rc=0 t=$SECONDS
+	out=$(timeout 300 fio --name=v --filename="/dev/$NAME" --direct=1 --ioengine=libaio \
+		--rw=randwrite --bs="$bs" --size="$per" --offset_increment="$per" \
+		--numjobs=3 --iodepth=8 --verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--randrepeat=0 --group_reporting 2>&1) || rc=$?
+	echo "fio $bs x3 jobs of $per: rc $rc, $((SECONDS - t)) s" >>"$FIG"
+	grep -E 'WRITE:|READ:' <<<"$out" >>"$FIG"
+	if [[ $rc == 0 && $out == *"err= 0"* && $out != *"verify:"*"bad"* && $out == *"READ:"* ]]; then
+		t_ok "fio randwrite + verify crc32c at $bs, 3 jobs x $per ($((SECONDS - t)) s)"
+	else
+		t_fail "fio randwrite + verify crc32c at $bs" "rc $rc: $(tail -n 5 <<<"$out" | tr '\n' ' ')"
+	fi
+}
+before=$(awk '{print $2}' $A/stats)
+fio_verify 4k 4M
+fio_verify 64k 16M
+fio_verify 1M 48M
+after=$(awk '{print $2}' $A/stats)
+# 3 x (1024 + 256 + 48) writes, as many reads at least.
+if ((after - before >= 2 * 3 * (1024 + 256 + 48))) && [[ $(awk '{print $3}' $A/stats) == 0 ]]; then
+	t_ok "the session completed $((after - before)) requests, 0 errors"
+else
+	t_fail "session requests" "$before -> $after, stats $(cat $A/stats)"
+fi
+read -r ls lmin lavg l50 l99 l999 lmax <"$A/latency"
+echo "latency (exact, last $ls): min $lmin avg $lavg p50 $l50 p99 $l99 p999 $l999 max $lmax ns" >>"$FIG"
+if ((ls > 0 && lmin <= l50 && l50 <= l99 && l99 <= l999 && l999 <= lmax)); then
+	t_ok "latency: exact percentiles over $ls requests (p50 $((l50 / 1000)) us, p99 $((l99 / 1000)) us)"
+else
+	t_fail "latency" "$(cat $A/latency)"
+fi
+
+# A file system: a tree in, fsck clean, the same bytes after a remount.
+sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+mkdir -p "$MNT"
+t0=$SECONDS
+if mkfs.ext4 -q -F "/dev/$NAME" >/dev/null 2>&1 && mount "/dev/$NAME" "$MNT"; then
+	rm -rf /tmp/blk-tree
+	mkdir -p /tmp/blk-tree
+	cp -a Documentation include kunit tools/tests /tmp/blk-tree/
+	cp -a /tmp/blk-tree/. "$MNT/" && sync
+	src=$(sums /tmp/blk-tree)
+	got=$(sums "$MNT")
+	nfiles=$(wc -l <<<"$got")
+	if [[ $src == "$got" && $nfiles -gt 100 ]]; then
+		t_ok "ext4: $nfiles files copied in, checksums equal"
+	else
+		t_fail "ext4: copy" "$nfiles files; diff $(diff <(echo "$src") <(echo "$got") | head -3 | tr '\n' ' ')"
+	fi
+	out=$($IBPOST blk unmap "$NAME" 2>&1)
+	rc=$?
+	if [[ $rc != 0 && $out == *"busy"*"open or mounted"* && -b /dev/$NAME ]]; then
+		t_ok "unmap refused while mounted: $out"
+	else
+		t_fail "unmap refused while mounted" "exit $rc: $out"
+	fi
+	umount "$MNT"
+	if out=$(fsck.ext4 -n -f "/dev/$NAME" 2>&1); then
+		t_ok "fsck -n clean after umount"
+	else
+		t_fail "fsck -n clean" "$(tail -n 3 <<<"$out" | tr '\n' ' ')"
+	fi
+	if mount "/dev/$NAME" "$MNT" && [[ $(sums "$MNT") == "$got" ]]; then
+		t_ok "mounted again: checksums equal ($((SECONDS - t0)) s)"
+	else
+		t_fail "mounted again: checksums equal" "differ"
+	fi
+	umount "$MNT"
+else
+	t_fail "mkfs.ext4 + mount" "/dev/$NAME"
+fi
+
+# Several at once.
+N2=$($IBPOST blk map --dev rxe_lo --size 8M --queues 1 --depth 4 2>&1)
+if [[ $N2 == ibpostb* && $N2 != "$NAME" ]] && wait_dev "$N2" &&
+	dd if=/dev/urandom of=/tmp/blk-8m bs=1M count=8 status=none &&
+	dd if=/tmp/blk-8m of="/dev/$N2" bs=64k oflag=direct status=none &&
+	cmp /tmp/blk-8m "/dev/$N2" && [[ $($IBPOST blk list | grep -c '^ibpostb') == 2 ]]; then
+	t_ok "a second device $N2 at once: 8 MiB written and read back equal"
+else
+	t_fail "a second device" "$N2"
+fi
+t_check "unmap $N2" $IBPOST blk unmap "$N2"
+t_check "unmap $NAME" $IBPOST blk unmap "$NAME"
+if [[ ! -e /dev/$NAME && -z $(cat /sys/class/ibpost-blk/ctl/devices) ]]; then
+	t_ok "unmapped: /dev/$NAME gone, no device listed"
+else
+	t_fail "unmapped" "$(ls /dev/ibpostb* 2>&1)"
+fi
+t_expect "unmap of a device not mapped: refused" 1 $IBPOST blk unmap "$NAME"
+live=$(cat $LIVE 2>&1)
+if [[ -z $(awk '$2 != 0' <<<"$live") ]]; then
+	t_ok "unmapped: ibpost/live counts 0"
+else
+	t_fail "unmapped: ibpost/live counts 0" "$(tr '\n' ' ' <<<"$live")"
+fi
+
+# The RDMA device deleted under fio.
+NAME=$($IBPOST blk map --dev rxe_lo --size 64M --queues 2 --depth 16 2>&1)
+if [[ $NAME == ibpostb* ]] && wait_dev "$NAME"; then
+	timeout 120 fio --name=lost --filename="/dev/$NAME" --direct=1 --ioengine=libaio \
+		--rw=randrw --bs=64k --numjobs=2 --iodepth=16 --time_based --runtime=100 \
+		>"$IBPOST_OUT/blk-lost-fio.txt" 2>&1 &
+	fpid=$!
+	sleep 4
+	inflight=$(awk '{print $2}' "/sys/block/$NAME/ibpost/stats")
+	t0=$(date +%s.%N)
+	rdma link del rxe_lo
+	wait "$fpid"
+	frc=$?
+	secs=$(echo "$(date +%s.%N) - $t0" | bc)
+	echo "link del under fio: fio exit $frc after $secs s ($inflight requests before)" >>"$FIG"
+	if [[ $frc != 0 && $frc != 124 ]] && (($(echo "$secs < $BLK_LOST_S" | bc))) &&
+		grep -q 'error' "$IBPOST_OUT/blk-lost-fio.txt" && ((inflight > 0)); then
+		t_ok "rdma link del under fio: fio's I/O failed after $secs s (< $BLK_LOST_S s)"
+	else
+		t_fail "rdma link del under fio: I/O errors in time" "fio exit $frc after $secs s, $inflight requests before: $(tail -n 3 "$IBPOST_OUT/blk-lost-fio.txt" | tr '\n' ' ')"
+	fi
+	st=$(cat "/sys/block/$NAME/ibpost/state")
+	if [[ $st == lost ]] && ! dd if="/dev/$NAME" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null; then
+		t_ok "after the removal: state lost, new I/O fails"
+	else
+		t_fail "after the removal: state lost, new I/O fails" "state $st"
+	fi
+	dstate=$(ps -eo stat=,pid=,comm= | awk '$1 ~ /^D/')
+	if [[ -z $dstate ]]; then
+		t_ok "no task in D state"
+	else
+		t_fail "no task in D state" "$dstate"
+	fi
+	t_check "unmap after the removal" $IBPOST blk unmap "$NAME"
+else
+	t_fail "map for the removal test" "$NAME"
+	rdma link del rxe_lo
+fi
+t_check "rmmod ibpost_blk" rmmod ibpost_blk
+live=$(cat $LIVE 2>&1)
+if [[ -z $(awk '$2 != 0' <<<"$live") && -z $(cat /sys/kernel/debug/ibpost/sessions) ]]; then
+	t_ok "ibpost/live counts 0, no session left"
+else
+	t_fail "ibpost/live counts 0, no session left" "$(tr '\n' ' ' <<<"$live")"
+fi
+t_check "rmmod ibpost" rmmod ibpost
+rig_rxe_lo || true
+t_done

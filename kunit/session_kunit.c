@@ -123,9 +123,8 @@ static struct ibpost_session_stats *tk_stats(struct kunit *test,
 	return st;
 }
 
-static int tk_io_run(struct ibpost_session *s, struct tk_io *io, u32 op,
-		     struct scatterlist *sg, u32 n,
-		     const struct ibpost_rdesc *rd, u64 off, u32 flags)
+static void tk_io_prep(struct tk_io *io, u32 op, struct scatterlist *sg,
+		       u32 n, const struct ibpost_rdesc *rd, u64 off, u32 flags)
 {
 	memset(io, 0, sizeof(*io));
 	init_completion(&io->done);
@@ -136,7 +135,23 @@ static int tk_io_run(struct ibpost_session *s, struct tk_io *io, u32 op,
 	io->req.remote = rd;
 	io->req.remote_offset = off;
 	io->req.done = tk_done;
+}
+
+static int tk_io_run(struct ibpost_session *s, struct tk_io *io, u32 op,
+		     struct scatterlist *sg, u32 n,
+		     const struct ibpost_rdesc *rd, u64 off, u32 flags)
+{
+	tk_io_prep(io, op, sg, n, rd, off, flags);
 	return ibpost_submit(s, &io->req);
+}
+
+/* Wait for an accepted request's one callback; its status. */
+static int tk_io_wait(struct kunit *test, struct tk_io *io)
+{
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&io->done, 10 * HZ),
+			0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&io->calls), 1);
+	return io->status;
 }
 
 static int tk_sync(struct kunit *test, struct ibpost_session *s, u32 op,
@@ -146,12 +161,7 @@ static int tk_sync(struct kunit *test, struct ibpost_session *s, u32 op,
 	struct tk_io io;
 	int ret = tk_io_run(s, &io, op, sg, n, rd, off, 0);
 
-	if (ret)
-		return ret;
-	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&io.done, 10 * HZ),
-			0UL);
-	KUNIT_EXPECT_EQ(test, atomic_read(&io.calls), 1);
-	return io.status;
+	return ret ? ret : tk_io_wait(test, &io);
 }
 
 static struct ibpost_mreg *tk_reg(struct kunit *test, struct ibpost_session *s,
@@ -649,23 +659,12 @@ static int tk_region_io(struct kunit *test, struct ibpost_session *s,
 	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, io);
-	init_completion(&io->done);
-	io->req.op = op;
-	io->req.flags = IBPOST_REQ_REGION;
-	io->req.sgl = sg;
-	io->req.nents = n;
-	io->req.remote_offset = off;
+	tk_io_prep(io, op, sg, n, NULL, off, IBPOST_REQ_REGION);
 	io->req.queue = queue;
-	io->req.done = tk_done;
 	ret = ibpost_submit(s, &io->req);
 	if (reason)
 		*reason = io->req.reason;
-	if (ret)
-		return ret;
-	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&io->done, 10 * HZ),
-			0UL);
-	KUNIT_EXPECT_EQ(test, atomic_read(&io->calls), 1);
-	return io->status;
+	return ret ? ret : tk_io_wait(test, io);
 }
 
 /*
@@ -726,8 +725,8 @@ static void tk_queues_region_test(struct kunit *test)
 	memset(page_address(r), 0xee, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, tk_region_io(test, s, IBPOST_OP_READ, rsg, 1,
 					   chunk / 2, 1, NULL), 0);
-	KUNIT_EXPECT_EQ(test, memchr_inv(page_address(r), 0, PAGE_SIZE),
-			NULL);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(page_address(r), 0, PAGE_SIZE),
+			    NULL);
 	/* Across an MR, past the end, on a queue it lacks: refused. */
 	KUNIT_EXPECT_EQ(test, tk_region_io(test, s, IBPOST_OP_WRITE, wsg, 2,
 					   chunk - PAGE_SIZE, 0, &reason),

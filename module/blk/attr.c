@@ -28,55 +28,24 @@ static struct ibpost_blk_dev *ibpost_blk_of(struct device *dev)
 	return dev_to_disk(dev)->private_data;
 }
 
-static ssize_t rdma_dev_show(struct device *dev, struct device_attribute *a,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%s\n", ibpost_blk_of(dev)->map.rdma);
-}
-static DEVICE_ATTR_RO(rdma_dev);
+/* A read-only attribute: @_fmt of @_expr, of device d. */
+#define IBPOST_BLK_ATTR(_name, _fmt, _expr)				\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *a, char *buf)	\
+{									\
+	struct ibpost_blk_dev *d = ibpost_blk_of(dev);			\
+									\
+	return sysfs_emit(buf, _fmt "\n", _expr);			\
+}									\
+static DEVICE_ATTR_RO(_name)
 
-static ssize_t size_show(struct device *dev, struct device_attribute *a,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%llu\n",
-			  (unsigned long long)ibpost_blk_of(dev)->map.size);
-}
-static DEVICE_ATTR_RO(size);
-
-static ssize_t queues_show(struct device *dev, struct device_attribute *a,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%u\n", ibpost_blk_of(dev)->queues);
-}
-static DEVICE_ATTR_RO(queues);
-
-static ssize_t queues_asked_show(struct device *dev,
-				 struct device_attribute *a, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", ibpost_blk_of(dev)->map.queues);
-}
-static DEVICE_ATTR_RO(queues_asked);
-
-static ssize_t depth_show(struct device *dev, struct device_attribute *a,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%u\n", ibpost_blk_of(dev)->map.depth);
-}
-static DEVICE_ATTR_RO(depth);
-
-static ssize_t max_segments_show(struct device *dev,
-				 struct device_attribute *a, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", ibpost_blk_of(dev)->segs);
-}
-static DEVICE_ATTR_RO(max_segments);
-
-static ssize_t chunk_show(struct device *dev, struct device_attribute *a,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%u\n", ibpost_blk_of(dev)->lim.region_chunk);
-}
-static DEVICE_ATTR_RO(chunk);
+IBPOST_BLK_ATTR(rdma_dev, "%s", d->map.rdma);
+IBPOST_BLK_ATTR(size, "%llu", (unsigned long long)d->map.size);
+IBPOST_BLK_ATTR(queues, "%u", d->queues);
+IBPOST_BLK_ATTR(queues_asked, "%u", d->map.queues);
+IBPOST_BLK_ATTR(depth, "%u", d->map.depth);
+IBPOST_BLK_ATTR(max_segments, "%u", d->segs);
+IBPOST_BLK_ATTR(chunk, "%u", d->lim.region_chunk);
 
 static ssize_t state_show(struct device *dev, struct device_attribute *a,
 			  char *buf)

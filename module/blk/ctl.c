@@ -89,15 +89,11 @@ static int ibpost_blk_opt(struct ibpost_blk_map *m, int token,
 			goto bad;
 		return 0;
 	case IBPOST_BLK_OPT_QUEUES:
-		if (match_uint(arg, &m->queues))
-			goto bad;
-		return 0;
 	case IBPOST_BLK_OPT_DEPTH:
-		if (match_uint(arg, &m->depth))
-			goto bad;
-		return 0;
 	case IBPOST_BLK_OPT_PORT:
-		if (match_uint(arg, &m->port))
+		if (match_uint(arg, token == IBPOST_BLK_OPT_QUEUES ? &m->queues :
+			       token == IBPOST_BLK_OPT_DEPTH ? &m->depth :
+			       &m->port))
 			goto bad;
 		return 0;
 	}

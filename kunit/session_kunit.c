@@ -744,66 +744,59 @@ static void tk_queues_region_test(struct kunit *test)
 	__free_pages(r, 1);
 }
 
+/* ibpost_session_open(@attr) refuses with @err and @reason. */
+static void tk_open_refused(struct kunit *test,
+			    const struct ibpost_session_attr *attr, long err,
+			    u32 reason)
+{
+	struct ibpost_session_attr a = *attr;
+	u32 got = IBPOST_R_MAX;
+
+	a.reason = &got;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&a)), err);
+	KUNIT_EXPECT_EQ(test, got, reason);
+}
+
 /* Bad attributes: refused, each with its reason. */
 static void tk_attr_reason_test(struct kunit *test)
 {
 	struct sockaddr_storage ss = { .ss_family = AF_INET };
-	struct ibpost_session_attr attr = { .dev_name = dev, .depth = 4 };
+	const struct ibpost_session_attr ok = { .dev_name = dev, .depth = 4 };
+	struct ibpost_session_attr attr = ok;
 	struct ibpost_session *s;
 	u32 reason;
 
-	attr.reason = &reason;
 	attr.nr_queues = IBPOST_SESSION_QUEUES_MAX + 1;
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
-			(long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_QUEUE);
-	attr.nr_queues = 0;
+	tk_open_refused(test, &attr, -EINVAL, IBPOST_R_QUEUE);
+	attr = ok;
 	attr.region_bytes = PAGE_SIZE + 1;
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
-			(long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_BUF_SIZE);
+	tk_open_refused(test, &attr, -EINVAL, IBPOST_R_BUF_SIZE);
 	attr.region_bytes = 1ULL << 50;
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
-			(long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_BUF_SIZE);
-	attr.region_bytes = 0;
+	tk_open_refused(test, &attr, -EINVAL, IBPOST_R_BUF_SIZE);
+	attr = ok;
 	attr.lat_samples = IBPOST_LAT_SAMPLES_MAX + 1;
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
-			(long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_COUNT);
-	attr.lat_samples = 0;
+	tk_open_refused(test, &attr, -EINVAL, IBPOST_R_COUNT);
+	attr = ok;
 	attr.depth = 0;
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
-			(long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_DEPTH);
+	tk_open_refused(test, &attr, -EINVAL, IBPOST_R_DEPTH);
 	attr.depth = 1U << 30;
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
-			(long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_DEPTH);
-	attr.depth = 4;
+	tk_open_refused(test, &attr, -EINVAL, IBPOST_R_DEPTH);
+	attr = ok;
 	attr.flags = 1;
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
-			(long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_FLAGS);
-	attr.flags = 0;
+	tk_open_refused(test, &attr, -EINVAL, IBPOST_R_FLAGS);
+	attr = ok;
 	attr.port = 99;
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
-			(long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_PORT);
-	attr.port = 0;
+	tk_open_refused(test, &attr, -EINVAL, IBPOST_R_PORT);
+	attr = ok;
 	attr.peer = &ss;
 	attr.nr_queues = 2;
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
-			(long)-EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_PEER_FLAG);
-	attr.peer = NULL;
-	attr.nr_queues = 0;
+	tk_open_refused(test, &attr, -EOPNOTSUPP, IBPOST_R_PEER_FLAG);
+	attr = ok;
 	attr.dev_name = "nosuch0";
-	KUNIT_EXPECT_EQ(test, PTR_ERR(ibpost_session_open(&attr)),
-			(long)-ENODEV);
-	KUNIT_EXPECT_EQ(test, reason, (u32)IBPOST_R_NO_DEVICE);
-	attr.dev_name = dev;
+	tk_open_refused(test, &attr, -ENODEV, IBPOST_R_NO_DEVICE);
+	attr = ok;
 	reason = 12345;
+	attr.reason = &reason;
 	s = ibpost_session_open(&attr);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
 	KUNIT_EXPECT_EQ(test, reason, 12345U);

@@ -196,9 +196,9 @@ struct ibpost_mreg;
 /** Submission: signal every WR of the chain (MR WRs too), not only the last. */
 #define IBPOST_REQ_SIGNAL_ALL		(1U << 1)
 /**
- * Submission: the far end is the session's region at @remote_offset
- * (&ibpost_req.remote is ignored); the request must not cross one of the
- * region's MRs (IBPOST_R_REGION_CROSS).
+ * IBPOST_REQ_REGION - submission: the far end is the session's region at
+ * &ibpost_req.remote_offset (&ibpost_req.remote is ignored); the request
+ * must not cross one of the region's MRs (IBPOST_R_REGION_CROSS).
  */
 #define IBPOST_REQ_REGION		(1U << 2)
 #define IBPOST_REQ_FLAGS		(IBPOST_REQ_NOWAIT | \

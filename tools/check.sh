@@ -87,7 +87,7 @@ else
 fi
 # kernel-doc: every documented function, struct and enum complete.
 if "$tkdir/scripts/kernel-doc" -none include/*.h include/uapi/*.h module/*.[ch] \
-	kunit/consumer.[ch] >"$out/kernel-doc.log" 2>&1 && ! [[ -s $out/kernel-doc.log ]]; then
+	module/blk/*.[ch] kunit/consumer.[ch] >"$out/kernel-doc.log" 2>&1 && ! [[ -s $out/kernel-doc.log ]]; then
 	record ok "kernel-doc clean"
 else
 	cat "$out/kernel-doc.log"; record fail "kernel-doc clean" "see $out/kernel-doc.log"
@@ -153,6 +153,8 @@ for kind in test stock; do
 	# The test kernel has siw too: the same scripts on siw_lo (rows "siw: ").
 	tfiles=(integration badinput hardening session isolation races)
 	[[ $kind == stock || ${IBPOST_CHECK_LONG:-0} == 1 ]] && tfiles+=(serve)
+	# ibpost_blk: the stock kernel only (the test kernel has no block layer).
+	[[ $kind == stock ]] && tfiles+=(blk)
 	[[ $kind == test ]] && tfiles+=(integration-siw)
 	[[ $kind == test && ${IBPOST_CHECK_LONG:-0} == 1 ]] &&
 		tfiles+=(badinput-siw hardening-siw session-siw)

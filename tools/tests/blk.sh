@@ -161,7 +161,7 @@ if mkfs.ext4 -q -F "/dev/$NAME" >/dev/null 2>&1 && mount "/dev/$NAME" "$MNT"; th
 	src=$(sums /tmp/blk-tree)
 	got=$(sums "$MNT")
 	nfiles=$(wc -l <<<"$got")
-	if [[ $src == "$got" && $nfiles -gt 100 ]]; then
+	if [[ $src == "$got" && $nfiles -gt 50 ]]; then
 		t_ok "ext4: $nfiles files copied in, checksums equal"
 	else
 		t_fail "ext4: copy" "$nfiles files; diff $(diff <(echo "$src") <(echo "$got") | head -3 | tr '\n' ' ')"

@@ -498,6 +498,7 @@ static int ibpost_srv_listener_lost(struct ibpost_server *srv)
 		pr_info("ibpost: test hook: lost listener waits %u ms\n",
 			READ_ONCE(serve_test_lost_ms));
 		msleep(min(READ_ONCE(serve_test_lost_ms), 10000U));
+		pr_info("ibpost: test hook: lost listener goes on\n");
 	}
 	if (ret)
 		complete(&srv->listen_done);

@@ -297,6 +297,7 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 		pr_info("ibpost: test hook: session opener waits %u ms\n",
 			READ_ONCE(session_test_publish_ms));
 		msleep(min(READ_ONCE(session_test_publish_ms), 10000U));
+		pr_info("ibpost: test hook: session opener goes on\n");
 	}
 	if (!ret)
 		ret = ibpost_session_publish(s);

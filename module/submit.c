@@ -64,6 +64,26 @@ static void ibpost_req_rw_destroy(struct ibpost_session *s,
 			    req->nents, ibpost_req_dir(req));
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Test hook (KUnit only): while set, a completed request does not give its
+ * send-queue slots back, so the next submitter finds the queue full and
+ * waits for room for as long as the test wants (close_waiter).
+ */
+bool ibpost_kunit_keep_room;
+EXPORT_SYMBOL_IF_KUNIT(ibpost_kunit_keep_room);
+
+static bool ibpost_req_keeps_room(void)
+{
+	return READ_ONCE(ibpost_kunit_keep_room);
+}
+#else
+static bool ibpost_req_keeps_room(void)
+{
+	return false;
+}
+#endif
+
 /**
  * ibpost_req_complete() - end a request: free its rdma_rw context, count
  *	it, call its callback.
@@ -79,7 +99,8 @@ void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 
 	ibpost_req_rw_destroy(s, req);
 	spin_lock_irqsave(&s->lock, flags);
-	s->sq_free += req->nwr;
+	if (!ibpost_req_keeps_room())
+		s->sq_free += req->nwr;
 	s->stats.completed++;
 	s->stats.inflight--;
 	if (status) {

@@ -12,13 +12,13 @@
  * ibpost_session_close().
  */
 #include <linux/debugfs.h>
-#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "session.h"
 #include "stats.h"
+#include "testhook.h"
 
 static LIST_HEAD(ibpost_sessions);
 /* The list, session deaths, device removal against opening. */
@@ -28,7 +28,7 @@ static u32 ibpost_session_next_id;
 static uint session_test_publish_ms;
 module_param(session_test_publish_ms, uint, 0600);
 MODULE_PARM_DESC(session_test_publish_ms,
-		 "test hook: a session opened with a peer waits this long (ms, at most 10000) between its connection and its publication, so that a device removal races the opener every time");
+		 "test hook: a session opened with a peer waits this long (ms, at most 10000; or until set to 0) between its connection and its publication, so that a device removal races the opener every time");
 
 static struct ibpost_dev *ibpost_session_dev(const struct ibpost_session_attr *a)
 {
@@ -293,12 +293,8 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	/* The control messages' slots are not the consumer's. */
 	s->sq_free = attr->depth;
 	ret = peer ? ibpost_speer_start(s) : 0;
-	if (!ret && peer && READ_ONCE(session_test_publish_ms)) {
-		pr_info("ibpost: test hook: session opener waits %u ms\n",
-			READ_ONCE(session_test_publish_ms));
-		msleep(min(READ_ONCE(session_test_publish_ms), 10000U));
-		pr_info("ibpost: test hook: session opener goes on\n");
-	}
+	if (!ret && peer)
+		ibpost_test_hold("session opener", &session_test_publish_ms);
 	if (!ret)
 		ret = ibpost_session_publish(s);
 	if (ret) {

@@ -25,13 +25,13 @@
  * gets -EAGAIN (IBPOST_REQ_NOWAIT); it never overruns the send queue.
  */
 #include <kunit/visibility.h>
-#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/math.h>
 #include <linux/sched/mm.h>
 
 #include "session.h"
 #include "stats.h"
+#include "testhook.h"
 
 /* Bytes of the request (CPU view of its scatterlist). */
 static u64 ibpost_req_len(struct ibpost_req *req)
@@ -222,15 +222,6 @@ module_param(session_test_wake_ms, uint, 0600);
 MODULE_PARM_DESC(session_test_wake_ms,
 		 "test hook: a submitter woken from its wait for room by its session's death waits this long (ms, at most 10000) before it touches the session again, so that a close that does not wait for it frees the session under it every time");
 
-/* The session_test_wake_ms hook (slow path: a dying session's waiter). */
-static void ibpost_req_test_wake(void)
-{
-	uint ms = READ_ONCE(session_test_wake_ms);
-
-	if (ms)
-		msleep(min(ms, 10000U));
-}
-
 /*
  * Reserve the slots @req can need, *@max_wr (computed here, where the QP
  * is known to exist), and join the submitters the session's death waits
@@ -279,7 +270,7 @@ static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
 		wait_event(s->wq, READ_ONCE(s->sq_free) >= n ||
 			   READ_ONCE(s->state) != IBPOST_S_LIVE);
 		if (READ_ONCE(s->state) != IBPOST_S_LIVE)
-			ibpost_req_test_wake();
+			ibpost_test_hold("woken waiter", &session_test_wake_ms);
 		spin_lock_irqsave(&s->lock, flags);
 		s->waiting--;
 		if (s->state != IBPOST_S_LIVE) {

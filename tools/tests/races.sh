@@ -122,12 +122,12 @@ stuck_end() {
 }
 
 # A test hook's window (serve_test_lost_ms, session_test_publish_ms): the
-# module logs "test hook: WHAT waits" when it enters it and "test hook: WHAT
-# goes on" when it leaves.  hook_watch follows the kernel log from now on
-# (dmesg -W: polling all of dmesg took the debug kernel over 2 s, longer
-# than the window); hook_entered WHAT TENTHS waits for the entry;
-# hook_still_in WHAT: the window has not ended yet (what the row did came
-# inside it); hook_unwatch stops following.
+# module holds one side of a race there until the test writes 0 to the
+# hook (at most 10 s), logging "test hook: WHAT waits" and "test hook: WHAT
+# goes on".  hook_watch follows the kernel log from now on (dmesg -W:
+# polling all of dmesg took the debug kernel longer than a 2 s window);
+# hook_entered WHAT TENTHS waits for the entry; hook_open WHAT: not left
+# yet; hook_unwatch stops following.
 HOOK_LOG=$IBPOST_OUT/races-hooklog.txt
 HOOK_WPID=
 hook_watch() {
@@ -145,13 +145,27 @@ hook_entered() {
 	return 1
 }
 
-hook_still_in() {
+hook_open() {
 	! grep -q "test hook: $1 goes on" "$HOOK_LOG"
 }
 
 hook_unwatch() {
 	kill "$HOOK_WPID" 2>/dev/null
 	wait "$HOOK_WPID" 2>/dev/null
+}
+
+# wchan_wait PID REGEX TENTHS: PID sleeps in a kernel function matching
+# REGEX within TENTHS tenths of a second (positive evidence of where a
+# process waits); 1 when it did not, 2 when PID is gone.
+wchan_wait() {
+	local i w
+	for ((i = 0; i < $3; i++)); do
+		w=$(cat "/proc/$1/wchan" 2>/dev/null) || return 2
+		[[ $w =~ $2 ]] && return 0
+		sleep 0.1
+	done
+	WCHAN=$w
+	return 1
 }
 
 rig_load_rxe || { t_fail "load rxe" "modules"; t_done; exit 1; }
@@ -332,19 +346,28 @@ live_zero "after serve closes racing link del"
 # server; the close comes in that window every time.
 HOOK=/sys/module/ibpost/parameters/serve_test_lost_ms
 link_up
-if echo 3000 >$HOOK && serve_start "$IBPOST_OUT/races-lost-hook.txt"; then
+if echo 10000 >$HOOK && serve_start "$IBPOST_OUT/races-lost-hook.txt"; then
 	hook_watch
 	rdma link del $RDEV >"$IBPOST_OUT/races-linkdel.txt" 2>&1 &
 	del=$!
-	hook_entered 'lost listener' 100 && t_ok "lost listener held in the hook's window" ||
+	hook_entered 'lost listener' 200 && t_ok "lost listener held in the hook's window" ||
 		t_fail "lost listener held in the hook's window" "no hook line in dmesg"
-	# (The fixed module queued STOPPED as the window began: serve may be
+	# (The fixed module queued STOPPED as the window opened: serve may be
 	# closing already, which is the race too.)
 	kill -INT $SERVE_PID 2>/dev/null
-	hook_still_in 'lost listener' && t_ok "serve closed inside the lost listener's window" ||
+	# The release must wait for the handler: serve stays in it while the
+	# hook holds.  Gone means the server was freed under the handler.
+	wchan_wait $SERVE_PID 'ibpost_serve_release|wait_for_completion' 50
+	case $? in
+	0) t_ok "serve's close waits for the lost listener's handler" ;;
+	2) t_fail "serve's close waits for the lost listener's handler" "serve closed while the handler held the server" ;;
+	*) t_fail "serve's close waits for the lost listener's handler" "serve sleeps in ${WCHAN:-?}" ;;
+	esac
+	hook_open 'lost listener' && t_ok "serve closed inside the lost listener's window" ||
 		t_fail "serve closed inside the lost listener's window" "the window had ended"
-	wait_gone $SERVE_PID 100 && t_ok "serve closed in the lost listener's window: ends within 10 s" ||
-		t_fail "serve closed in the lost listener's window: ends within 10 s" "still there"
+	echo 0 >$HOOK
+	wait_gone $SERVE_PID 100 && t_ok "serve ends within 10 s of the window's end" ||
+		t_fail "serve ends within 10 s of the window's end" "still there"
 	wait $SERVE_PID 2>/dev/null
 	if wait_gone $del 100; then
 		t_ok "rdma link del under the hook: within 10 s"
@@ -353,7 +376,6 @@ if echo 3000 >$HOOK && serve_start "$IBPOST_OUT/races-lost-hook.txt"; then
 		t_fail "rdma link del under the hook: within 10 s" "still waiting"
 	fi
 	hook_unwatch
-	echo 0 >$HOOK
 	grep -q 'device gone' "$IBPOST_OUT/races-lost-hook.txt" ||
 		echo "serve output: $(tail -n 2 "$IBPOST_OUT/races-lost-hook.txt")"
 	no_splat "serve closed inside the lost listener's window"
@@ -407,27 +429,34 @@ no_qp_mr "after session opens racing link del"
 # that window every time.  The opener then fails with ENODEV.
 HOOK=/sys/module/ibpost/parameters/session_test_publish_ms
 link_up
-if echo 3000 >$HOOK && serve_start "$IBPOST_OUT/races-sess-hook.txt"; then
+if echo 10000 >$HOOK && serve_start "$IBPOST_OUT/races-sess-hook.txt"; then
 	hook_watch
 	timeout 120 insmod "$CONS" dev=$RDEV peer=$ADDR threads=1 reqs=2 \
 		>"$IBPOST_OUT/races-sess-hook-ins.txt" 2>&1 &
 	ins=$!
 	hook_entered 'session opener' 400 && t_ok "session opener held in the hook's window" ||
 		t_fail "session opener held in the hook's window" "no hook line in dmesg"
-	# The removal starts at once (it then waits for the opener's reference).
 	rdma link del $RDEV >"$IBPOST_OUT/races-linkdel.txt" 2>&1 &
 	del=$!
-	sleep 0.2
-	hook_still_in 'session opener' && t_ok "rdma link del inside the opener's window" ||
+	# The removal has marked the device dying and waits for the opener's
+	# reference: only then does the opener go on.
+	wchan_wait $del 'ibpost_client_remove|wait_for_completion' 100
+	case $? in
+	0) t_ok "rdma link del waits for the opener" ;;
+	2) t_fail "rdma link del waits for the opener" "it ended while the opener held the device" ;;
+	*) t_fail "rdma link del waits for the opener" "it sleeps in ${WCHAN:-?}" ;;
+	esac
+	hook_open 'session opener' && t_ok "rdma link del inside the opener's window" ||
 		t_fail "rdma link del inside the opener's window" "the window had ended"
+	echo 0 >$HOOK
 	t0=$SECONDS
 	if wait_gone $del 100; then
-		t_ok "rdma link del while the opener is in the window: within 10 s"
+		t_ok "rdma link del within 10 s of the window's end"
 	else
 		STUCK=1
-		t_fail "rdma link del while the opener is in the window: within 10 s" "rdma link del still waiting"
+		t_fail "rdma link del within 10 s of the window's end" "rdma link del still waiting"
 	fi
-	echo "link del: $((SECONDS - t0)) s more"
+	echo "link del: $((SECONDS - t0)) s after the window"
 	wait $ins
 	rc=$?
 	grep -q '^ibpost_consumer ' /proc/modules && rmmod ibpost_consumer
@@ -440,7 +469,6 @@ if echo 3000 >$HOOK && serve_start "$IBPOST_OUT/races-sess-hook.txt"; then
 			"insmod status $rc: $(tr '\n' ' ' <"$IBPOST_OUT/races-sess-hook-ins.txt")"
 	fi
 	hook_unwatch
-	echo 0 >$HOOK
 	kill -INT $SERVE_PID
 	wait $SERVE_PID 2>/dev/null
 	no_splat "device gone inside the opener's window"

@@ -567,6 +567,9 @@ static void tk_partial_nowait_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&io[1].calls), 0);
 }
 
+/* submit.c's test hook: completed requests keep their send-queue slots. */
+extern bool ibpost_kunit_keep_room;
+
 /* A submitter blocked for send-queue room while the session is closed. */
 struct tk_waiter {
 	struct ibpost_session *s;
@@ -591,11 +594,10 @@ static int tk_waiter_fn(void *arg)
 }
 
 /*
- * Depth 1 held by a 1 MiB WRITE; another thread waits for room; the
- * session is closed meanwhile: the waiter returns -ENOTCONN before
- * ibpost_session_close() returns (the session is not freed under it),
- * unless the WRITE completed first and it got the room (then its request
- * completes, with -ECANCELED or 0, by the close).  guest-check.sh sets the
+ * Depth 1, its one slot kept by a completed WRITE (the keep-room hook);
+ * another thread waits for room; the session is closed meanwhile: the
+ * waiter returns -ENOTCONN before ibpost_session_close() returns (the
+ * session is not freed under it).  guest-check.sh also sets the
  * session_test_wake_ms hook: the waiter, woken by the close, holds before
  * it touches the session again, so that a close that did not wait for it
  * would return first (@returned false) and free the session under it.
@@ -621,10 +623,20 @@ static void tk_close_waiter_test(struct kunit *test)
 	w->rd = &rd;
 	sg_init_table(&w->sg, 1);
 	sg_set_page(&w->sg, loc, PAGE_SIZE, 0);
-	KUNIT_ASSERT_EQ(test, tk_io_run(s, io, IBPOST_OP_WRITE, &sg, 1, &rd, 0,
+	WRITE_ONCE(ibpost_kunit_keep_room, true);
+	KUNIT_EXPECT_EQ(test, tk_io_run(s, io, IBPOST_OP_WRITE, &sg, 1, &rd, 0,
 					0), 0);
+	/* Completed, and its slot still held: the queue stays full. */
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&io->done, 10 * HZ),
+			0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&io->calls), 1);
 	t = kthread_run(tk_waiter_fn, w, "tk-waiter");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	if (IS_ERR(t)) {
+		WRITE_ONCE(ibpost_kunit_keep_room, false);
+		ibpost_session_close(s);
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(t));
+		goto out;
+	}
 	get_task_struct(t);
 	/* The waiter counted the full queue: it is waiting (or about to). */
 	for (i = 0; i < 1000; i++) {
@@ -634,18 +646,18 @@ static void tk_close_waiter_test(struct kunit *test)
 			break;
 		usleep_range(100, 200);
 	}
+	KUNIT_EXPECT_EQ(test, st->sq_full, 1ULL);
+	/* pairs with the release in tk_waiter_fn() */
+	KUNIT_EXPECT_FALSE(test, smp_load_acquire(&w->returned));
 	ibpost_session_close(s);
+	WRITE_ONCE(ibpost_kunit_keep_room, false);
 	/* pairs with the release in tk_waiter_fn(): @ret read below */
 	KUNIT_EXPECT_TRUE(test, smp_load_acquire(&w->returned));
-	KUNIT_EXPECT_EQ(test, atomic_read(&io->calls), 1);
-	kunit_info(test, "waiter: %s\n", w->ret ? "woken by the close" :
-		   "got the room before the close");
-	if (w->ret)
-		KUNIT_EXPECT_EQ(test, w->ret, -ENOTCONN);
-	else
-		KUNIT_EXPECT_EQ(test, atomic_read(&w->io.calls), 1);
+	KUNIT_EXPECT_EQ(test, w->ret, -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->io.calls), 0);
 	kthread_stop(t);
 	put_task_struct(t);
+out:
 	__free_pages(loc, 8);
 	__free_pages(rem, 8);
 }

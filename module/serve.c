@@ -14,7 +14,6 @@
  * stops every connection and waits for their threads; a connection whose
  * thread never ran is freed by the release itself.
  */
-#include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/kthread.h>
@@ -30,6 +29,7 @@
 #include "allow.h"
 #include "live.h"
 #include "serve.h"
+#include "testhook.h"
 
 #define IBPOST_SRV_CONNS	16
 #define IBPOST_SRV_CONNS_MAX	256
@@ -57,7 +57,7 @@ MODULE_PARM_DESC(serve_test_nowake,
 static uint serve_test_lost_ms;
 module_param(serve_test_lost_ms, uint, 0600);
 MODULE_PARM_DESC(serve_test_lost_ms,
-		 "test hook: a lost listener's handler waits this long (ms, at most 10000) between leaving the server's lock and its last access to the server, so that a close races it every time");
+		 "test hook: a lost listener's handler waits this long (ms, at most 10000; or until set to 0) between leaving the server's lock and its last access to the server, so that a close races it every time");
 
 /**
  * ibpost_srv_event() - queue an event for the file's owner.
@@ -494,11 +494,8 @@ static int ibpost_srv_listener_lost(struct ibpost_server *srv)
 		ret = 1;
 	}
 	mutex_unlock(&srv->lock);
-	if (ret && READ_ONCE(serve_test_lost_ms)) {
-		pr_info("ibpost: test hook: lost listener waits %u ms\n",
-			READ_ONCE(serve_test_lost_ms));
-		msleep(min(READ_ONCE(serve_test_lost_ms), 10000U));
-	}
+	if (ret)
+		ibpost_test_hold("lost listener", &serve_test_lost_ms);
 	if (ret)
 		complete(&srv->listen_done);
 	return ret;

@@ -17,7 +17,6 @@
  * region (region.c) as the far end of its requests.
  */
 #include <linux/debugfs.h>
-#include <linux/delay.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
@@ -25,6 +24,7 @@
 
 #include "session.h"
 #include "stats.h"
+#include "testhook.h"
 
 static LIST_HEAD(ibpost_sessions);
 /* The list, session deaths, device removal against opening. */
@@ -34,7 +34,7 @@ static u32 ibpost_session_next_id;
 static uint session_test_publish_ms;
 module_param(session_test_publish_ms, uint, 0600);
 MODULE_PARM_DESC(session_test_publish_ms,
-		 "test hook: a session opened with a peer waits this long (ms, at most 10000) between its connection and its publication, so that a device removal races the opener every time");
+		 "test hook: a session opened with a peer waits this long (ms, at most 10000; or until set to 0) between its connection and its publication, so that a device removal races the opener every time");
 
 static struct ibpost_dev *ibpost_session_dev(const struct ibpost_session_attr *a)
 {
@@ -467,11 +467,8 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	ret = ibpost_session_extend(s, attr, &caps, &reason);
 	if (!ret && peer)
 		ret = ibpost_speer_start(s);
-	if (!ret && peer && READ_ONCE(session_test_publish_ms)) {
-		pr_info("ibpost: test hook: session opener waits %u ms\n",
-			READ_ONCE(session_test_publish_ms));
-		msleep(min(READ_ONCE(session_test_publish_ms), 10000U));
-	}
+	if (!ret && peer)
+		ibpost_test_hold("session opener", &session_test_publish_ms);
 	if (!ret)
 		ret = ibpost_session_publish(s);
 	if (ret) {

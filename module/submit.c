@@ -38,13 +38,13 @@
  * nothing at all.
  */
 #include <kunit/visibility.h>
-#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/math.h>
 #include <linux/sched/mm.h>
 
 #include "session.h"
 #include "stats.h"
+#include "testhook.h"
 
 /* Bytes of the request (CPU view of its scatterlist). */
 static u64 ibpost_req_len(struct ibpost_req *req)
@@ -78,6 +78,26 @@ static void ibpost_req_rw_destroy(struct ibpost_req *req)
 			    ibpost_req_dir(req));
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Test hook (KUnit only): while set, a completed request does not give its
+ * send-queue slots back, so the next submitter finds the queue full and
+ * waits for room for as long as the test wants (close_waiter).
+ */
+bool ibpost_kunit_keep_room;
+EXPORT_SYMBOL_IF_KUNIT(ibpost_kunit_keep_room);
+
+static bool ibpost_req_keeps_room(void)
+{
+	return READ_ONCE(ibpost_kunit_keep_room);
+}
+#else
+static bool ibpost_req_keeps_room(void)
+{
+	return false;
+}
+#endif
+
 /**
  * ibpost_req_complete() - end a request: free its rdma_rw context, count
  *	it, call its callback.
@@ -93,7 +113,8 @@ void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 
 	ibpost_req_rw_destroy(req);
 	spin_lock_irqsave(&s->lock, flags);
-	req->q->sq_free += req->nwr;
+	if (!ibpost_req_keeps_room())
+		req->q->sq_free += req->nwr;
 	s->stats.completed++;
 	s->stats.inflight--;
 	if (status) {
@@ -199,15 +220,6 @@ module_param(session_test_wake_ms, uint, 0600);
 MODULE_PARM_DESC(session_test_wake_ms,
 		 "test hook: a submitter woken from its wait for room by its session's death waits this long (ms, at most 10000) before it touches the session again, so that a close that does not wait for it frees the session under it every time");
 
-/* The session_test_wake_ms hook (slow path: a dying session's waiter). */
-static void ibpost_req_test_wake(void)
-{
-	uint ms = READ_ONCE(session_test_wake_ms);
-
-	if (ms)
-		msleep(min(ms, 10000U));
-}
-
 /*
  * Reserve the slots @req can need, *@max_wr (computed here, where the QP
  * is known to exist), and join the submitters the session's death waits
@@ -257,7 +269,7 @@ static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
 		wait_event(s->wq, READ_ONCE(q->sq_free) >= n ||
 			   READ_ONCE(s->state) != IBPOST_S_LIVE);
 		if (READ_ONCE(s->state) != IBPOST_S_LIVE)
-			ibpost_req_test_wake();
+			ibpost_test_hold("woken waiter", &session_test_wake_ms);
 		spin_lock_irqsave(&s->lock, flags);
 		s->waiting--;
 		if (s->state != IBPOST_S_LIVE) {

@@ -33,10 +33,11 @@ if [[ $IBPOST_KERNEL == test ]]; then
 	insmod build/testmod/kunit/ibpost_rxe_kunit.ko dev=rxe_lo || rc=1
 	# The session API: its consumer, driven by the session suite.
 	insmod build/testmod/kunit/ibpost_consumer.ko autorun=0 || rc=1
-	# A waiter woken by its session's close holds 300 ms before it touches
-	# the session again: a close that does not wait for it frees the
-	# session under it (tk_close_waiter_test, KASAN).
-	echo 300 >/sys/module/ibpost/parameters/session_test_wake_ms || rc=1
+	# A waiter woken by its session's close holds 3 s, longer than a close
+	# takes here, before it touches the session again: a close that does
+	# not wait for it frees the session under it (tk_close_waiter_test,
+	# KASAN; a 300 ms hold ended within the close's QP drain).
+	echo 3000 >/sys/module/ibpost/parameters/session_test_wake_ms || rc=1
 	insmod build/testmod/kunit/ibpost_session_kunit.ko dev=rxe_lo || rc=1
 	echo 0 >/sys/module/ibpost/parameters/session_test_wake_ms
 	# KTAP is cut from this dmesg on the host (tools/tests/ktap_extract.py).

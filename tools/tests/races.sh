@@ -121,6 +121,53 @@ stuck_end() {
 	exit 1
 }
 
+# A test hook's window (serve_test_lost_ms, session_test_publish_ms): the
+# module holds one side of a race there until the test writes 0 to the
+# hook (at most 10 s), logging "test hook: WHAT waits" and "test hook: WHAT
+# goes on".  hook_watch follows the kernel log from now on (dmesg -W:
+# polling all of dmesg took the debug kernel longer than a 2 s window);
+# hook_entered WHAT TENTHS waits for the entry; hook_open WHAT: not left
+# yet; hook_unwatch stops following.
+HOOK_LOG=$IBPOST_OUT/races-hooklog.txt
+HOOK_WPID=
+hook_watch() {
+	dmesg -W >"$HOOK_LOG" 2>&1 &
+	HOOK_WPID=$!
+	sleep 0.2
+}
+
+hook_entered() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		grep -q "test hook: $1 waits" "$HOOK_LOG" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+hook_open() {
+	! grep -q "test hook: $1 goes on" "$HOOK_LOG"
+}
+
+hook_unwatch() {
+	kill "$HOOK_WPID" 2>/dev/null
+	wait "$HOOK_WPID" 2>/dev/null
+}
+
+# wchan_wait PID REGEX TENTHS: PID sleeps in a kernel function matching
+# REGEX within TENTHS tenths of a second (positive evidence of where a
+# process waits); 1 when it did not, 2 when PID is gone.
+wchan_wait() {
+	local i w
+	for ((i = 0; i < $3; i++)); do
+		w=$(cat "/proc/$1/wchan" 2>/dev/null) || return 2
+		[[ $w =~ $2 ]] && return 0
+		sleep 0.1
+	done
+	WCHAN=$w
+	return 1
+}
+
 rig_load_rxe || { t_fail "load rxe" "modules"; t_done; exit 1; }
 insmod "$KO" || { t_fail "insmod" "$KO"; t_done; exit 1; }
 link_up || { t_fail "rxe on a dummy netdev" "$RDEV $ADDR"; t_done; exit 1; }
@@ -299,20 +346,28 @@ live_zero "after serve closes racing link del"
 # server; the close comes in that window every time.
 HOOK=/sys/module/ibpost/parameters/serve_test_lost_ms
 link_up
-if echo 2000 >$HOOK && serve_start "$IBPOST_OUT/races-lost-hook.txt"; then
-	seen=$(dmesg | wc -l)
+if echo 10000 >$HOOK && serve_start "$IBPOST_OUT/races-lost-hook.txt"; then
+	hook_watch
 	rdma link del $RDEV >"$IBPOST_OUT/races-linkdel.txt" 2>&1 &
 	del=$!
-	hooked=
-	for _ in $(seq 100); do
-		dmesg | tail -n +$((seen + 1)) | grep -q 'lost listener waits' && hooked=1 && break
-		sleep 0.05
-	done
-	[[ -n $hooked ]] && t_ok "lost listener held in the hook's window" ||
+	hook_entered 'lost listener' 200 && t_ok "lost listener held in the hook's window" ||
 		t_fail "lost listener held in the hook's window" "no hook line in dmesg"
-	kill -INT $SERVE_PID
-	wait_gone $SERVE_PID 100 && t_ok "serve closed inside the lost listener's window: ends within 10 s" ||
-		t_fail "serve closed inside the lost listener's window: ends within 10 s" "still there"
+	# (The fixed module queued STOPPED as the window opened: serve may be
+	# closing already, which is the race too.)
+	kill -INT $SERVE_PID 2>/dev/null
+	# The release must wait for the handler: serve stays in it while the
+	# hook holds.  Gone means the server was freed under the handler.
+	wchan_wait $SERVE_PID 'ibpost_serve_release|wait_for_completion' 50
+	case $? in
+	0) t_ok "serve's close waits for the lost listener's handler" ;;
+	2) t_fail "serve's close waits for the lost listener's handler" "serve closed while the handler held the server" ;;
+	*) t_fail "serve's close waits for the lost listener's handler" "serve sleeps in ${WCHAN:-?}" ;;
+	esac
+	hook_open 'lost listener' && t_ok "serve closed inside the lost listener's window" ||
+		t_fail "serve closed inside the lost listener's window" "the window had ended"
+	echo 0 >$HOOK
+	wait_gone $SERVE_PID 100 && t_ok "serve ends within 10 s of the window's end" ||
+		t_fail "serve ends within 10 s of the window's end" "still there"
 	wait $SERVE_PID 2>/dev/null
 	if wait_gone $del 100; then
 		t_ok "rdma link del under the hook: within 10 s"
@@ -320,7 +375,7 @@ if echo 2000 >$HOOK && serve_start "$IBPOST_OUT/races-lost-hook.txt"; then
 		STUCK=1
 		t_fail "rdma link del under the hook: within 10 s" "still waiting"
 	fi
-	echo 0 >$HOOK
+	hook_unwatch
 	grep -q 'device gone' "$IBPOST_OUT/races-lost-hook.txt" ||
 		echo "serve output: $(tail -n 2 "$IBPOST_OUT/races-lost-hook.txt")"
 	no_splat "serve closed inside the lost listener's window"
@@ -374,28 +429,46 @@ no_qp_mr "after session opens racing link del"
 # that window every time.  The opener then fails with ENODEV.
 HOOK=/sys/module/ibpost/parameters/session_test_publish_ms
 link_up
-if echo 2000 >$HOOK && serve_start "$IBPOST_OUT/races-sess-hook.txt"; then
-	seen=$(dmesg | wc -l)
+if echo 10000 >$HOOK && serve_start "$IBPOST_OUT/races-sess-hook.txt"; then
+	hook_watch
 	timeout 120 insmod "$CONS" dev=$RDEV peer=$ADDR threads=1 reqs=2 \
 		>"$IBPOST_OUT/races-sess-hook-ins.txt" 2>&1 &
 	ins=$!
-	hooked=
-	for _ in $(seq 400); do
-		dmesg | tail -n +$((seen + 1)) | grep -q 'session opener waits' && hooked=1 && break
-		sleep 0.05
-	done
-	[[ -n $hooked ]] && t_ok "session opener held in the hook's window" ||
+	hook_entered 'session opener' 400 && t_ok "session opener held in the hook's window" ||
 		t_fail "session opener held in the hook's window" "no hook line in dmesg"
+	rdma link del $RDEV >"$IBPOST_OUT/races-linkdel.txt" 2>&1 &
+	del=$!
+	# The removal has marked the device dying and waits for the opener's
+	# reference: only then does the opener go on.
+	wchan_wait $del 'ibpost_client_remove|wait_for_completion' 100
+	case $? in
+	0) t_ok "rdma link del waits for the opener" ;;
+	2) t_fail "rdma link del waits for the opener" "it ended while the opener held the device" ;;
+	*) t_fail "rdma link del waits for the opener" "it sleeps in ${WCHAN:-?}" ;;
+	esac
+	hook_open 'session opener' && t_ok "rdma link del inside the opener's window" ||
+		t_fail "rdma link del inside the opener's window" "the window had ended"
+	echo 0 >$HOOK
 	t0=$SECONDS
-	link_del_within 10 && t_ok "rdma link del while the opener is in the window: within 10 s" ||
-		t_fail "rdma link del while the opener is in the window: within 10 s" "rdma link del still waiting"
-	echo "link del: $((SECONDS - t0)) s"
+	if wait_gone $del 100; then
+		t_ok "rdma link del within 10 s of the window's end"
+	else
+		STUCK=1
+		t_fail "rdma link del within 10 s of the window's end" "rdma link del still waiting"
+	fi
+	echo "link del: $((SECONDS - t0)) s after the window"
 	wait $ins
 	rc=$?
 	grep -q '^ibpost_consumer ' /proc/modules && rmmod ibpost_consumer
-	[[ $rc != 0 ]] && t_ok "the opener caught in the window fails (insmod status $rc)" ||
-		t_fail "the opener caught in the window fails" "insmod succeeded"
-	echo 0 >$HOOK
+	# ibpost_session_open() itself fails with ENODEV: a session handed out
+	# after its device went would be a dead one.
+	if [[ $rc != 0 ]] && grep -q 'No such device' "$IBPOST_OUT/races-sess-hook-ins.txt"; then
+		t_ok "the opener caught in the window fails with ENODEV"
+	else
+		t_fail "the opener caught in the window fails with ENODEV" \
+			"insmod status $rc: $(tr '\n' ' ' <"$IBPOST_OUT/races-sess-hook-ins.txt")"
+	fi
+	hook_unwatch
 	kill -INT $SERVE_PID
 	wait $SERVE_PID 2>/dev/null
 	no_splat "device gone inside the opener's window"

@@ -1,10 +1,12 @@
 #!/bin/bash
 # Usage: tools/rig/testkernel.sh [--print-kdir | --print-kver | --print-bzimage]
 #
-# Builds the KUnit test kernel (Linux 6.1 from /usr/src/linux-source-6.1.tar.xz plus
-# tools/rig/testkernel.config on top of tinyconfig) into build/testkernel/, with its
-# modules installed under build/testkernel/mods. Rebuilds only when the fragment, the
-# linux-source-6.1 package version or this script changed; otherwise prints "cached".
+# Builds the KUnit test kernel into build/testkernel/: Linux 6.1 from
+# /usr/src/linux-source-6.1.tar.xz with tools/rig/testkernel-*.patch applied (fixes of
+# the kernel's own bugs that its debug options report), tools/rig/testkernel.config on
+# top of tinyconfig, modules installed under build/testkernel/mods. Rebuilds only when
+# the fragment, a patch, the linux-source-6.1 package version or this script changed;
+# otherwise prints "cached".
 # On success prints KDIR=<tree usable as make -C KDIR M=...>, BZIMAGE=..., KVER=...
 # The --print-* options print one of those without building (fail if not built).
 # Needs flex bison bc libelf-dev libssl-dev gcc make (tools/rig/deps.sh).
@@ -32,23 +34,31 @@ case ${1:-} in
 --print-kver) built_kver; exit 0 ;;
 --print-bzimage) built_kver >/dev/null; echo "$bzimage"; exit 0 ;;
 "") ;;
-*) sed -n '2,10s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+*) sed -n '2,12s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac
 
 [[ -f $tarball ]] || die "$tarball missing: install linux-source-6.1 (tools/rig/deps.sh)"
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-want=$(cat "$frag" "$0" <(echo "$srcver") | sha256sum | cut -d' ' -f1)
+patches=("$rig"/testkernel-*.patch)
+# The unpacked tree is the package's source with these patches.
+srcid="$srcver $(cat "${patches[@]}" | sha256sum | cut -d' ' -f1)"
+want=$(cat "$frag" "$0" <(echo "$srcid") | sha256sum | cut -d' ' -f1)
 
 if [[ -f $stamp && $(cat "$stamp") == "$want" && -f $bzimage ]]; then
 	echo "testkernel.sh: cached ($(built_kver))" >&2
 else
 	mkdir -p "$out"
 	rm -f "$stamp"
-	if [[ ! -f $tree/.ibpost-srcver || $(cat "$tree/.ibpost-srcver") != "$srcver" ]]; then
+	if [[ ! -f $tree/.ibpost-srcver || $(cat "$tree/.ibpost-srcver") != "$srcid" ]]; then
 		echo "testkernel.sh: unpacking $tarball ($srcver)" >&2
 		rm -rf "$tree"
 		tar -C "$out" -xf "$tarball"
-		echo "$srcver" >"$tree/.ibpost-srcver"
+		for p in "${patches[@]}"; do
+			echo "testkernel.sh: applying ${p##*/}" >&2
+			patch -d "$tree" -p1 --no-backup-if-mismatch -s <"$p" ||
+				die "${p##*/} does not apply to $srcver"
+		done
+		echo "$srcid" >"$tree/.ibpost-srcver"
 	fi
 	log=$out/build.log
 	echo "testkernel.sh: building in $tree (log: $log)" >&2

@@ -99,19 +99,29 @@ wait_gone() {
 # rdma link del within $1 s; a removal that hangs (the kernel waits
 # uninterruptibly for a leaked reference) is left behind, and what follows
 # needs the device: STUCK ends the script's rows.  Not called through
-# t_check, whose subshell would lose STUCK.
+# t_check, whose subshell would lose STUCK.  link_del_start starts it in
+# the background (LINK_DEL: its pid) for a row that acts while it runs;
+# link_del_wait SECONDS waits for it.
 STUCK=
-link_del_within() {
-	local p
+LINK_DEL=
+link_del_start() {
 	# Not on the caller's stdout: a t_check would wait for it.
 	rdma link del $RDEV >"$IBPOST_OUT/races-linkdel.txt" 2>&1 &
-	p=$!
-	if wait_gone $p $(($1 * 10)); then
-		wait $p
+	LINK_DEL=$!
+}
+
+link_del_wait() {
+	if wait_gone $LINK_DEL $(($1 * 10)); then
+		wait $LINK_DEL
 		return
 	fi
 	STUCK=1
 	return 1
+}
+
+link_del_within() {
+	link_del_start
+	link_del_wait "$1"
 }
 
 stuck_end() {
@@ -348,8 +358,7 @@ HOOK=/sys/module/ibpost/parameters/serve_test_lost_ms
 link_up
 if echo 10000 >$HOOK && serve_start "$IBPOST_OUT/races-lost-hook.txt"; then
 	hook_watch
-	rdma link del $RDEV >"$IBPOST_OUT/races-linkdel.txt" 2>&1 &
-	del=$!
+	link_del_start
 	hook_entered 'lost listener' 200 && t_ok "lost listener held in the hook's window" ||
 		t_fail "lost listener held in the hook's window" "no hook line in dmesg"
 	# (The fixed module queued STOPPED as the window opened: serve may be
@@ -369,12 +378,8 @@ if echo 10000 >$HOOK && serve_start "$IBPOST_OUT/races-lost-hook.txt"; then
 	wait_gone $SERVE_PID 100 && t_ok "serve ends within 10 s of the window's end" ||
 		t_fail "serve ends within 10 s of the window's end" "still there"
 	wait $SERVE_PID 2>/dev/null
-	if wait_gone $del 100; then
-		t_ok "rdma link del under the hook: within 10 s"
-	else
-		STUCK=1
+	link_del_wait 10 && t_ok "rdma link del under the hook: within 10 s" ||
 		t_fail "rdma link del under the hook: within 10 s" "still waiting"
-	fi
 	hook_unwatch
 	grep -q 'device gone' "$IBPOST_OUT/races-lost-hook.txt" ||
 		echo "serve output: $(tail -n 2 "$IBPOST_OUT/races-lost-hook.txt")"
@@ -436,11 +441,10 @@ if echo 10000 >$HOOK && serve_start "$IBPOST_OUT/races-sess-hook.txt"; then
 	ins=$!
 	hook_entered 'session opener' 400 && t_ok "session opener held in the hook's window" ||
 		t_fail "session opener held in the hook's window" "no hook line in dmesg"
-	rdma link del $RDEV >"$IBPOST_OUT/races-linkdel.txt" 2>&1 &
-	del=$!
+	link_del_start
 	# The removal has marked the device dying and waits for the opener's
 	# reference: only then does the opener go on.
-	wchan_wait $del 'ibpost_client_remove|wait_for_completion' 100
+	wchan_wait $LINK_DEL 'ibpost_client_remove|wait_for_completion' 100
 	case $? in
 	0) t_ok "rdma link del waits for the opener" ;;
 	2) t_fail "rdma link del waits for the opener" "it ended while the opener held the device" ;;
@@ -450,12 +454,8 @@ if echo 10000 >$HOOK && serve_start "$IBPOST_OUT/races-sess-hook.txt"; then
 		t_fail "rdma link del inside the opener's window" "the window had ended"
 	echo 0 >$HOOK
 	t0=$SECONDS
-	if wait_gone $del 100; then
-		t_ok "rdma link del within 10 s of the window's end"
-	else
-		STUCK=1
+	link_del_wait 10 && t_ok "rdma link del within 10 s of the window's end" ||
 		t_fail "rdma link del within 10 s of the window's end" "rdma link del still waiting"
-	fi
 	echo "link del: $((SECONDS - t0)) s after the window"
 	wait $ins
 	rc=$?

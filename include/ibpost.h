@@ -72,10 +72,13 @@ enum ibpost_session_event {
  * @peer: NULL for a loopback session (the peer is the device itself), or
  *	the address of ``ibpost serve`` on another host (IPv4 or IPv6; port 0
  *	for IBPOST_PEER_PORT): the session is connected to it through rdma_cm
- *	and gets @remote_bytes of the server's memory, registered for RDMA
- *	READ and WRITE for this session alone (ibpost_session_remote()).
- * @remote_bytes: with @peer: bytes of remote memory, 1 to 4 MiB (and at most
- *	what one of the server's fast-reg MRs maps).
+ *	and gets a region of the server's memory (@region_bytes, or
+ *	@remote_bytes: exactly one of them), zeroed, registered for RDMA READ
+ *	and WRITE for this session alone, until it is closed.
+ * @remote_bytes: with @peer: a region of one chunk, 1 byte to 4 MiB (and at
+ *	most what one of the server's fast-reg MRs maps, else the open fails
+ *	with IBPOST_R_FRPL), whose one descriptor ibpost_session_remote()
+ *	gives; 0 with @region_bytes.
  * @cm_timeout_ms: with @peer: bound on each rdma_cm step and on the server's
  *	answer, 0 for IBPOST_CM_TIMEOUT_MS.
  * @nr_queues: queues, 0 or 1 for one, at most IBPOST_SESSION_QUEUES_MAX:
@@ -83,11 +86,15 @@ enum ibpost_session_event {
  *	CQ from the device's CQ pool on completion vector i modulo the
  *	device's vectors.  A submission names its queue (&ibpost_req.queue).
  *	Loopback only: a session with @peer has one queue.
- * @region_bytes: loopback only: a local region of this many bytes (a
- *	multiple of PAGE_SIZE, at most half the RAM), zeroed, registered for
- *	RDMA READ and WRITE in as many fast-reg MRs as it needs, each of
- *	&ibpost_session_limits.region_chunk bytes; requests reach it with
- *	IBPOST_REQ_REGION.  0: none.
+ * @region_bytes: a region of this many bytes (a multiple of PAGE_SIZE),
+ *	zeroed, registered for RDMA READ and WRITE in as many fast-reg MRs as
+ *	it needs, each of &ibpost_session_limits.region_chunk bytes; requests
+ *	reach it with IBPOST_REQ_REGION.  Loopback: local memory, at most half
+ *	the RAM.  With @peer: the server's memory, at most its budget
+ *	(``ibpost serve --max-mem``, counted as allocated) and
+ *	8192 chunks (8 GiB in rxe's 1 MiB chunks); a refusal names the
+ *	server's reason.
+ *	0: none.
  * @lat_samples: exact latency percentiles (ibpost_session_get_latency())
  *	over the last this many completed requests, 0 for
  *	IBPOST_LAT_SAMPLES_DEFAULT, at most IBPOST_LAT_SAMPLES_MAX.

@@ -115,7 +115,10 @@ static int cons_io(struct cons_thread *t, u32 op, u32 n, u64 off)
 	io.req.op = op;
 	io.req.sgl = t->sg;
 	io.req.nents = n;
-	io.req.remote = &t->c->disk;
+	if (t->c->cfg->region && t->c->cfg->peer)
+		io.req.flags = IBPOST_REQ_REGION;
+	else
+		io.req.remote = &t->c->disk;
 	io.req.remote_offset = off;
 	io.req.done = cons_done;
 	ret = ibpost_submit(t->c->s, &io.req);
@@ -372,6 +375,23 @@ static int cons_peer_addr(const char *str, struct sockaddr_storage *ss)
 	return -EINVAL;
 }
 
+/*
+ * The server's region as the session's limits say: its size, a chunk no
+ * request of the workload crosses (requests are aligned to their size).
+ */
+static int cons_region_check(struct cons *c, u64 bytes)
+{
+	struct ibpost_session_limits lim;
+
+	ibpost_session_get_limits(c->s, &lim);
+	pr_info("ibpost_consumer: the server's region: %llu bytes in chunks of %u\n",
+		lim.region_bytes, lim.region_chunk);
+	if (lim.region_bytes != bytes || !lim.region_chunk ||
+	    lim.region_chunk % c->req_bytes)
+		return -ERANGE;
+	return 0;
+}
+
 /**
  * ibpost_consumer_run() - run one workload on a new session.
  * @cfg: the workload.
@@ -406,7 +426,10 @@ int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
 		if (cons_peer_addr(cfg->peer, &ss))
 			return -EINVAL;
 		attr.peer = &ss;
-		attr.remote_bytes = ndisk * PAGE_SIZE;
+		if (cfg->region)
+			attr.region_bytes = (u64)ndisk * PAGE_SIZE;
+		else
+			attr.remote_bytes = ndisk * PAGE_SIZE;
 	}
 	c.s = ibpost_session_open(&attr);
 	if (IS_ERR(c.s))
@@ -416,7 +439,9 @@ int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
 		ret = -ENOMEM;
 		goto out_close;
 	}
-	if (cfg->peer) {	/* the disk is the server's memory */
+	if (cfg->peer && cfg->region) {	/* the server's region */
+		ret = cons_region_check(&c, (u64)ndisk * PAGE_SIZE);
+	} else if (cfg->peer) {	/* the disk is the server's memory */
 		ret = ibpost_session_remote(c.s, &c.disk);
 		/* Registration works on a session with a peer too. */
 		if (!ret)
@@ -461,6 +486,9 @@ MODULE_PARM_DESC(max_sge, "SGEs per WR, 0 for the device's (default 0)");
 static char *peer;
 module_param(peer, charp, 0444);
 MODULE_PARM_DESC(peer, "address of ibpost serve on another host: its memory is the disk (default: local pages)");
+static bool region;
+module_param(region, bool, 0444);
+MODULE_PARM_DESC(region, "with peer: the disk is a region of the server's memory in chunks, reached by offset (default: one chunk, ibpost_session_remote())");
 static bool autorun = true;
 module_param(autorun, bool, 0444);
 MODULE_PARM_DESC(autorun, "run the workload at load and fail to load if it fails (default 1)");
@@ -547,7 +575,7 @@ static int __init cons_init(void)
 	struct ibpost_consumer_cfg cfg = {
 		.dev = dev, .threads = threads, .reqs = reqs,
 		.req_pages = req_kb * 1024 / PAGE_SIZE, .depth = depth,
-		.max_sge = max_sge, .peer = peer,
+		.max_sge = max_sge, .peer = peer, .region = region,
 	};
 	struct ibpost_consumer_result *res;
 	u64 mib_x100;

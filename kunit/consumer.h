@@ -19,6 +19,9 @@
  * @peer: NULL: the disk is local pages registered with ibpost_reg(); else
  *	the IPv4 or IPv6 address of ``ibpost serve`` on another host, whose
  *	memory (ibpost_session_remote()) is the disk.
+ * @region: with @peer: the disk is a region of the server's memory
+ *	(&ibpost_session_attr.region_bytes, in as many chunks as it needs),
+ *	reached with IBPOST_REQ_REGION; requests must not cross a chunk.
  */
 struct ibpost_consumer_cfg {
 	const char *dev;
@@ -28,6 +31,7 @@ struct ibpost_consumer_cfg {
 	u32 depth;
 	u32 max_sge;
 	const char *peer;
+	bool region;
 };
 
 /**

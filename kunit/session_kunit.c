@@ -803,6 +803,15 @@ static void tk_attr_reason_test(struct kunit *test)
 	attr.peer = &ss;
 	attr.nr_queues = 2;
 	tk_open_refused(test, &attr, -EOPNOTSUPP, IBPOST_R_PEER_FLAG);
+	/* A peer's region: exactly one of region_bytes and remote_bytes. */
+	attr.nr_queues = 1;
+	tk_open_refused(test, &attr, -EINVAL, IBPOST_R_BUF_SIZE);
+	attr.region_bytes = 1ULL << 20;
+	attr.remote_bytes = 4096;
+	tk_open_refused(test, &attr, -EINVAL, IBPOST_R_BUF_SIZE);
+	attr.remote_bytes = 0;
+	attr.region_bytes = PAGE_SIZE + 1;
+	tk_open_refused(test, &attr, -EINVAL, IBPOST_R_BUF_SIZE);
 	attr = ok;
 	attr.dev_name = "nosuch0";
 	tk_open_refused(test, &attr, -ENODEV, IBPOST_R_NO_DEVICE);

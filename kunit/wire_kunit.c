@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: what a peer sends `ibpost serve`, checked (module/wirechk.c), and
- * who may connect (module/allow.c).  Every malformed case the server must
+ * KUnit: what a peer sends `ibpost serve`, checked (module/wirechk.c), the
+ * server's answer to a session as its client checks it, the chunks of a
+ * region (ibpost_target_chunk()), and who may connect (module/allow.c).  Every malformed case the server must
  * refuse, with its reason, value and limit, and the well-formed ones it
  * must take.
  */
@@ -15,6 +16,7 @@
 
 #include "allow.h"
 #include "ctl.h"
+#include "target.h"
 
 /* ---- the hello (connect private data) ---- */
 
@@ -38,9 +40,12 @@ static const struct hello_case hello_cases[] = {
 	{ "16 bytes, well formed", 16, MG, VER, 0, 64, 2, 0, 0, IBPOST_R_NONE },
 	{ "56 bytes of RoCE, zero padding", PRIV_ROCE, MG, VER, 0, 4096, 0, 0, 0,
 	  IBPOST_R_NONE },
-	{ "flags 1", 16, MG, VER, 1, 64, 0, 0, -EPROTO, IBPOST_R_FLAGS, 1, 0 },
+	{ "flags 1 (a region), well formed", 16, MG, VER, 1, 64, 0, 0, 0,
+	  IBPOST_R_NONE },
+	{ "flags 2", 16, MG, VER, 2, 64, 0, 0, -EPROTO, IBPOST_R_FLAGS, 2,
+	  IBPOST_WIRE_HELLO_FLAGS },
 	{ "flags 0x8000 in RoCE padding", PRIV_ROCE, MG, VER, 0x8000, 64, 0, 0,
-	  -EPROTO, IBPOST_R_FLAGS, 0x8000, 0 },
+	  -EPROTO, IBPOST_R_FLAGS, 0x8000, IBPOST_WIRE_HELLO_FLAGS },
 	{ "12 bytes", 12, MG, VER, 0, 64, 0, 0, -EPROTO, IBPOST_R_PEER_PROTO, 12,
 	  16 },
 	{ "0 bytes", 0, MG, VER, 0, 64, 0, 0, -EPROTO, IBPOST_R_PEER_PROTO, 0,
@@ -53,8 +58,10 @@ static const struct hello_case hello_cases[] = {
 	  IBPOST_R_PEER_PROTO, 19, 16 },
 	{ "bad magic", 16, 0x12345678, VER, 0, 64, 0, 0,
 	  -EPROTO, IBPOST_R_PEER_PROTO, 0x12345678, IBPOST_WIRE_MAGIC },
-	{ "version 2", 16, MG, 2, 0, 64, 0, 0, -EPROTO,
-	  IBPOST_R_PEER_VERSION, 2, IBPOST_WIRE_VERSION },
+	{ "version 1 (before regions)", 16, MG, 1, 0, 64, 0, 0, -EPROTO,
+	  IBPOST_R_PEER_VERSION, 1, IBPOST_WIRE_VERSION },
+	{ "version 3", 16, MG, 3, 0, 64, 0, 0, -EPROTO,
+	  IBPOST_R_PEER_VERSION, 3, IBPOST_WIRE_VERSION },
 	{ "depth 0", 16, MG, VER, 0, 0, 0, 0, -EINVAL, IBPOST_R_DEPTH, 0,
 	  IBPOST_WIRE_MAX_DEPTH },
 	{ "depth 4097", 16, MG, VER, 0, IBPOST_WIRE_MAX_DEPTH + 1, 0, 0, -EINVAL,
@@ -120,6 +127,7 @@ struct job_case {
 	int err;
 	u32 reason;
 	u64 value, limit;
+	u32 reserved;
 };
 
 /* A job with one send SGE. */
@@ -145,6 +153,8 @@ static const struct job_case job_cases[] = {
 	  -EPROTO, IBPOST_R_PEER_PROTO, HDR - 1, HDR },
 	{ "a result instead", JOB1, JOB1, 0, IBPOST_WIRE_RESULT, -EPROTO,
 	  IBPOST_R_PEER_PROTO, IBPOST_WIRE_RESULT, IBPOST_WIRE_JOB },
+	{ "reserved 0x80000000", JOB1, JOB1, 0, IBPOST_WIRE_JOB, -EPROTO,
+	  IBPOST_R_RESERVED, 0x80000000, 0, 0x80000000 },
 };
 
 static void job_desc(const struct job_case *c, char *desc)
@@ -164,11 +174,176 @@ static void ibpost_wire_job_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, m);
 	ibpost_wire_hdr_init(&m->hdr, c->type, c->hdr_len, c->conn);
 	m->num_sge = cpu_to_be32(1);
+	m->reserved = cpu_to_be32(c->reserved);
 	KUNIT_EXPECT_EQ(test, ibpost_wire_job_check(m, c->arrived, &st),
 			c->err);
 	KUNIT_EXPECT_EQ(test, st.reason, c->reason);
 	KUNIT_EXPECT_EQ(test, st.value, c->value);
 	KUNIT_EXPECT_EQ(test, st.limit, c->limit);
+}
+
+/* ---- a session's region: what the client asks, what it is answered ---- */
+
+#define MIB	(1ULL << 20)
+#define SES	IBPOST_WIRE_SESSION
+#define HR	IBPOST_WIRE_HELLO_REGION
+
+struct region_case {
+	const char *name;
+	u32 flags;		/* the job's */
+	u16 hello_flags;
+	u64 bytes;
+	u32 chunk;		/* the server's */
+	int err;
+	u32 reason;
+	u64 value, limit;
+};
+
+static const struct region_case region_cases[] = {
+	{ "a job without a region", 0, 0, 0, MIB, 0, IBPOST_R_NONE },
+	{ "1 GiB in 1 MiB chunks", SES, HR, 1ULL << 30, MIB, 0, IBPOST_R_NONE },
+	{ "one byte", SES, HR, 1, 4096, 0, IBPOST_R_NONE },
+	{ "8192 chunks (the limit)", SES, HR, 8192 * MIB, MIB, 0,
+	  IBPOST_R_NONE },
+	{ "a byte past 8192 chunks", SES, HR, 8192 * MIB + 1, MIB, -EINVAL,
+	  IBPOST_R_BUF_SIZE, 8192 * MIB + 1, 8192 * MIB },
+	{ "2^64 - 1 bytes", SES, HR, U64_MAX, MIB, -EINVAL, IBPOST_R_BUF_SIZE,
+	  U64_MAX, 8192 * MIB },
+	{ "0 bytes", SES, HR, 0, 4096, -EINVAL, IBPOST_R_BUF_SIZE, 0,
+	  8192 * 4096ULL },
+	{ "region bytes on a job", 0, HR, 4096, MIB, -EINVAL,
+	  IBPOST_R_BUF_SIZE, 4096, 0 },
+	{ "a session without the hello's flag", SES, 0, MIB, MIB, -EPROTO,
+	  IBPOST_R_FLAGS, 0, HR },
+	{ "a device without MRs of two pages", SES, HR, MIB, 0, -EINVAL,
+	  IBPOST_R_FRPL, MIB, 0 },
+};
+
+static void region_desc(const struct region_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(region, region_cases, region_desc);
+
+static void ibpost_wire_region_test(struct kunit *test)
+{
+	const struct region_case *c = test->param_value;
+	struct ibpost_wire_job m = {};
+	struct ibpost_status st = {};
+
+	m.flags = cpu_to_be32(c->flags);
+	m.region_bytes = cpu_to_be64(c->bytes);
+	KUNIT_EXPECT_EQ(test, ibpost_wire_region_check(&m, c->hello_flags,
+						       c->chunk, &st), c->err);
+	KUNIT_EXPECT_EQ(test, st.reason, c->reason);
+	KUNIT_EXPECT_EQ(test, st.value, c->value);
+	KUNIT_EXPECT_EQ(test, st.limit, c->limit);
+}
+
+/* The chunk a region gets: a power of two, one MR, no more than needed. */
+static void ibpost_wire_chunk_test(struct kunit *test)
+{
+	/* rxe: 512 page-list entries, one spare: 256 pages. */
+	KUNIT_EXPECT_EQ(test, ibpost_target_chunk(512, 1ULL << 30),
+			256U * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ibpost_target_chunk(512, 0), 256U * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ibpost_target_chunk(512, 1), (u32)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ibpost_target_chunk(512, 3 * PAGE_SIZE),
+			4U * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ibpost_target_chunk(512, 4 * PAGE_SIZE + 1),
+			8U * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ibpost_target_chunk(512, U64_MAX),
+			256U * PAGE_SIZE);
+	/* Exactly a power of two plus the spare entry. */
+	KUNIT_EXPECT_EQ(test, ibpost_target_chunk(257, 1ULL << 30),
+			256U * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ibpost_target_chunk(2, 1ULL << 30),
+			(u32)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ibpost_target_chunk(1, 1ULL << 30), 0U);
+	KUNIT_EXPECT_EQ(test, ibpost_target_chunk(0, 4096), 0U);
+	/* At most one allocation. */
+	KUNIT_EXPECT_LE(test, (u64)ibpost_target_chunk(U32_MAX, U64_MAX),
+			(u64)IBPOST_SLOT_MAX);
+}
+
+/* A ready of @n chunks of @chunk bytes (lengths @len) in @m. */
+static u32 ready_build(struct ibpost_wire_ready *m, u32 n, u32 chunk,
+		       u32 len)
+{
+	u32 i;
+
+	m->nslots = cpu_to_be32(n);
+	m->chunk = cpu_to_be32(chunk);
+	for (i = 0; i < n; i++)
+		m->slot[i].length = cpu_to_be32(len);
+	return ibpost_wire_ready_size(n);
+}
+
+static void ibpost_wire_ready_region_test(struct kunit *test)
+{
+	struct ibpost_wire_ready *m;
+	struct ibpost_status st = {};
+	u32 len, chunk = 0, n = 0;
+
+	m = kunit_kzalloc(test, ibpost_wire_ready_size(8), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, m);
+	/* 3 MiB + 1 in 1 MiB chunks: 4 of them. */
+	len = ready_build(m, 4, MIB, MIB);
+	KUNIT_EXPECT_EQ(test, ibpost_wire_ready_region_check(m, len, 3 * MIB + 1,
+							     &chunk, &n, &st), 0);
+	KUNIT_EXPECT_EQ(test, chunk, (u32)MIB);
+	KUNIT_EXPECT_EQ(test, n, 4U);
+	/* One chunk fewer than the region needs. */
+	KUNIT_EXPECT_EQ(test, ibpost_wire_ready_region_check(m, len, 4 * MIB + 1,
+							     &chunk, &n, &st),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_PEER_PROTO);
+	KUNIT_EXPECT_EQ(test, st.value, 4ULL);
+	KUNIT_EXPECT_EQ(test, st.limit, 5ULL);
+	/* More chunks than it needs. */
+	KUNIT_EXPECT_EQ(test, ibpost_wire_ready_region_check(m, len, MIB,
+							     &chunk, &n, &st),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, st.value, 4ULL);
+	KUNIT_EXPECT_EQ(test, st.limit, 1ULL);
+	/* The length says fewer chunks than nslots. */
+	KUNIT_EXPECT_EQ(test, ibpost_wire_ready_region_check(m, len - 16,
+							     3 * MIB + 1, &chunk,
+							     &n, &st), -EPROTO);
+	KUNIT_EXPECT_EQ(test, st.value, (u64)len - 16);
+	KUNIT_EXPECT_EQ(test, st.limit, (u64)len);
+	/* A chunk that is not a power of two, or below 4 KiB. */
+	len = ready_build(m, 4, MIB - 4096, MIB - 4096);
+	KUNIT_EXPECT_EQ(test, ibpost_wire_ready_region_check(m, len, 3 * MIB,
+							     &chunk, &n, &st),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, st.value, MIB - 4096);
+	len = ready_build(m, 1, 2048, 2048);
+	KUNIT_EXPECT_EQ(test, ibpost_wire_ready_region_check(m, len, 2048,
+							     &chunk, &n, &st),
+			-EPROTO);
+	len = ready_build(m, 1, 0, 0);
+	KUNIT_EXPECT_EQ(test, ibpost_wire_ready_region_check(m, len, 2048,
+							     &chunk, &n, &st),
+			-EPROTO);
+	/* One chunk's length lies. */
+	len = ready_build(m, 2, MIB, MIB);
+	m->slot[1].length = cpu_to_be32(MIB + 1);
+	KUNIT_EXPECT_EQ(test, ibpost_wire_ready_region_check(m, len, 2 * MIB,
+							     &chunk, &n, &st),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, st.value, MIB + 1);
+	KUNIT_EXPECT_EQ(test, st.limit, MIB);
+	/* More chunks than the wire allows, whatever the region says. */
+	m->nslots = cpu_to_be32(IBPOST_WIRE_MAX_CHUNKS + 1);
+	m->chunk = cpu_to_be32(4096);
+	KUNIT_EXPECT_EQ(test, ibpost_wire_ready_region_check(m, len,
+		(IBPOST_WIRE_MAX_CHUNKS + 1) * 4096ULL, &chunk, &n, &st),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, st.value, IBPOST_WIRE_MAX_CHUNKS + 1ULL);
+	/* Nothing was taken from a refused answer. */
+	KUNIT_EXPECT_EQ(test, n, 4U);
 }
 
 /* ---- the order of control messages ---- */
@@ -299,6 +474,9 @@ static struct kunit_case ibpost_wire_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_wire_hello_test, hello_gen_params),
 	KUNIT_CASE(ibpost_wire_hello_null_test),
 	KUNIT_CASE_PARAM(ibpost_wire_job_test, job_gen_params),
+	KUNIT_CASE_PARAM(ibpost_wire_region_test, region_gen_params),
+	KUNIT_CASE(ibpost_wire_chunk_test),
+	KUNIT_CASE(ibpost_wire_ready_region_test),
 	KUNIT_CASE(ibpost_wire_order_test),
 	KUNIT_CASE(ibpost_allow_match_test),
 	KUNIT_CASE(ibpost_allow_check_test),

@@ -89,6 +89,11 @@ int ibpost_wire_hello_check(const void *priv, u32 len, u32 max_rsge,
 			    struct ibpost_status *st);
 int ibpost_wire_job_check(const struct ibpost_wire_job *m, u32 len,
 			  struct ibpost_status *st);
+int ibpost_wire_region_check(const struct ibpost_wire_job *m, u16 hello_flags,
+			     u32 chunk, struct ibpost_status *st);
+int ibpost_wire_ready_region_check(const struct ibpost_wire_ready *m, u32 len,
+				   u64 bytes, u32 *chunk, u32 *n,
+				   struct ibpost_status *st);
 int ibpost_wire_order_check(bool job_running, const void *m, u32 len,
 			    struct ibpost_status *st);
 void ibpost_ctl_connect_caps(struct ibpost_conn_peer *cp,

@@ -26,9 +26,9 @@
 #define IBPOST_PEER_FAULT_VERSION	(1U << 0)	/* hello version 99 */
 #define IBPOST_PEER_FAULT_LENGTH	(1U << 1)	/* SGE past the slot */
 #define IBPOST_PEER_FAULT_STALE_RKEY	(1U << 2)	/* previous job's rkey */
-#define IBPOST_PEER_FAULT_MSG_VERSION	(1U << 3)	/* job message v2 */
+#define IBPOST_PEER_FAULT_MSG_VERSION	(1U << 3)	/* job message v3 */
 #define IBPOST_PEER_FAULT_CORRUPT	(1U << 4)	/* describe other data */
-#define IBPOST_PEER_FAULT_HELLO_FLAGS	(1U << 5)	/* hello flags 1 */
+#define IBPOST_PEER_FAULT_HELLO_FLAGS	(1U << 5)	/* hello flag 0x8000 */
 #define IBPOST_PEER_FAULT_HELLO_TAIL	(1U << 6)	/* bytes past the hello */
 #define IBPOST_PEER_FAULT_JOB_CONN	(1U << 7)	/* job header conn 7 */
 #define IBPOST_PEER_FAULT_JOB_LENGTH	(1U << 8)	/* 8 bytes past length */
@@ -74,7 +74,7 @@ void ibpost_peer_caps(struct ibpost_job *job, struct ibpost_conn_caps *caps)
 	if (p->fault & IBPOST_PEER_FAULT_VERSION)
 		p->hello.version = cpu_to_be16(99);
 	if (p->fault & IBPOST_PEER_FAULT_HELLO_FLAGS)
-		p->hello.flags = cpu_to_be16(1);
+		p->hello.flags = cpu_to_be16(0x8000);
 	if (p->fault & IBPOST_PEER_FAULT_HELLO_TAIL) {
 		memcpy(p->priv, &p->hello, sizeof(p->hello));
 		memset(p->priv + sizeof(p->hello), 0xff,

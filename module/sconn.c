@@ -214,6 +214,7 @@ static int ibpost_sconn_counts(struct ibpost_sconn *sc,
 	u32 max_msg = IBPOST_MAX_MSG;
 	struct ib_port_attr pattr;
 	size_t want;
+	int ret;
 
 	if (!ib_query_port(sc->ep.ibdev, sc->ep.port, &pattr))
 		max_msg = min_t(u32, max_msg, pattr.max_msg_sz);
@@ -260,6 +261,13 @@ static int ibpost_sconn_counts(struct ibpost_sconn *sc,
 	if (sc->imm_data && !ibpost_op_has_imm(sc->op))
 		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_IMM_OP, sc->op,
 					 0);
+	sc->region_bytes = be64_to_cpu(m->region_bytes);
+	sc->chunk = ibpost_target_chunk(sc->ep.ibdev->attrs.max_fast_reg_page_list_len,
+					sc->region_bytes);
+	ret = ibpost_wire_region_check(m, be16_to_cpu(sc->hello.flags),
+				       sc->chunk, st);
+	if (ret)
+		return ret;
 	return ibpost_sconn_job_time(sc, be32_to_cpu(m->duration_ms), st);
 }
 
@@ -288,12 +296,19 @@ static int ibpost_sconn_sizes(struct ibpost_sconn *sc, u32 *nslots,
 	struct ibpost_slots s;
 
 	/*
+	 * A session's region: its chunks, checked (ibpost_sconn_counts()),
+	 * bounded by the memory budget alone.
+	 */
+	if (ibpost_sconn_session(sc)) {
+		*slot_size = sc->chunk;
+		*nslots = (u32)DIV_ROUND_UP_ULL(sc->region_bytes, sc->chunk);
+		return 0;
+	}
+	/*
 	 * WR msg of a WRITE_WITH_IMM writes slot msg % (2 * depth): no slot
 	 * is written again before its receive was checked.
 	 */
 	*nslots = sc->op == IBPOST_OP_WRITE_IMM ? 2 * sc->depth : sc->depth;
-	if (ibpost_sconn_session(sc))
-		*nslots = 1;
 	*slot_size = ibpost_target_slot_size(&sc->target);
 	s.nslots = *nslots;
 	s.slot_size = *slot_size;
@@ -390,6 +405,8 @@ static int ibpost_sconn_ready(struct ibpost_sconn *sc, int err,
 	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_READY, len, sc->num);
 	ibpost_wire_st_put(&m->st, err, st);
 	m->nslots = cpu_to_be32(n);
+	if (n && ibpost_sconn_session(sc))
+		m->chunk = cpu_to_be32(sc->chunk);
 	for (i = 0; i < n; i++) {
 		ibpost_target_remote(&sc->target, i, &addr, &rkey);
 		m->slot[i].addr = cpu_to_be64(addr);

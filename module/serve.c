@@ -290,6 +290,9 @@ static int ibpost_srv_qp(struct ibpost_sconn *sc)
 {
 	u32 depth = be32_to_cpu(sc->hello.depth);
 	u32 rsge = max_t(u32, be32_to_cpu(sc->hello.recv_sge), 1);
+	/* The answer's slots: a job's, or a session's region's chunks. */
+	u32 nslots = be16_to_cpu(sc->hello.flags) & IBPOST_WIRE_HELLO_REGION ?
+		     IBPOST_WIRE_MAX_CHUNKS : 2 * depth;
 	struct ibpost_ep_caps ec = {
 		.send_wr = IBPOST_MR_CHAIN + 2,
 		.send_sge = 1,
@@ -325,8 +328,7 @@ static int ibpost_srv_qp(struct ibpost_sconn *sc)
 	 * One control receive, for the job: data messages take receives in
 	 * order, so with a SEND opcode every receive after it is a data one.
 	 */
-	return ibpost_ctl_init(&sc->ctl, &sc->ep, ibpost_ctl_size(2 * depth),
-			       1);
+	return ibpost_ctl_init(&sc->ctl, &sc->ep, ibpost_ctl_size(nslots), 1);
 }
 
 /* Undo ibpost_srv_qp() (the connection was never accepted). */

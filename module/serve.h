@@ -105,6 +105,8 @@ struct ibpost_server {
  * @num_sge: their number.
  * @recv_layout: SGEs of each receive (SEND opcodes).
  * @recv_num_sge: their number.
+ * @region_bytes: a session's region (IBPOST_WIRE_SESSION), else 0.
+ * @chunk: bytes of each of its chunks (ibpost_target_chunk()).
  * @target: the job's slots, their MRs (RDMA opcodes), the data receives
  *	and what arrived: messages and bytes (an RDMA WRITE job: slots
  *	checked at the fin), mismatches, the first error completion of a
@@ -145,6 +147,8 @@ struct ibpost_sconn {
 	u32 num_sge;
 	struct ibpost_sge_desc recv_layout[IBPOST_WIRE_MAX_SGE];
 	u32 recv_num_sge;
+	u64 region_bytes;
+	u32 chunk;
 	struct ibpost_target target;
 	bool lost;
 	wait_queue_head_t wake;

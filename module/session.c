@@ -323,11 +323,16 @@ static int ibpost_session_check(const struct ibpost_session_attr *attr,
 	if (attr->nr_queues > IBPOST_SESSION_QUEUES_MAX)
 		return -EINVAL;
 	*reason = IBPOST_R_PEER_FLAG;
-	if (attr->peer && (attr->nr_queues > 1 || attr->region_bytes))
+	if (attr->peer && attr->nr_queues > 1)
 		return -EOPNOTSUPP;
 	*reason = IBPOST_R_BUF_SIZE;
-	if (!PAGE_ALIGNED(attr->region_bytes) ||
+	if (!PAGE_ALIGNED(attr->region_bytes))
+		return -EINVAL;
+	/* A local region is this host's memory; a peer's, the server's. */
+	if (!attr->peer &&
 	    attr->region_bytes > ((u64)totalram_pages() << PAGE_SHIFT) / 2)
+		return -EINVAL;
+	if (attr->peer && !attr->region_bytes == !attr->remote_bytes)
 		return -EINVAL;
 	*reason = IBPOST_R_COUNT;
 	if (attr->lat_samples > IBPOST_LAT_SAMPLES_MAX)
@@ -355,7 +360,7 @@ static int ibpost_session_extend(struct ibpost_session *s,
 			return ret;
 		}
 	}
-	if (attr->region_bytes) {
+	if (attr->region_bytes && !attr->peer) {
 		ret = ibpost_region_create(s, attr->region_bytes, reason);
 		if (ret)
 			return ret;
@@ -366,8 +371,12 @@ static int ibpost_session_extend(struct ibpost_session *s,
 		*reason = IBPOST_R_NOMEM;
 		return ret;
 	}
-	ibpost_session_limits_init(s);
-	return 0;
+	/* A peer's region: the server's answer gives it. */
+	if (s->peer)
+		ret = ibpost_speer_start(s, reason);
+	if (!ret)
+		ibpost_session_limits_init(s);
+	return ret;
 }
 
 /**
@@ -383,11 +392,14 @@ static int ibpost_session_extend(struct ibpost_session *s,
  * bad attributes (flags: IBPOST_R_FLAGS; depth 0 or above max_qp_wr - 1:
  * IBPOST_R_DEPTH; a port the device lacks: IBPOST_R_PORT; queues:
  * IBPOST_R_QUEUE; a region size: IBPOST_R_BUF_SIZE; lat_samples:
- * IBPOST_R_COUNT), -EOPNOTSUPP for queues or a region with a peer
+ * IBPOST_R_COUNT; with a peer, not exactly one of region_bytes and
+ * remote_bytes: IBPOST_R_BUF_SIZE), -EOPNOTSUPP for queues with a peer
  * (IBPOST_R_PEER_FLAG), -ENODEV for an unknown or departing device
  * (IBPOST_R_NO_DEVICE; also when it goes while opening), -EINTR when a
- * signal ended the rdma_cm connect, -ENOMEM (IBPOST_R_NOMEM), or the
- * verbs' error.
+ * signal ended the rdma_cm connect, -ENOMEM (IBPOST_R_NOMEM), the server's
+ * refusal with its reason (IBPOST_R_SRV_MEM: past its memory budget), or
+ * -EPROTO for a malformed answer (IBPOST_R_PEER_PROTO), or the verbs'
+ * error.
  */
 struct ibpost_session *
 ibpost_session_open(const struct ibpost_session_attr *attr)
@@ -465,8 +477,6 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	s->q0.sq_free = attr->depth;
 	reason = IBPOST_R_NONE;
 	ret = ibpost_session_extend(s, attr, &caps, &reason);
-	if (!ret && peer)
-		ret = ibpost_speer_start(s);
 	if (!ret && peer)
 		ibpost_test_hold("session opener", &session_test_publish_ms);
 	if (!ret)

@@ -15,6 +15,7 @@
 #include "ep.h"
 #include "mr.h"
 #include "pair.h"
+#include "wire.h"
 
 /* Where a session is in its life. */
 enum ibpost_sess_state {
@@ -40,16 +41,23 @@ struct ibpost_squeue {
 };
 
 /**
- * struct ibpost_region - a loopback session's local region.
+ * struct ibpost_region - a session's region: local (loopback) or the
+ *	server's (a session with a peer).
  * @bytes: its size (what requests may reach).
  * @chunk: bytes of each MR (a power of two; the last may map beyond
  *	@bytes, never reached).
- * @buf: the zeroed pages, one slot of @chunk bytes per MR.
- * @mrs: one fast-reg MR per slot, remote READ and WRITE.
+ * @n: chunks; 0 once released.
+ * @raddr: the address of each chunk's MR (its iova).
+ * @rkey: the rkey of each chunk's MR.
+ * @buf: a local region: the zeroed pages, one slot of @chunk bytes per MR.
+ * @mrs: a local region: one fast-reg MR per slot, remote READ and WRITE.
  */
 struct ibpost_region {
 	u64 bytes;
 	u32 chunk;
+	u32 n;
+	u64 *raddr;
+	u32 *rkey;
 	struct ibpost_buf buf;
 	struct ibpost_mrs mrs;
 };
@@ -80,7 +88,7 @@ struct ibpost_lat_ring {
  * @queues: the queues; queue 0 is @ep (and @pair), registrations and
  *	control messages use it.
  * @q0: @queues of a session with one queue.
- * @region: the local region of a loopback session, or NULL.
+ * @region: the session's region (local, or on its peer), or NULL.
  * @lat: latencies for exact percentiles (@lock).
  * @limits: I/O limits, computed at open (ibpost_session_get_limits()).
  * @pep: a session with a peer: its one endpoint (@ep points here).
@@ -184,6 +192,8 @@ void ibpost_session_limits_init(struct ibpost_session *s);
 
 /* region.c */
 int ibpost_region_create(struct ibpost_session *s, u64 bytes, u32 *reason);
+int ibpost_region_remote(struct ibpost_session *s, u64 bytes, u32 chunk,
+			 u32 n, const struct ibpost_wire_slot *slot);
 void ibpost_region_release(struct ibpost_session *s);
 int ibpost_region_target(struct ibpost_session *s, struct ibpost_req *req,
 			 u64 len);
@@ -196,7 +206,7 @@ void ibpost_lat_ring_free(struct ibpost_lat_ring *r);
 /* speer.c */
 struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 				      struct ibpost_conn_caps *caps);
-int ibpost_speer_start(struct ibpost_session *s);
+int ibpost_speer_start(struct ibpost_session *s, u32 *reason);
 void ibpost_speer_fin(struct ibpost_session *s);
 void ibpost_speer_release(struct ibpost_session *s);
 void ibpost_speer_free(struct ibpost_speer *p);

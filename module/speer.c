@@ -5,14 +5,17 @@
  * A consumer that gives &ibpost_session_attr.peer gets a session connected
  * through rdma_cm to `ibpost serve` there, and a region of the server's
  * memory registered for this session alone (a job with
- * IBPOST_WIRE_SESSION, wire.rst).  ibpost_submit() then reads and writes it
- * as it would a local registration.  The session's CQ is polled from
- * softirq, so the control channel wakes the opener instead of being polled;
- * closing sends the fin, and the server invalidates the region.
+ * IBPOST_WIRE_SESSION, wire.rst): as many chunks as it needs, one MR each,
+ * whose addresses and rkeys the server's answer gives (region.c keeps
+ * them).  ibpost_submit() then reads and writes it with IBPOST_REQ_REGION
+ * as it would a loopback session's region.  The session's CQ is polled
+ * from softirq, so the control channel wakes the opener instead of being
+ * polled; closing sends the fin, and the server invalidates the region.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/module.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "abi.h"
@@ -28,7 +31,8 @@
  * @cp: connect parameters.
  * @hello: private data of the connect request.
  * @ctl: control channel on the session's QP.
- * @remote: the server's region.
+ * @bytes: the region asked for.
+ * @remote: &ibpost_session_attr.remote_bytes: the region's one chunk.
  * @timeout_ms: bound on the server's answers.
  * @started: the server accepted the job (a fin is owed).
  */
@@ -36,6 +40,7 @@ struct ibpost_speer {
 	struct ibpost_conn_peer cp;
 	struct ibpost_wire_hello hello;
 	struct ibpost_ctl ctl;
+	u64 bytes;
 	struct ibpost_rdesc remote;
 	u32 timeout_ms;
 	bool started;
@@ -62,7 +67,7 @@ struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 	struct ibpost_speer *p;
 
 	if ((attr->peer->ss_family != AF_INET &&
-	     attr->peer->ss_family != AF_INET6) || !attr->remote_bytes ||
+	     attr->peer->ss_family != AF_INET6) ||
 	    attr->remote_bytes > IBPOST_MAX_MSG ||
 	    attr->depth > IBPOST_WIRE_MAX_DEPTH ||
 	    attr->cm_timeout_ms > IBPOST_CM_TIMEOUT_MAX)
@@ -73,7 +78,9 @@ struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 	ibpost_ctl_connect_caps(&p->cp, &p->hello, attr->depth, 0,
 				ibpost_speer_port(attr->peer),
 				attr->cm_timeout_ms, caps);
+	p->hello.flags = cpu_to_be16(IBPOST_WIRE_HELLO_REGION);
 	p->timeout_ms = p->cp.timeout_ms;
+	p->bytes = attr->region_bytes ?: PAGE_ALIGN((u64)attr->remote_bytes);
 	p->remote.length = attr->remote_bytes;
 	/* room for the job and the fin beside the consumer's WRs */
 	caps->send_wr += 2;
@@ -123,65 +130,97 @@ static u32 ibpost_speer_build_job(struct ibpost_session *s)
 	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_JOB, len, 0);
 	m->op = cpu_to_be32(IBPOST_OP_WRITE);
 	m->flags = cpu_to_be32(IBPOST_WIRE_SESSION);
-	m->msg_size = cpu_to_be32(s->peer->remote.length);
+	/* The most one request moves: what the server's log shows. */
+	m->msg_size = cpu_to_be32(min_t(u64, s->peer->bytes, IBPOST_MAX_MSG));
 	m->depth = s->peer->hello.depth;
 	m->num_sge = cpu_to_be32(1);
+	m->region_bytes = cpu_to_be64(s->peer->bytes);
 	m->sge[0].length = m->msg_size;
 	return len;
 }
 
+/* The server's region: its chunks, or the refusal (logged). */
 static int ibpost_speer_ready(struct ibpost_session *s,
-			      const struct ibpost_wire_ready *m, u32 len)
+			      const struct ibpost_wire_ready *m, u32 len,
+			      u32 *reason)
 {
 	struct ibpost_speer *p = s->peer;
 	struct ibpost_status st = {};
+	u32 chunk = 0, n = 0;
 	int ret;
 
 	ret = ibpost_wire_hdr_check(&m->hdr, len, IBPOST_WIRE_READY, &st);
-	if (!ret && len < ibpost_wire_ready_size(1))
+	if (!ret && len < ibpost_wire_ready_size(0)) {
+		ibpost_status_set(&st, IBPOST_R_PEER_PROTO, len,
+				  ibpost_wire_ready_size(0));
 		ret = -EPROTO;
+	}
 	if (!ret)
 		ret = ibpost_wire_st_get(&m->st, &st);
-	if (!ret && (be32_to_cpu(m->nslots) != 1 ||
-		     be32_to_cpu(m->slot[0].length) < p->remote.length))
-		ret = -EPROTO;
+	if (!ret)
+		ret = ibpost_wire_ready_region_check(m, len, p->bytes, &chunk,
+						     &n, &st);
+	/* remote_bytes: the region is one chunk, one descriptor. */
+	if (!ret && s->attr.remote_bytes && n != 1) {
+		ibpost_status_set(&st, IBPOST_R_FRPL, s->attr.remote_bytes,
+				  chunk);
+		ret = -EINVAL;
+	}
 	if (ret) {
 		pr_info("ibpost: session %u: the server refused: %s (value %llu, limit %llu)\n",
 			s->id, ibpost_reason_str(st.reason), st.value,
 			st.limit);
+		*reason = st.reason ? st.reason : IBPOST_R_PEER_PROTO;
 		return ret;
 	}
 	p->remote.addr = be64_to_cpu(m->slot[0].addr);
 	p->remote.rkey = be32_to_cpu(m->slot[0].rkey);
-	return 0;
+	ret = ibpost_region_remote(s, p->bytes, chunk, n, m->slot);
+	if (ret)
+		*reason = IBPOST_R_NOMEM;
+	return ret;
+}
+
+/* Control slots for the answer: chunks are at least 4 KiB (wirechk.c). */
+static size_t ibpost_speer_ctl_size(const struct ibpost_speer *p)
+{
+	return ibpost_ctl_size(min_t(u64, IBPOST_WIRE_MAX_CHUNKS,
+				     DIV_ROUND_UP_ULL(p->bytes, SZ_4K)));
 }
 
 /**
  * ibpost_speer_start() - ask the server for the session's region.
  * @s: a session just connected to its peer.
+ * @reason: out: IBPOST_R_* on failure (the server's, when it refused).
  *
  * Context: process context; sleeps up to the timeout.
- * Return: 0, or the server's refusal (logged with its reason), -ETIMEDOUT,
- * -ECONNRESET, -EIO.
+ * Return: 0, or the server's refusal (logged with its reason, value and
+ * limit), -EPROTO for a malformed answer, -ETIMEDOUT, -ECONNRESET, -EIO,
+ * -ENOMEM.
  */
-int ibpost_speer_start(struct ibpost_session *s)
+int ibpost_speer_start(struct ibpost_session *s, u32 *reason)
 {
 	struct ibpost_speer *p = s->peer;
 	const void *m;
 	u32 len;
 	int ret;
 
-	ret = ibpost_ctl_init(&p->ctl, s->ep, ibpost_ctl_size(1),
+	ret = ibpost_ctl_init(&p->ctl, s->ep, ibpost_speer_ctl_size(p),
 			      IBPOST_CTL_RX);
 	if (!ret)
 		ret = ibpost_ctl_send(&p->ctl, ibpost_speer_build_job(s), false,
 				      0);
 	if (!ret)
 		ret = ibpost_speer_wait(s, p->timeout_ms);
-	if (ret)
+	if (ret) {
+		*reason = ret == -ENOMEM ? IBPOST_R_NOMEM :
+			  ret == -ETIMEDOUT ? IBPOST_R_TIMEOUT :
+			  ret == -ENODEV ? IBPOST_R_DEVICE_GONE :
+			  IBPOST_R_PEER_LOST;
 		return ret;
+	}
 	m = ibpost_ctl_take(&p->ctl, &len);
-	ret = ibpost_speer_ready(s, m, len);
+	ret = ibpost_speer_ready(s, m, len, reason);
 	ibpost_ctl_release(&p->ctl, m, true);
 	p->started = !ret;
 	return ret;
@@ -235,12 +274,17 @@ void ibpost_speer_free(struct ibpost_speer *p)
  * @desc: out: address, rkey and length to give ibpost_submit() requests
  *	(&ibpost_req.remote).
  *
+ * For a session opened with &ibpost_session_attr.remote_bytes, whose
+ * region is one chunk; a region of &ibpost_session_attr.region_bytes is
+ * reached with IBPOST_REQ_REGION.
+ *
  * Context: any.
- * Return: 0, or -ENOENT for a session without a peer.
+ * Return: 0, or -ENOENT for a session without a peer or without
+ * remote_bytes.
  */
 int ibpost_session_remote(struct ibpost_session *s, struct ibpost_rdesc *desc)
 {
-	if (!s->peer)
+	if (!s->peer || !s->attr.remote_bytes)
 		return -ENOENT;
 	*desc = s->peer->remote;
 	return 0;

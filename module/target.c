@@ -11,8 +11,10 @@
  * (error completion, mismatch, failed repost) is passed on, through
  * @failed, never a message that arrived as sent.
  */
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include "target.h"
 
@@ -83,6 +85,35 @@ int ibpost_target_sizes(const struct ibpost_slots *s, u32 n, u32 max_frpl,
 	}
 	return 0;
 }
+
+/**
+ * ibpost_target_chunk() - bytes of each slot (and MR) of a region.
+ * @max_frpl: pages one fast-reg MR of the device maps.
+ * @bytes: the region's size (0: as large as one MR allows).
+ *
+ * A region (a session's memory, local or a server's) is slots of one
+ * power-of-two size, each one allocation registered in an MR of its own:
+ * the slot maps fewer pages than the MR's page list holds (one entry spare,
+ * mr.c), at most IBPOST_SLOT_MAX, and no more than the power of two the
+ * region needs, so that a small region pins only what it needs.
+ *
+ * Return: the chunk size, a power-of-two multiple of PAGE_SIZE; 0 when
+ * the device has no fast-reg MRs of two pages.
+ */
+u32 ibpost_target_chunk(u32 max_frpl, u64 bytes)
+{
+	u64 pages, need;
+
+	if (max_frpl < 2)
+		return 0;
+	pages = min_t(u64, max_frpl - 1, IBPOST_SLOT_MAX >> PAGE_SHIFT);
+	pages = rounddown_pow_of_two(pages);
+	need = (bytes >> PAGE_SHIFT) + !PAGE_ALIGNED(bytes);
+	if (bytes && need < pages)
+		pages = roundup_pow_of_two(need);
+	return (u32)(pages << PAGE_SHIFT);
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpost_target_chunk);
 
 /**
  * ibpost_target_alloc() - allocate and map the slots.

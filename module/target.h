@@ -129,6 +129,7 @@ void ibpost_target_init(struct ibpost_target *t,
 u32 ibpost_target_slot_size(const struct ibpost_target *t);
 int ibpost_target_sizes(const struct ibpost_slots *s, u32 n, u32 max_frpl,
 			struct ibpost_status *st);
+u32 ibpost_target_chunk(u32 max_frpl, u64 bytes);
 int ibpost_target_alloc(struct ibpost_target *t, struct ib_device *ibdev,
 			u32 nslots, u32 slot_size, struct ibpost_status *st);
 int ibpost_target_register(struct ibpost_target *t, struct ibpost_ep *ep,

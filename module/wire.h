@@ -21,7 +21,7 @@
 #include <linux/types.h>
 
 #define IBPOST_WIRE_MAGIC	0x49425057	/* "IBPW" */
-#define IBPOST_WIRE_VERSION	1
+#define IBPOST_WIRE_VERSION	2
 
 /* Message types (struct ibpost_wire_hdr.type). */
 #define IBPOST_WIRE_JOB		1
@@ -38,12 +38,22 @@
 #define IBPOST_WIRE_MAX_SGE	32
 /* Deepest queue of a job against a peer (the server holds 2x slots). */
 #define IBPOST_WIRE_MAX_DEPTH	4096
+/* Most chunks (MRs) of a session's region: as many slots as a job's. */
+#define IBPOST_WIRE_MAX_CHUNKS	(2 * IBPOST_WIRE_MAX_DEPTH)
+
+/* struct ibpost_wire_hello.flags */
+/*
+ * The client will ask for a session's region (IBPOST_WIRE_SESSION): the
+ * server sizes its control slots for IBPOST_WIRE_MAX_CHUNKS chunks.
+ */
+#define IBPOST_WIRE_HELLO_REGION	(1U << 0)
+#define IBPOST_WIRE_HELLO_FLAGS		IBPOST_WIRE_HELLO_REGION
 
 /**
  * struct ibpost_wire_hello - private data of the connect request.
  * @magic: IBPOST_WIRE_MAGIC.
  * @version: IBPOST_WIRE_VERSION of the client.
- * @flags: zero.
+ * @flags: IBPOST_WIRE_HELLO_REGION, or zero.
  * @depth: send WRs the client will have outstanding (sizes the server's
  *	receive queue).
  * @recv_sge: SGEs per receive WR the job needs (0 for RDMA opcodes).
@@ -105,8 +115,11 @@ struct ibpost_wire_sge {
 /* struct ibpost_wire_job.flags */
 #define IBPOST_WIRE_VERIFY	(1U << 0)
 /*
- * A session of the in-kernel API: one slot of msg_size bytes, registered
- * for RDMA READ and WRITE (op is IBPOST_OP_WRITE, one SGE), nothing checked.
+ * A session of the in-kernel API: a region of region_bytes, in chunks of
+ * one MR each, registered for RDMA READ and WRITE (op is IBPOST_OP_WRITE,
+ * one SGE of msg_size bytes: min(region_bytes, 4 MiB), what the server
+ * reports; checked as any job's, not used), nothing checked.
+ * The hello must have said IBPOST_WIRE_HELLO_REGION.
  */
 #define IBPOST_WIRE_SESSION	(1U << 1)
 
@@ -123,6 +136,9 @@ struct ibpost_wire_sge {
  * @duration_ms: how long the client will run, in milliseconds; 0 when it
  *	does not know (a job of so many WRs).  The server refuses more than
  *	its job time limit and ends the job at duration + its idle time.
+ * @reserved: zero.
+ * @region_bytes: IBPOST_WIRE_SESSION: bytes of the region (1 to the
+ *	server's memory budget, counted as allocated), else 0.
  * @sge: @num_sge send SGEs, then @recv_num_sge receive SGEs.
  */
 struct ibpost_wire_job {
@@ -135,6 +151,8 @@ struct ibpost_wire_job {
 	__be32 recv_num_sge;
 	__be32 imm_data;
 	__be32 duration_ms;
+	__be32 reserved;
+	__be64 region_bytes;
 	struct ibpost_wire_sge sge[];
 };
 
@@ -173,15 +191,19 @@ struct ibpost_wire_status {
  * struct ibpost_wire_ready - the server's answer to a job.
  * @hdr: type IBPOST_WIRE_READY.
  * @st: refusal (err != 0: @nslots is 0).
- * @nslots: remote slots; WR i uses slot i % @nslots.
- * @reserved: zero.
+ * @nslots: remote slots; WR i uses slot i % @nslots.  A session: the
+ *	region's chunks, DIV_ROUND_UP(region_bytes, @chunk) of them, at most
+ *	IBPOST_WIRE_MAX_CHUNKS; chunk i holds region bytes [i * @chunk,
+ *	(i + 1) * @chunk).
+ * @chunk: a session: bytes of each chunk (a power-of-two multiple of the
+ *	page size, every slot's length); 0 otherwise.
  * @slot: the slots.
  */
 struct ibpost_wire_ready {
 	struct ibpost_wire_hdr hdr;
 	struct ibpost_wire_status st;
 	__be32 nslots;
-	__be32 reserved;
+	__be32 chunk;
 	struct ibpost_wire_slot slot[];
 };
 

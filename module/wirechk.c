@@ -9,6 +9,9 @@
  * events.
  */
 #include <linux/errno.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
@@ -33,8 +36,8 @@ static int ibpost_wirechk_fail(struct ibpost_status *st, int err, u32 reason,
  * @h: out: the hello.
  * @st: the refusal: IBPOST_R_PEER_PROTO (length, magic, a non-zero byte
  *	past the hello: @value its offset, @limit the hello's size),
- *	IBPOST_R_PEER_VERSION, IBPOST_R_FLAGS, IBPOST_R_DEPTH or
- *	IBPOST_R_NUM_SGE.
+ *	IBPOST_R_PEER_VERSION, IBPOST_R_FLAGS (a flag other than
+ *	IBPOST_WIRE_HELLO_FLAGS), IBPOST_R_DEPTH or IBPOST_R_NUM_SGE.
  *
  * Return: 0, -EPROTO or -EINVAL.
  */
@@ -57,9 +60,10 @@ int ibpost_wire_hello_check(const void *priv, u32 len, u32 max_rsge,
 		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_VERSION,
 					   be16_to_cpu(h->version),
 					   IBPOST_WIRE_VERSION);
-	if (h->flags)
+	if (be16_to_cpu(h->flags) & ~IBPOST_WIRE_HELLO_FLAGS)
 		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_FLAGS,
-					   be16_to_cpu(h->flags), 0);
+					   be16_to_cpu(h->flags),
+					   IBPOST_WIRE_HELLO_FLAGS);
 	for (i = sizeof(*h); i < len; i++)
 		if (p[i])
 			return ibpost_wirechk_fail(st, -EPROTO,
@@ -87,7 +91,7 @@ EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_hello_check);
  *	header), IBPOST_R_PEER_PROTO with the header's conn (not 0: the
  *	client has no number yet) or with the header's length and the bytes
  *	that arrived (they must be equal), or with @len and the size of the
- *	fixed part.
+ *	fixed part; IBPOST_R_RESERVED with the reserved field (not 0).
  *
  * The counts and the SGEs are the server's to check against its limits
  * (sconn.c); the length must then also be what they need.
@@ -110,9 +114,99 @@ int ibpost_wire_job_check(const struct ibpost_wire_job *m, u32 len,
 	if (len < sizeof(*m))
 		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
 					   len, sizeof(*m));
+	if (m->reserved)
+		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_RESERVED,
+					   be32_to_cpu(m->reserved), 0);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_job_check);
+
+/**
+ * ibpost_wire_region_check() - check the region a job asks for.
+ * @m: a job whose envelope was checked (ibpost_wire_job_check()).
+ * @hello_flags: the flags of the connection's hello.
+ * @chunk: bytes of each chunk the server would register (a power of two,
+ *	ibpost_target_chunk()), 0 when the device has no MRs for one.
+ * @st: the refusal: IBPOST_R_BUF_SIZE with region_bytes and 0 (a job that
+ *	is not a session), or with region_bytes and the most the chunks can
+ *	hold (0 bytes, or more than IBPOST_WIRE_MAX_CHUNKS chunks);
+ *	IBPOST_R_FLAGS with the hello's flags and IBPOST_WIRE_HELLO_REGION (a
+ *	session whose hello did not say so: the server's control slots are
+ *	too small for its answer); IBPOST_R_FRPL (@chunk 0).
+ *
+ * What the region may hold at most of the server's memory is its budget's
+ * to say (ibpost_srv_charge()), counted as allocated.
+ *
+ * Return: 0, -EINVAL or -EPROTO.
+ */
+int ibpost_wire_region_check(const struct ibpost_wire_job *m, u16 hello_flags,
+			     u32 chunk, struct ibpost_status *st)
+{
+	u64 bytes = be64_to_cpu(m->region_bytes);
+	u64 max = (u64)chunk * IBPOST_WIRE_MAX_CHUNKS;
+
+	if (!(be32_to_cpu(m->flags) & IBPOST_WIRE_SESSION))
+		return bytes ? ibpost_wirechk_fail(st, -EINVAL,
+						   IBPOST_R_BUF_SIZE, bytes, 0)
+			     : 0;
+	if (!(hello_flags & IBPOST_WIRE_HELLO_REGION))
+		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_FLAGS,
+					   hello_flags,
+					   IBPOST_WIRE_HELLO_REGION);
+	if (!chunk)
+		return ibpost_wirechk_fail(st, -EINVAL, IBPOST_R_FRPL, bytes, 0);
+	if (!bytes || bytes > max)
+		return ibpost_wirechk_fail(st, -EINVAL, IBPOST_R_BUF_SIZE,
+					   bytes, max);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_region_check);
+
+/**
+ * ibpost_wire_ready_region_check() - check the server's answer to a session.
+ * @m: a ready message whose header and status were checked, no refusal.
+ * @len: its bytes (at least ibpost_wire_ready_size(0)).
+ * @bytes: the region the client asked for.
+ * @chunk: out: bytes of each chunk.
+ * @n: out: chunks.
+ * @st: the refusal, IBPOST_R_PEER_PROTO with: the chunk size and 0 (not a
+ *	power of two of at least 4 KiB); the chunk count and what @bytes
+ *	needs in such chunks (also: more than IBPOST_WIRE_MAX_CHUNKS); @len and
+ *	what that many chunks take; a chunk's length and the chunk size.
+ *
+ * The client trusts the server with its data, not with its memory: the
+ * table it keeps is what its request sized.
+ *
+ * Return: 0 or -EPROTO.
+ */
+int ibpost_wire_ready_region_check(const struct ibpost_wire_ready *m, u32 len,
+				   u64 bytes, u32 *chunk, u32 *n,
+				   struct ibpost_status *st)
+{
+	u32 c = be32_to_cpu(m->chunk), k = be32_to_cpu(m->nslots), i;
+	u64 want;
+
+	if (c < SZ_4K || !is_power_of_2(c))
+		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_PROTO, c,
+					   0);
+	want = div_u64(bytes, c) + !!(bytes & (c - 1));
+	if (!bytes || k != want || k > IBPOST_WIRE_MAX_CHUNKS)
+		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_PROTO, k,
+					   want);
+	if (len != ibpost_wire_ready_size(k))
+		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
+					   len, ibpost_wire_ready_size(k));
+	for (i = 0; i < k; i++)
+		if (be32_to_cpu(m->slot[i].length) != c)
+			return ibpost_wirechk_fail(st, -EPROTO,
+						   IBPOST_R_PEER_PROTO,
+						   be32_to_cpu(m->slot[i].length),
+						   c);
+	*chunk = c;
+	*n = k;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_ready_region_check);
 
 /**
  * ibpost_wire_order_check() - may this control message come now?

@@ -7,7 +7,10 @@
  *   hello      a rejection carrying the server's reason (struct
  *              ibpost_wire_reject); a connection is wrong.
  *   job        a ready with a refusal (err and reason); a job accepted, or
- *              a connection dropped without a word, is wrong.
+ *              a connection dropped without a word, is wrong.  Among them
+ *              a session's region of 0 bytes, of more chunks than the wire
+ *              allows, past the server's budget, region bytes on a job
+ *              that is not a session, a session whose hello did not say so.
  *   at-limit   jobs with a field exactly at its limit: accepted (or refused
  *              by the server's budget, with that reason), then ended by a
  *              fin with a result.
@@ -15,7 +18,9 @@
  *              runs, a job in two pieces: refused with a reason, and RDMA
  *              with no job has nothing to reach (an error completion).
  *   bounds     a valid slot's neighbourhood: one byte before or past it
- *              fails, the slot itself works.
+ *              fails, the slot itself works; a session's region of two
+ *              chunks: a WRITE across a chunk's end, or with the other
+ *              chunk's rkey, fails, each chunk itself works.
  *   rkeys      neighbouring rkeys of a live slot, the rkey of a finished
  *              job, and another live connection's slot: all fail, and that
  *              connection's data and job are untouched.
@@ -86,7 +91,9 @@ struct answer {
 	uint32_t err, reason;
 	uint64_t value, limit;
 	uint32_t nslots;
-	struct ibpost_wire_slot slot;
+	uint32_t chunk;		/* a session's: bytes of each chunk */
+	struct ibpost_wire_slot slot;	/* the first slot */
+	struct ibpost_wire_slot slot1;	/* the second, if any */
 	uint32_t verify_errors;
 };
 
@@ -224,9 +231,13 @@ static void await_answer(struct hconn *c, uint64_t ms, struct answer *a)
 	} else {
 		a->got = G_ACCEPTED;
 		a->nslots = be32toh(r->nslots);
+		a->chunk = be32toh(r->chunk);
 		if (a->nslots &&
 		    c->last.byte_len >= sizeof(*r) + sizeof(r->slot[0]))
 			a->slot = r->slot[0];
+		if (a->nslots > 1 &&
+		    c->last.byte_len >= sizeof(*r) + 2 * sizeof(r->slot[0]))
+			a->slot1 = r->slot[1];
 	}
 	post_recv(c, c->last.wr_id);
 }
@@ -334,11 +345,14 @@ static void cat_hello(const struct hopts *o)
 	h.magic = htobe32(0x12345678);
 	hello_round(o, "magic 0x12345678", &h, sizeof(h));
 	hello_init(&h, 1, 0);
-	h.version = htobe16(2);
-	hello_round(o, "version 2", &h, sizeof(h));
+	h.version = htobe16(IBPOST_WIRE_VERSION + 1);
+	hello_round(o, "version 3", &h, sizeof(h));
 	hello_init(&h, 1, 0);
-	h.flags = htobe16(1);
-	hello_round(o, "flags 1", &h, sizeof(h));
+	h.version = htobe16(1);
+	hello_round(o, "version 1 (before regions)", &h, sizeof(h));
+	hello_init(&h, 1, 0);
+	h.flags = htobe16(2);
+	hello_round(o, "flags 2 (only 1 is known)", &h, sizeof(h));
 	hello_init(&h, 0, 0);
 	hello_round(o, "depth 0", &h, sizeof(h));
 	hello_init(&h, IBPOST_WIRE_MAX_DEPTH + 1, 0);
@@ -375,16 +389,18 @@ static void cat_hello(const struct hopts *o)
 #define J_RNSGE		36
 #define J_IMM		40
 #define J_DURATION	44
-#define J_SGE0_OFF	48
-#define J_SGE0_LEN	52
-#define J_SGE1_OFF	56
+#define J_RESERVED	48
+#define J_REGION	56
+#define J_SGE0_OFF	64
+#define J_SGE0_LEN	68
+#define J_SGE1_OFF	72
 
 /* One malformed job: a field of the base job set, or its length lied. */
 struct jcase {
 	const char *name;
 	int send_op;		/* base: a SEND job (one receive SGE) */
 	int off, width;		/* field to set (width 0: none) */
-	uint32_t value;
+	uint64_t value;
 	int len_delta;		/* the header's length minus the built one */
 	int sent_delta;		/* the bytes sent minus the built ones */
 	uint32_t num_sge;	/* built with this many send SGEs (0: 1) */
@@ -396,7 +412,8 @@ struct jcase {
 
 static const struct jcase job_cases[] = {
 	JF("magic 0x12345678", 0, J_MAGIC, 4, 0x12345678),
-	JF("version 2", 0, J_VERSION, 2, 2),
+	JF("version 3", 0, J_VERSION, 2, IBPOST_WIRE_VERSION + 1),
+	JF("version 1 (before regions)", 0, J_VERSION, 2, 1),
 	JF("version 0", 0, J_VERSION, 2, 0),
 	JF("type ready", 0, J_TYPE, 2, IBPOST_WIRE_READY),
 	JF("type result", 0, J_TYPE, 2, IBPOST_WIRE_RESULT),
@@ -405,7 +422,7 @@ static const struct jcase job_cases[] = {
 	{ "length 8 less than sent", .len_delta = -8 },
 	JF("length 0", 0, J_LENGTH, 4, 0),
 	JF("length 0xffffffff", 0, J_LENGTH, 4, 0xffffffff),
-	{ "12 bytes sent (half a header)", .sent_delta = -44 },
+	{ "12 bytes sent (half a header)", .sent_delta = -60 },
 	{ "SGE cut off (length says all of it)", .sent_delta = -8 },
 	{ "8 junk bytes after the SGEs, counted", .len_delta = 8,
 	  .sent_delta = 8 },
@@ -431,20 +448,33 @@ static const struct jcase job_cases[] = {
 	JF("SGE offset 0xffffffff", 0, J_SGE0_OFF, 4, 0xffffffff),
 	JF("SGE length 0xffffffff", 0, J_SGE0_LEN, 4, 0xffffffff),
 	JF("duration 0xffffffff ms", 0, J_DURATION, 4, 0xffffffff),
+	JF("reserved 1", 0, J_RESERVED, 4, 1),
+	JF("session region of 0 bytes", 0, J_REGION, 8, 0),
+	JF("session region of 2^64 - 1 bytes", 0, J_REGION, 8, ~0ULL),
+	JF("session region of 2^63 bytes", 0, J_REGION, 8, 1ULL << 63),
+	JF("session region of 8 GiB (8192 chunks, past the budget)", 0,
+	   J_REGION, 8, 8ULL << 30),
+	JF("session region of 1 TiB (past 8192 chunks)", 0, J_REGION, 8,
+	   1ULL << 40),
+	JF("region bytes on a SEND job", 1, J_REGION, 8, 4096),
 	JF("SEND without a receive layout", 1, J_RNSGE, 4, 0),
 	JF("SEND with 33 receive SGEs", 1, J_RNSGE, 4, 33),
 	JF("SEND receive SGE past the 4 MiB slot limit", 1, J_SGE1_OFF, 4,
 	   IBPOST_MAX_MSG),
 };
 
-static void set_field(uint8_t *m, int off, int width, uint32_t v)
+static void set_field(uint8_t *m, int off, int width, uint64_t v)
 {
-	if (width == 2) {
+	if (width == 8) {
+		uint64_t be = htobe64(v);
+
+		memcpy(m + off, &be, 8);
+	} else if (width == 2) {
 		uint16_t be = htobe16((uint16_t)v);
 
 		memcpy(m + off, &be, 2);
 	} else if (width == 4) {
-		uint32_t be = htobe32(v);
+		uint32_t be = htobe32((uint32_t)v);
 
 		memcpy(m + off, &be, 4);
 	}
@@ -609,6 +639,93 @@ static void bounds_round(const struct hopts *o, const char *name, int write,
 	op_answer(&a, rdma_op(&c, write, be64toh(s.addr) + delta,
 			      be32toh(s.rkey), len));
 	verdict(C_BOUNDS, name, want, &a);
+	teardown(&c);
+}
+
+/*
+ * A session's region of @bytes: the answer must be its chunks, as many as
+ * @bytes needs, each of the chunk's length.  0 and the answer in @a, else
+ * 1 (@a: what came).
+ */
+static int open_region(struct hconn *c, const struct hopts *o, uint64_t bytes,
+		       struct answer *a)
+{
+	uint8_t m[H_BUF];
+	struct ibpost_wire_job *job = (void *)m;
+	uint32_t len = job_build(m, IBPOST_OP_WRITE, IBPOST_WIRE_SESSION, 4096,
+				 1, 1, 0);
+
+	job->region_bytes = htobe64(bytes);
+	h_open_valid(c, o, 1, 0, 8, 0);
+	exchange(c, m, len, a);
+	return a->got != G_ACCEPTED || !a->chunk ||
+	       a->nslots != (bytes + a->chunk - 1) / a->chunk ||
+	       be32toh(a->slot.length) != a->chunk;
+}
+
+/* A region of two chunks: each reached with its own rkey only. */
+static void region_round(const struct hopts *o, const char *name, int second,
+			 int64_t delta, uint32_t len, int other_key,
+			 enum want want)
+{
+	const struct ibpost_wire_slot *s, *k;
+	struct hconn c = {};
+	struct answer a;
+	uint64_t bytes = 2ULL << 20;
+
+	if (open_region(&c, o, bytes, &a) || a.nslots != 2) {
+		if (a.got == G_ACCEPTED)	/* not its chunks */
+			a.got = G_SILENT;
+		verdict(C_BOUNDS, name, want, &a);
+		teardown(&c);
+		return;
+	}
+	s = second ? &a.slot1 : &a.slot;
+	k = other_key ? (second ? &a.slot : &a.slot1) : s;
+	op_answer(&a, rdma_op(&c, 1, be64toh(s->addr) + delta,
+			      be32toh(k->rkey), len));
+	verdict(C_BOUNDS, name, want, &a);
+	teardown(&c);
+}
+
+static void cat_region(const struct hopts *o)
+{
+	struct ibpost_wire_hello h;
+	struct hconn c = {};
+	struct answer a;
+	uint8_t m[H_BUF];
+	uint32_t len, chunk;
+
+	/* The answer's chunks for a region of 2 MiB + 1 byte. */
+	if (open_region(&c, o, (2ULL << 20) + 1, &a) && a.got == G_ACCEPTED)
+		a.got = G_SILENT;
+	if (a.got == G_ACCEPTED)
+		finish(&c, &a);
+	verdict(C_LIMIT, "region of 2 MiB + 1: its chunks in the answer, then its fin answered",
+		W_VALID, &a);
+	teardown(&c);
+	region_round(o, "region: WRITE 16 bytes at the start of chunk 1", 1, 0, 16,
+		     0, W_WORK);
+	chunk = 0;
+	memset(&c, 0, sizeof(c));
+	if (!open_region(&c, o, 2ULL << 20, &a))
+		chunk = a.chunk;
+	teardown(&c);
+	region_round(o, "region: WRITE across the end of chunk 0", 0,
+		     (int64_t)chunk - 8, 16, 0, W_FAIL);
+	region_round(o, "region: chunk 1 with chunk 0's rkey", 1, 0, 16, 1,
+		     W_FAIL);
+	/* A session whose hello did not ask for a region's answer. */
+	memset(&c, 0, sizeof(c));
+	hello_init(&h, 1, 0);
+	h.flags = 0;
+	len = job_build(m, IBPOST_OP_WRITE, IBPOST_WIRE_SESSION, 4096, 1, 1, 0);
+	memset(&a, 0, sizeof(a));
+	a.got = G_DROPPED;
+	if (!h_open(&c, o, &h, sizeof(h), 8, 0))
+		exchange(&c, m, len, &a);
+	verdict(C_JOB, "session without the hello's region flag", W_REFUSE,
+		&a);
 	teardown(&c);
 }
 
@@ -1012,16 +1129,16 @@ static int correct_job(const struct hopts *o)
 
 int mode_battery(const struct hopts *o)
 {
-	static void (*const cats[C_MAX])(const struct hopts *) = {
-		cat_hello, cat_job, cat_limit, cat_bounds, cat_rkeys,
-		cat_order, cat_nofin, cat_flood, cat_conns,
+	static void (*const cats[])(const struct hopts *) = {
+		cat_hello, cat_job, cat_limit, cat_bounds, cat_region,
+		cat_rkeys, cat_order, cat_nofin, cat_flood, cat_conns,
 	};
 	unsigned int i, j, wrong = 0, rounds = 0;
 	uint64_t t0 = now_ms();
 	int ok;
 
 	/* cat_rkeys (a finished job's key) before cat_order uses it. */
-	for (i = 0; i < C_MAX; i++)
+	for (i = 0; i < ARRAY_SIZE(cats); i++)
 		cats[i](o);
 	ok = correct_job(o);
 	printf("battery summary (%llu s, %u waits for a busy server):\n",

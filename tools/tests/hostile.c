@@ -423,6 +423,8 @@ void hello_init(struct ibpost_wire_hello *h, uint32_t depth,
 	memset(h, 0, sizeof(*h));
 	h->magic = htobe32(IBPOST_WIRE_MAGIC);
 	h->version = htobe16(IBPOST_WIRE_VERSION);
+	/* Session jobs need it; it costs others nothing. */
+	h->flags = htobe16(IBPOST_WIRE_HELLO_REGION);
 	h->depth = htobe32(depth);
 	h->recv_sge = htobe32(recv_sge);
 }
@@ -430,7 +432,8 @@ void hello_init(struct ibpost_wire_hello *h, uint32_t depth,
 /*
  * A well-formed job message in @buf: @num_sge send SGEs splitting
  * @msg_size evenly (the last takes the rest), then @recv_num_sge receive
- * SGEs the same way.  Return its length.
+ * SGEs the same way; a session (IBPOST_WIRE_SESSION) asks for a region of
+ * @msg_size bytes.  Return its length.
  */
 uint32_t job_build(void *buf, uint32_t op, uint32_t flags, uint32_t msg_size,
 		   uint32_t depth, uint32_t num_sge, uint32_t recv_num_sge)
@@ -451,6 +454,8 @@ uint32_t job_build(void *buf, uint32_t op, uint32_t flags, uint32_t msg_size,
 	job->depth = htobe32(depth);
 	job->num_sge = htobe32(num_sge);
 	job->recv_num_sge = htobe32(recv_num_sge);
+	if (flags & IBPOST_WIRE_SESSION)
+		job->region_bytes = htobe64(msg_size);
 	for (i = 0; i < num_sge + recv_num_sge; i++) {
 		n = i < num_sge ? num_sge : recv_num_sge;
 		part = msg_size / n;

@@ -6,7 +6,8 @@
 #   rig.phase=main: every opcode with multi-SGE layouts and verification
 #     (data both ways: WRITE/SEND to the server, READ from it), inline and
 #     chains, IPv6, two clients at once, -q 4, sessions of the in-kernel API
-#     (the consumer module) on the server's memory, the malformed-peer faults of
+#     (the consumer module) on the server's memory (one chunk, and a region
+#     of several chunks by offset), the malformed-peer faults of
 #     the peer_fault test hook, resolution and connection timeouts, the
 #     server's device deleted mid-job, the hostile battery
 #     (hostile-battery.c), and the bandwidth table beside
@@ -138,9 +139,9 @@ expect_fault() {
 	fi
 }
 expect_fault "hello of wire version 99: refused at connect, reason from the server" 1 \
-	"wire protocol version not supported (value 99, limit 1)" --op write -n 10
+	"wire protocol version not supported (value 99, limit 2)" --op write -n 10
 t_check "the server serves after it" run --connect "$S" --op write -n 10
-expect_fault "job message of version 2: refused by the peer" 8 \
+expect_fault "job message of version 3: refused by the peer" 8 \
 	"refused by the peer" --op write -n 10
 expect_fault "an SGE length past the slot: refused with the SGE named" 2 \
 	"sge[0] of wr 0: SGE outside its buffer" --op write --sge 2 -n 10
@@ -228,6 +229,8 @@ t_check "the limited server serves after its refusals" run --connect "$L" --op s
 # wire against the default server, then a correct job.
 hostile_battery "$S" 18520 "$IBPOST_OUT/battery.txt"
 t_check "the server serves after the hostile battery" run --connect "$S" --op send --verify -n 10
+t_check "the battery's region past the server's budget was refused with the budget's reason" \
+	grep -q 'session region of 8 GiB.*: refused (err [0-9]*, reason [0-9]* the server.s budget of pinned memory' "$IBPOST_OUT/battery.txt"
 
 # Bounded set-up times.
 t0=$(date +%s)
@@ -268,6 +271,17 @@ for addr in "$S" fd00:192::1; do
 		test "$rc" = 0
 	[[ $rc == 0 ]] && rmmod ibpost_consumer
 done
+# A region of the server's memory in several chunks (one MR each on the
+# server), reached by offset with IBPOST_REQ_REGION: 4 MiB, 512 KiB requests.
+rc=0
+insmod "$CONS" dev=rxe0 peer="$S" region=1 threads=4 reqs=4 req_kb=512 || rc=$?
+chunks=$(dmesg | grep "ibpost_consumer: the server's region:" | tail -n 1 | sed 's/^\[[^]]*\] //')
+line=$(dmesg | grep 'ibpost_consumer:' | tail -n 1 | sed 's/^\[[^]]*\] //')
+ok=0
+[[ $rc == 0 && $chunks == *'4194304 bytes in chunks of 1048576' ]] && ok=1
+t_check "session API, a 4 MiB region of the server's memory in 1 MiB chunks ($chunks): 4 threads x 4 x 512 KiB by region offset, written and read back, every byte checked: $line" \
+	test "$ok" = 1
+[[ $rc == 0 ]] && rmmod ibpost_consumer
 
 # Bandwidth between the guests: ibpost beside perftest (-R: rdma_cm too),
 # both at perftest's default send-queue depth (128), 3 runs each taken in

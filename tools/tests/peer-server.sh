@@ -75,9 +75,9 @@ bad=$(grep ': done: ' "$LOG" | grep -vc ' 0 verify errors')
 t_check "exactly one job had bytes that were not what the client sent (the corrupt one: $bad)" \
 	test "$bad" -eq 1
 t_check "a client speaking wire version 99 was refused at connect" \
-	grep -q 'refused: Protocol error: wire protocol version not supported (value 99, limit 1)' "$LOG"
-t_check "a job message of version 2 was refused" \
-	grep -q 'refused: Protocol error: wire protocol version not supported (value 2, limit 1)' "$LOG"
+	grep -q 'refused: Protocol error: wire protocol version not supported (value 99, limit 2)' "$LOG"
+t_check "a job message of version 3 was refused" \
+	grep -q 'refused: Protocol error: wire protocol version not supported (value 3, limit 2)' "$LOG"
 t_check "an SGE past the slot was refused" \
 	grep -q 'refused: Invalid argument: .*SGE outside its buffer' "$LOG"
 t_check "the stale rkey broke that connection only (lost with an error)" \

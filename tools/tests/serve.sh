@@ -99,9 +99,9 @@ fault_row() {
 		t_ok "$name"
 	fi
 }
-fault_row "hello flags 1: rejected at connect (flags, value 1)" 32 \
-	"unknown flag bits set (value 1, limit 0)" \
-	"refused: Protocol error: unknown flag bits set (value 1, limit 0)" \
+fault_row "hello flag 0x8000: rejected at connect (flags, value 32768)" 32 \
+	"unknown flag bits set (value 32768, limit 1)" \
+	"refused: Protocol error: unknown flag bits set (value 32768, limit 1)" \
 	--op write -n 10
 fault_row "4 bytes past the 16-byte hello (RoCE pads to 56): rejected (offset 16)" 64 \
 	"malformed message on the wire (value 16, limit 16)" \
@@ -111,9 +111,9 @@ fault_row "a job header with conn 7: refused by the peer" 128 \
 	"malformed message on the wire (value 7, limit 0)" \
 	"refused: Protocol error: malformed message on the wire (value 7, limit 0)" \
 	--op write -n 10
-fault_row "a job of 64 bytes whose header says 56: refused by the peer" 256 \
-	"malformed message on the wire (value 56, limit 64)" \
-	"refused: Protocol error: malformed message on the wire (value 56, limit 64)" \
+fault_row "a job of 80 bytes whose header says 72: refused by the peer" 256 \
+	"malformed message on the wire (value 72, limit 80)" \
+	"refused: Protocol error: malformed message on the wire (value 72, limit 80)" \
 	--op write --size 4K -n 10
 fault_row "a zero-byte message before the job: refused, not taken as its fin" 1024 \
 	"message out of order on the wire (value 0, limit 1)" \

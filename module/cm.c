@@ -58,6 +58,10 @@ static DECLARE_WAIT_QUEUE_HEAD(ibpost_cm_wq);
  *	@lost is set when the connection ends (disconnect, device removal,
  *	address change).
  * @peer: where a rejection's private data goes (peer connections).
+ * @fail_lost: a consumer's session with a peer: when the server
+ *	disconnects, the QP goes to error at once (rdma_disconnect()), so that
+ *	outstanding requests fail now rather than after their retries or the
+ *	consumer's timeout.
  * @token: the listener of a loopback pair accepts only the connect request
  *	whose private data starts with these random bytes (its initiator's).
  */
@@ -70,6 +74,7 @@ struct ibpost_cm_ctx {
 	struct rdma_cm_id *req;
 	struct ibpost_ep *ep;
 	struct ibpost_conn_peer *peer;
+	bool fail_lost;
 	u8 token[IBPOST_CM_TOKEN];
 };
 
@@ -115,6 +120,10 @@ static int ibpost_cm_handler(struct rdma_cm_id *id,
 		ibpost_cm_rejected(ctx, ev);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
+		/* Flushes the QP: the session's requests fail with it. */
+		if (ctx->fail_lost)
+			rdma_disconnect(id);
+		fallthrough;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
@@ -304,6 +313,7 @@ static int ibpost_cm_resolve(struct ibpost_ep *ep,
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	ctx->peer = caps->peer;
+	ctx->fail_lost = caps->peer && caps->softirq;
 	ep->cm_ctx = ctx;
 	ret = ibpost_cm_id(ctx, &ep->cm_id);
 	if (ret)

@@ -3,6 +3,8 @@
  * ibpost_blk: per-device attributes, /sys/block/ibpostbN/ibpost/:
  *
  *  rdma_dev      the RDMA device the session is on
+ *  server        the address of the `ibpost serve` whose memory is the
+ *                backing store (port: 0 is 18520), or "local"
  *  size          bytes of the device (its region)
  *  queues        hardware queues (= session queues), and queues_asked
  *  depth         requests per hardware queue
@@ -46,6 +48,18 @@ IBPOST_BLK_ATTR(queues_asked, "%u", d->map.queues);
 IBPOST_BLK_ATTR(depth, "%u", d->map.depth);
 IBPOST_BLK_ATTR(max_segments, "%u", d->segs);
 IBPOST_BLK_ATTR(chunk, "%u", d->lim.region_chunk);
+
+static ssize_t server_show(struct device *dev, struct device_attribute *a,
+			   char *buf)
+{
+	struct ibpost_blk_dev *d = ibpost_blk_of(dev);
+
+	if (!d->map.server[0])
+		return sysfs_emit(buf, "local\n");
+	return sysfs_emit(buf, "%s port %u\n", d->map.server,
+			  d->map.server_port);
+}
+static DEVICE_ATTR_RO(server);
 
 static ssize_t state_show(struct device *dev, struct device_attribute *a,
 			  char *buf)
@@ -95,6 +109,7 @@ static DEVICE_ATTR_RO(latency);
 
 static struct attribute *ibpost_blk_disk_attrs[] = {
 	&dev_attr_rdma_dev.attr,
+	&dev_attr_server.attr,
 	&dev_attr_size.attr,
 	&dev_attr_queues.attr,
 	&dev_attr_queues_asked.attr,

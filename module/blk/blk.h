@@ -39,6 +39,10 @@
  * @queues: hardware queues asked for (queues=, capped by the device's
  *	completion vectors and the CPUs).
  * @depth: requests per hardware queue (depth=).
+ * @server: connect=: the address of ``ibpost serve`` whose memory is the
+ *	backing store, as given; empty: a local region (loopback).
+ * @server_port: server_port=: its port, 0 for 18520.
+ * @peer: @server and @server_port, parsed.
  */
 struct ibpost_blk_map {
 	char rdma[IB_DEVICE_NAME_MAX];
@@ -46,6 +50,9 @@ struct ibpost_blk_map {
 	u64 size;
 	u32 queues;
 	u32 depth;
+	char server[64];
+	u32 server_port;
+	struct sockaddr_storage peer;
 };
 
 /* Where a device is in its life. */

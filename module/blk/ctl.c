@@ -4,7 +4,9 @@
  * /sys/class/rnbd-client/ctl/; Documentation/blk.rst):
  *
  *  map_device    write "dev=RDMA size=BYTES[K|M|G] [queues=N] [depth=D]
- *                [port=P]": map a new device; read: this usage
+ *                [port=P] [connect=ADDR [server_port=P]]": map a new
+ *                device (connect=: on the memory of `ibpost serve` at
+ *                ADDR, IPv4 or IPv6); read: this usage
  *  unmap_device  write "ibpostbN": unmap it (-EBUSY while open or mounted)
  *  last_result   the outcome of the last write to either: "mapped
  *                ibpostbN" or "refused: REASON" (writes serialize on one
@@ -15,6 +17,7 @@
  * Every refusal is also an errno of the write and a line in the kernel log.
  */
 #include <linux/device.h>
+#include <linux/inet.h>
 #include <linux/parser.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -31,6 +34,8 @@ enum {
 	IBPOST_BLK_OPT_QUEUES,
 	IBPOST_BLK_OPT_DEPTH,
 	IBPOST_BLK_OPT_PORT,
+	IBPOST_BLK_OPT_CONNECT,
+	IBPOST_BLK_OPT_SERVER_PORT,
 	IBPOST_BLK_OPT_ERR,
 };
 
@@ -40,11 +45,13 @@ static const match_table_t ibpost_blk_opts = {
 	{ IBPOST_BLK_OPT_QUEUES, "queues=%u" },
 	{ IBPOST_BLK_OPT_DEPTH, "depth=%u" },
 	{ IBPOST_BLK_OPT_PORT, "port=%u" },
+	{ IBPOST_BLK_OPT_CONNECT, "connect=%s" },
+	{ IBPOST_BLK_OPT_SERVER_PORT, "server_port=%u" },
 	{ IBPOST_BLK_OPT_ERR, NULL },
 };
 
 #define IBPOST_BLK_USAGE \
-	"dev=RDMA_DEVICE size=BYTES[K|M|G] [queues=N (default: one per CPU)] [depth=1..1024 (64)] [port=P]\n"
+	"dev=RDMA_DEVICE size=BYTES[K|M|G] [queues=N (default: one per CPU)] [depth=1..1024 (64)] [port=P] [connect=SERVER_ADDR [server_port=P (18520)]]\n"
 
 /* The outcome of a control write, kept for last_result and logged. */
 static __printf(2, 3) void ibpost_blk_set_result(int err, const char *fmt, ...)
@@ -78,6 +85,11 @@ static int ibpost_blk_opt(struct ibpost_blk_map *m, int token,
 		if (!n || n >= sizeof(m->rdma))
 			goto bad;
 		return 0;
+	case IBPOST_BLK_OPT_CONNECT:
+		n = match_strlcpy(m->server, arg, sizeof(m->server));
+		if (!n || n >= sizeof(m->server))
+			goto bad;
+		return 0;
 	case IBPOST_BLK_OPT_SIZE:
 		v = match_strdup(arg);
 		if (!v)
@@ -91,15 +103,44 @@ static int ibpost_blk_opt(struct ibpost_blk_map *m, int token,
 	case IBPOST_BLK_OPT_QUEUES:
 	case IBPOST_BLK_OPT_DEPTH:
 	case IBPOST_BLK_OPT_PORT:
+	case IBPOST_BLK_OPT_SERVER_PORT:
 		if (match_uint(arg, token == IBPOST_BLK_OPT_QUEUES ? &m->queues :
 			       token == IBPOST_BLK_OPT_DEPTH ? &m->depth :
-			       &m->port))
+			       token == IBPOST_BLK_OPT_PORT ? &m->port :
+			       &m->server_port))
 			goto bad;
 		return 0;
 	}
 bad:
 	snprintf(why, len, "bad value in '%s'", opt);
 	return -EINVAL;
+}
+
+/* The server's address (connect=, server_port=); 0 or -EINVAL. */
+static int ibpost_blk_parse_server(struct ibpost_blk_map *m, char *why,
+				   size_t len)
+{
+	char port[12];
+
+	if (!m->server[0] && !m->server_port)
+		return 0;
+	if (!m->server[0]) {
+		snprintf(why, len, "server_port= needs connect=");
+		return -EINVAL;
+	}
+	if (m->server_port > U16_MAX) {
+		snprintf(why, len, "server_port=%u: 1 to 65535",
+			 m->server_port);
+		return -EINVAL;
+	}
+	snprintf(port, sizeof(port), "%u", m->server_port);
+	if (inet_pton_with_scope(&init_net, AF_UNSPEC, m->server, port,
+				 &m->peer)) {
+		snprintf(why, len, "connect=%s: not an IPv4 or IPv6 address",
+			 m->server);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Parse and check a map_device line; 0 or -EINVAL with the reason. */
@@ -119,7 +160,7 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 		token = match_token(p, ibpost_blk_opts, args);
 		if (token == IBPOST_BLK_OPT_ERR) {
 			snprintf(why, len, "unknown option '%s' (%s)", p,
-				 "dev= size= queues= depth= port=");
+				 "dev= size= queues= depth= port= connect= server_port=");
 			return -EINVAL;
 		}
 		ret = ibpost_blk_opt(m, token, args, p, why, len);
@@ -145,7 +186,7 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 			 IBPOST_BLK_MAX_DEPTH);
 		return -EINVAL;
 	}
-	return 0;
+	return ibpost_blk_parse_server(m, why, len);
 }
 
 static ssize_t map_device_show(struct device *dev,

@@ -71,6 +71,10 @@ static u32 ibpost_blk_nr_queues(const struct ibpost_blk_map *m,
 {
 	u32 n = min_t(u32, m->queues, nr_cpu_ids);
 
+	/* A session with a peer has one queue (one connection) for now. */
+	if (m->server[0])
+		return 1;
+
 	return max(min_t(u32, n, ibdev->num_comp_vectors), 1U);
 }
 
@@ -86,6 +90,7 @@ static int ibpost_blk_open_session(struct ibpost_blk_dev *d, char *why,
 		.event = ibpost_blk_event,
 		.priv = d,
 		.region_bytes = d->map.size,
+		.peer = d->map.server[0] ? &d->map.peer : NULL,
 	};
 	struct ib_device *ibdev;
 	u32 reason = IBPOST_R_NONE, per_req;

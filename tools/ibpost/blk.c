@@ -21,14 +21,16 @@ void help_blk(FILE *f)
 {
 	fprintf(f,
 		"usage: %s blk map --dev NAME --size BYTES[K|M|G] [--queues N] [--depth D]\n"
-		"                  [--port P]\n"
+		"                  [--port P] [--connect HOST[:PORT]]\n"
 		"       %s blk unmap NAME\n"
 		"       %s blk list [--json]\n"
 		"\n"
 		"RAM block devices (ibpost_blk.ko) whose backing store is a region\n"
-		"of this host's memory, registered on an RDMA device and reached by\n"
+		"of this host's memory, or with --connect of the memory of '%s serve'\n"
+		"on another host, registered on an RDMA device and reached by\n"
 		"one-sided RDMA READ and WRITE.  The contents live only as long as\n"
-		"the mapping: unmapping (or removing the RDMA device) loses them.\n"
+		"the mapping: unmapping (or removing the RDMA device, or the server\n"
+		"ending) loses them.\n"
 		"\n"
 		"  -d, --dev NAME     RDMA device (map)\n"
 		"  -s, --size BYTES   device size, a multiple of 4 KiB (map)\n"
@@ -36,8 +38,11 @@ void help_blk(FILE *f)
 		"                     completion vectors and the CPUs (default: CPUs)\n"
 		"  -D, --depth D      requests per queue, 1..1024 (default 64)\n"
 		"  -p, --port P       port of the RDMA device (default: its first)\n"
+		"  -c, --connect HOST[:PORT]  the server: an IPv4 or IPv6 address\n"
+		"                     ([V6]:PORT with a port; default port 18520);\n"
+		"                     one queue, the region in the server's budget\n"
 		"  -j, --json         list: JSON\n"
-		"  -h, --help         this text\n", prog, prog, prog);
+		"  -h, --help         this text\n", prog, prog, prog, prog);
 }
 
 /* Read a sysfs file into @buf, the trailing newline cut; -1 on error. */
@@ -103,6 +108,43 @@ static int blk_word(const char *opt, const char *v)
 	return 0;
 }
 
+/*
+ * HOST[:PORT] of --connect: an IPv4 address, a bare IPv6 one, or [V6]:PORT.
+ * @host gets the address, *@port the port's text (NULL: none).
+ */
+static int blk_host_port(const char *arg, char *host, size_t len,
+			 const char **port)
+{
+	const char *colon = strrchr(arg, ':'), *end;
+	size_t n = strlen(arg);
+
+	*port = NULL;
+	if (arg[0] == '[') {
+		end = strchr(arg, ']');
+		if (!end || (end[1] && end[1] != ':') ||
+		    (end[1] == ':' && !end[2]))
+			goto bad;
+		n = end - arg - 1;
+		arg++;
+		if (end[1])
+			*port = end + 2;
+	} else if (colon && colon == strchr(arg, ':')) {
+		n = colon - arg;
+		*port = colon + 1;
+		if (!**port)
+			goto bad;
+	}
+	if (!n || n >= len)
+		goto bad;
+	memcpy(host, arg, n);
+	host[n] = '\0';
+	return 0;
+bad:
+	fprintf(stderr, "%s: blk map: --connect %s: give HOST, HOST:PORT or [V6]:PORT\n",
+		prog, arg);
+	return -1;
+}
+
 static int blk_map(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -111,22 +153,32 @@ static int blk_map(int argc, char **argv)
 		{ "queues", required_argument, NULL, 'q' },
 		{ "depth", required_argument, NULL, 'D' },
 		{ "port", required_argument, NULL, 'p' },
+		{ "connect", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char keys[] = "dsqDp";
+	static const char keys[] = "dsqDpcP";
 	static const char *const names[] = { "dev", "size", "queues",
-					     "depth", "port" };
-	const char *val[5] = { NULL };
+					     "depth", "port", "connect",
+					     "server_port" };
+	const char *val[7] = { NULL };
+	char host[80];
 	char line[512], res[256];
 	size_t n = 0;
 	const char *k;
 	int c, err, i;
 
-	while ((c = getopt_long(argc, argv, "d:s:q:D:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:s:q:D:p:c:h", opts, NULL)) != -1) {
 		if (c == 'h') {
 			help_blk(stdout);
 			return 0;
+		}
+		if (c == 'c') {
+			if (blk_word("connect", optarg) ||
+			    blk_host_port(optarg, host, sizeof(host), &val[6]))
+				return 2;
+			val[5] = host;
+			continue;
 		}
 		k = c ? strchr(keys, c) : NULL;
 		if (!k)
@@ -140,7 +192,7 @@ static int blk_map(int argc, char **argv)
 			prog);
 		return 2;
 	}
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 7; i++)
 		if (val[i])
 			n += snprintf(line + n, sizeof(line) - n, "%s%s=%s",
 				      n ? " " : "", names[i], val[i]);
@@ -192,7 +244,7 @@ static int blk_unmap(int argc, char **argv)
 /* The per-device attributes 'list' shows, in /sys/block/NAME/ibpost/. */
 static const char *const blk_attrs[] = {
 	"rdma_dev", "size", "queues", "queues_asked", "depth",
-	"max_segments", "chunk", "state",
+	"max_segments", "chunk", "state", "server",
 };
 
 static void blk_list_one(const char *name, bool json, bool first)
@@ -221,10 +273,12 @@ static void blk_list_one(const char *name, bool json, bool first)
 	out_json_str(stdout, name);
 	printf(", \"rdma_dev\": ");
 	out_json_str(stdout, v[0]);
-	for (i = 1; i < ARRAY_SIZE(blk_attrs) - 1; i++)
+	for (i = 1; i < 7; i++)
 		printf(", \"%s\": %s", blk_attrs[i], v[i]);
 	printf(", \"state\": ");
 	out_json_str(stdout, v[7]);
+	printf(", \"server\": ");
+	out_json_str(stdout, v[8]);
 	printf(", \"lat_samples\": %llu, \"lat_p50_ns\": %llu, \"lat_p99_ns\": %llu, \"lat_p999_ns\": %llu}",
 	       l[0], l[3], l[4], l[5]);
 }

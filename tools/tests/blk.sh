@@ -18,6 +18,8 @@ cd "$IBPOST_REPO" || exit 1
 rig_tap blk
 # shellcheck source=tools/tests/tap.sh
 . tools/tests/tap.sh
+# shellcheck source=tools/tests/blk-lib.sh
+. tools/tests/blk-lib.sh
 
 rig_ibpost_paths
 BLK=module/blk/ibpost_blk.ko
@@ -77,16 +79,6 @@ else
 	t_fail "nothing mapped after the refusals" "$(cat /sys/class/ibpost-blk/ctl/devices)"
 fi
 
-# wait_dev NAME: /dev/NAME appears (devtmpfs).
-wait_dev() {
-	local i
-	for i in $(seq 50); do
-		[[ -b /dev/$1 ]] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 t0=$SECONDS
 NAME=$($IBPOST blk map --dev rxe_lo --size 256M --queues 2 --depth 32 2>&1)
 if [[ $NAME == ibpostb* ]] && wait_dev "$NAME"; then
@@ -115,25 +107,10 @@ else
 fi
 t_check "list: one row for $NAME" bash -c "$IBPOST blk list | grep -q '^$NAME .*rxe_lo .*268435456'"
 
-# fio_verify BS PER_JOB: 3 jobs, each its own range, random writes then verify.
-fio_verify() {
-	local bs=$1 per=$2 out rc=0 t=$SECONDS
-	out=$(timeout 300 fio --name=v --filename="/dev/$NAME" --direct=1 --ioengine=libaio \
-		--rw=randwrite --bs="$bs" --size="$per" --offset_increment="$per" \
-		--numjobs=3 --iodepth=8 --verify=crc32c --verify_fatal=1 --do_verify=1 \
-		--randrepeat=0 --group_reporting 2>&1) || rc=$?
-	echo "fio $bs x3 jobs of $per: rc $rc, $((SECONDS - t)) s" >>"$FIG"
-	grep -E 'WRITE:|READ:' <<<"$out" >>"$FIG"
-	if [[ $rc == 0 && $out == *"err= 0"* && $out != *"verify:"*"bad"* && $out == *"READ:"* ]]; then
-		t_ok "fio randwrite + verify crc32c at $bs, 3 jobs x $per ($((SECONDS - t)) s)"
-	else
-		t_fail "fio randwrite + verify crc32c at $bs" "rc $rc: $(tail -n 5 <<<"$out" | tr '\n' ' ')"
-	fi
-}
 before=$(awk '{print $2}' $A/stats)
-fio_verify 4k 4M
-fio_verify 64k 16M
-fio_verify 1M 48M
+fio_verify "$NAME" 4k 4M 3
+fio_verify "$NAME" 64k 16M 3
+fio_verify "$NAME" 1M 48M 3
 after=$(awk '{print $2}' $A/stats)
 # 3 x (1024 + 256 + 48) writes, as many reads at least.
 if ((after - before >= 2 * 3 * (1024 + 256 + 48))) && [[ $(awk '{print $3}' $A/stats) == 0 ]]; then
@@ -150,51 +127,12 @@ else
 fi
 
 # A file system: a tree in, fsck clean, the same bytes after a remount.
-sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
-mkdir -p "$MNT"
-t0=$SECONDS
-if mkfs.ext4 -q -F "/dev/$NAME" >/dev/null 2>&1 && mount "/dev/$NAME" "$MNT"; then
-	rm -rf /tmp/blk-tree
-	mkdir -p /tmp/blk-tree
-	cp -a Documentation include kunit tools/tests /tmp/blk-tree/
-	cp -a /tmp/blk-tree/. "$MNT/" && sync
-	src=$(sums /tmp/blk-tree)
-	got=$(sums "$MNT")
-	nfiles=$(wc -l <<<"$got")
-	if [[ $src == "$got" && $nfiles -gt 50 ]]; then
-		t_ok "ext4: $nfiles files copied in, checksums equal"
-	else
-		t_fail "ext4: copy" "$nfiles files; diff $(diff <(echo "$src") <(echo "$got") | head -3 | tr '\n' ' ')"
-	fi
-	out=$($IBPOST blk unmap "$NAME" 2>&1)
-	rc=$?
-	if [[ $rc != 0 && $out == *"busy"*"open or mounted"* && -b /dev/$NAME ]]; then
-		t_ok "unmap refused while mounted: $out"
-	else
-		t_fail "unmap refused while mounted" "exit $rc: $out"
-	fi
-	umount "$MNT"
-	if out=$(fsck.ext4 -n -f "/dev/$NAME" 2>&1); then
-		t_ok "fsck -n clean after umount"
-	else
-		t_fail "fsck -n clean" "$(tail -n 3 <<<"$out" | tr '\n' ' ')"
-	fi
-	if mount "/dev/$NAME" "$MNT" && [[ $(sums "$MNT") == "$got" ]]; then
-		t_ok "mounted again: checksums equal ($((SECONDS - t0)) s)"
-	else
-		t_fail "mounted again: checksums equal" "differ"
-	fi
-	umount "$MNT"
-else
-	t_fail "mkfs.ext4 + mount" "/dev/$NAME"
-fi
+blk_ext4 "$NAME" "$MNT" 50 Documentation include kunit tools/tests
 
 # Several at once.
 N2=$($IBPOST blk map --dev rxe_lo --size 8M --queues 1 --depth 4 2>&1)
-if [[ $N2 == ibpostb* && $N2 != "$NAME" ]] && wait_dev "$N2" &&
-	dd if=/dev/urandom of=/tmp/blk-8m bs=1M count=8 status=none &&
-	dd if=/tmp/blk-8m of="/dev/$N2" bs=64k oflag=direct status=none &&
-	cmp /tmp/blk-8m "/dev/$N2" && [[ $($IBPOST blk list | grep -c '^ibpostb') == 2 ]]; then
+if [[ $N2 == ibpostb* && $N2 != "$NAME" ]] && wait_dev "$N2" && blk_second "$N2" &&
+	[[ $($IBPOST blk list | grep -c '^ibpostb') == 2 ]]; then
 	t_ok "a second device $N2 at once: 8 MiB written and read back equal"
 else
 	t_fail "a second device" "$N2"
@@ -241,12 +179,7 @@ if [[ $NAME == ibpostb* ]] && wait_dev "$NAME"; then
 	else
 		t_fail "after the removal: state lost, new I/O fails" "state $st"
 	fi
-	dstate=$(ps -eo stat=,pid=,comm= | awk '$1 ~ /^D/')
-	if [[ -z $dstate ]]; then
-		t_ok "no task in D state"
-	else
-		t_fail "no task in D state" "$dstate"
-	fi
+	no_dstate
 	t_check "unmap after the removal" $IBPOST blk unmap "$NAME"
 else
 	t_fail "map for the removal test" "$NAME"

@@ -7,7 +7,8 @@
 #     (data both ways: WRITE/SEND to the server, READ from it), inline and
 #     chains, IPv6, two clients at once, -q 4, sessions of the in-kernel API
 #     (the consumer module) on the server's memory (one chunk, and a region
-#     of several chunks by offset), the malformed-peer faults of
+#     of several chunks by offset), ibpost_blk on the server's memory
+#     (peer-blk.sh), the malformed-peer faults of
 #     the peer_fault test hook, resolution and connection timeouts, the
 #     server's device deleted mid-job, the hostile battery
 #     (hostile-battery.c), and the bandwidth table beside
@@ -22,6 +23,8 @@ cd "$IBPOST_REPO" || exit 1
 . tools/tests/peer-bw.sh
 # shellcheck source=tools/tests/hostile-lib.sh
 . tools/tests/hostile-lib.sh
+# shellcheck source=tools/tests/peer-blk.sh
+. tools/tests/peer-blk.sh
 
 rig_pair_start peer-client
 phase=$(rig_arg phase)
@@ -282,6 +285,10 @@ ok=0
 t_check "session API, a 4 MiB region of the server's memory in 1 MiB chunks ($chunks): 4 threads x 4 x 512 KiB by region offset, written and read back, every byte checked: $line" \
 	test "$ok" = 1
 [[ $rc == 0 ]] && rmmod ibpost_consumer
+
+# ibpost_blk on the server's memory (tools/tests/peer-blk.sh); the test
+# kernel has no block layer.
+[[ ${IBPOST_KERNEL:-} == test ]] || peer_blk "$S"
 
 # Bandwidth between the guests: ibpost beside perftest (-R: rdma_cm too),
 # both at perftest's default send-queue depth (128), 3 runs each taken in

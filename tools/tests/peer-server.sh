@@ -5,7 +5,9 @@
 # and perftest's ib_write_bw / ib_send_bw -R servers for the bandwidth
 # table, until the host creates $IBPOST_OUT/stop.  Meanwhile it acts on the
 # client's marker job (a WRITE of 12347 bytes): it deletes rxe0 under it,
-# then adds it back.  At the end it checks what the server saw and that
+# then adds it back; and on the client's marker region (peer-blk.sh,
+# PEER_BLK_MARK bytes) it kills the limited serve under the client's
+# ibpost_blk I/O.  At the end it checks what the server saw and that
 # nothing is left.  TAP in $IBPOST_OUT/peer-server.tap.
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
@@ -27,7 +29,9 @@ LLOG=$IBPOST_OUT/serve-limited.log
 lpid=$!
 touch "$IBPOST_OUT/ready"
 
-deleted=0 perf_pids=()
+# shellcheck source=tools/tests/peer-blk.sh
+. tools/tests/peer-blk.sh
+deleted=0 killed=0 perf_pids=()
 for _ in $(seq 3600); do
 	[[ -e $IBPOST_OUT/stop ]] && break
 	if ((!deleted)) && grep -q 'job write size 12347 ' "$LOG"; then
@@ -42,11 +46,17 @@ for _ in $(seq 3600); do
 		# deletion.  The client's bench comes after that test.
 		perf_servers 1000
 	fi
+	if ((!killed)) && grep -q "job write size $PEER_BLK_MARK " "$LLOG"; then
+		sleep 3
+		kill -KILL "$lpid" && echo "killed the limited serve" >>"$IBPOST_OUT/events.log"
+		killed=1
+	fi
 	sleep 0.5
 done
 [[ -e $IBPOST_OUT/stop ]] || t_fail "told to stop" "no $IBPOST_OUT/stop in 30 min"
 perf_servers_stop
-kill -INT "$spid" "$lpid"
+kill -INT "$spid"
+((killed)) || kill -INT "$lpid"
 src=0
 wait "$spid" || src=$?
 wait "$lpid"
@@ -84,6 +94,10 @@ t_check "the stale rkey broke that connection only (lost with an error)" \
 	grep -q 'lost: .*wc status' "$LOG"
 t_check "the killed client guest was noticed (lost within the idle time)" \
 	grep -q 'lost: Connection timed out\|lost: .*RETRY_EXC_ERR\|lost: Connection reset by peer' "$LOG"
+t_check "the limited serve was killed under the client's ibpost_blk I/O" \
+	grep -qx 'killed the limited serve' "$IBPOST_OUT/events.log"
+t_check "ibpost_blk's devices got regions of the server's memory in 1 MiB chunks (64 MiB: 64 chunks)" \
+	grep -q 'job write size 4194304 depth [0-9]* slots 64$' "$LOG"
 t_check "rxe0 was deleted under a job and came back" \
 	grep -qx 'added rxe0' "$IBPOST_OUT/events.log"
 t_check "the job on the deleted device was reported lost" \

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What the ibpost_blk tests do to a mapped device, once for the local
+# region (blk.sh) and the server's memory (peer-blk.sh).  Sourced after
+# tap.sh; $IBPOST is the tool, $FIG the figures file.
+
+# wait_dev NAME: /dev/NAME appears (devtmpfs).
+wait_dev() {
+	local _
+	for _ in $(seq 50); do
+		[[ -b /dev/$1 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# fio_verify DEV BS PER_JOB JOBS: each job its own range, random writes
+# then crc32c verify; a TAP row.
+fio_verify() {
+	local dev=$1 bs=$2 per=$3 jobs=$4 out rc=0 t=$SECONDS
+	out=$(timeout 300 fio --name=v --filename="/dev/$dev" --direct=1 --ioengine=libaio \
+		--rw=randwrite --bs="$bs" --size="$per" --offset_increment="$per" \
+		--numjobs="$jobs" --iodepth=8 --verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--randrepeat=0 --group_reporting 2>&1) || rc=$?
+	echo "$dev: fio $bs x$jobs jobs of $per: rc $rc, $((SECONDS - t)) s" >>"$FIG"
+	grep -E 'WRITE:|READ:' <<<"$out" >>"$FIG"
+	if [[ $rc == 0 && $out == *"err= 0"* && $out != *"verify:"*"bad"* && $out == *"READ:"* ]]; then
+		t_ok "$dev: fio randwrite + verify crc32c at $bs, $jobs jobs x $per ($((SECONDS - t)) s)"
+	else
+		t_fail "$dev: fio randwrite + verify crc32c at $bs" "rc $rc: $(tail -n 5 <<<"$out" | tr '\n' ' ')"
+	fi
+}
+
+# The checksums of every file under a directory.
+sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+
+# blk_ext4 DEV MNT MIN_FILES DIRS...: mkfs.ext4, mount, DIRS copied in,
+# checksums equal (more than MIN_FILES files), unmap refused while mounted,
+# umount, fsck -n clean, mounted again with the same checksums, umount.
+blk_ext4() {
+	local dev=$1 mnt=$2 min=$3 src got nfiles out rc t0=$SECONDS
+	shift 3
+	mkdir -p "$mnt"
+	if ! mkfs.ext4 -q -F "/dev/$dev" >/dev/null 2>&1 || ! mount "/dev/$dev" "$mnt"; then
+		t_fail "$dev: mkfs.ext4 + mount" "/dev/$dev"
+		return
+	fi
+	rm -rf /tmp/blk-tree
+	mkdir -p /tmp/blk-tree
+	cp -a "$@" /tmp/blk-tree/
+	cp -a /tmp/blk-tree/. "$mnt/" && sync
+	src=$(sums /tmp/blk-tree)
+	got=$(sums "$mnt")
+	nfiles=$(wc -l <<<"$got")
+	if [[ $src == "$got" && $nfiles -gt $min ]]; then
+		t_ok "$dev: ext4: $nfiles files copied in, checksums equal"
+	else
+		t_fail "$dev: ext4: copy" "$nfiles files; diff $(diff <(echo "$src") <(echo "$got") | head -3 | tr '\n' ' ')"
+	fi
+	out=$($IBPOST blk unmap "$dev" 2>&1)
+	rc=$?
+	if [[ $rc != 0 && $out == *"busy"*"open or mounted"* && -b /dev/$dev ]]; then
+		t_ok "$dev: unmap refused while mounted: $out"
+	else
+		t_fail "$dev: unmap refused while mounted" "exit $rc: $out"
+	fi
+	umount "$mnt"
+	if out=$(fsck.ext4 -n -f "/dev/$dev" 2>&1); then
+		t_ok "$dev: fsck -n clean after umount"
+	else
+		t_fail "$dev: fsck -n clean" "$(tail -n 3 <<<"$out" | tr '\n' ' ')"
+	fi
+	if mount "/dev/$dev" "$mnt" && [[ $(sums "$mnt") == "$got" ]]; then
+		t_ok "$dev: mounted again: checksums equal ($((SECONDS - t0)) s)"
+	else
+		t_fail "$dev: mounted again: checksums equal" "differ"
+	fi
+	umount "$mnt"
+}
+
+# blk_second DEV: 8 MiB of random bytes written to DEV and read back equal.
+blk_second() {
+	dd if=/dev/urandom of=/tmp/blk-8m bs=1M count=8 status=none &&
+		dd if=/tmp/blk-8m of="/dev/$1" bs=64k oflag=direct status=none &&
+		cmp /tmp/blk-8m "/dev/$1"
+}
+
+# no_dstate: a TAP row, no task in D state.
+no_dstate() {
+	local dstate
+	dstate=$(ps -eo stat=,pid=,comm= | awk '$1 ~ /^D/')
+	if [[ -z $dstate ]]; then
+		t_ok "no task in D state"
+	else
+		t_fail "no task in D state" "$dstate"
+	fi
+}

@@ -120,10 +120,15 @@ static int ibpost_cm_handler(struct rdma_cm_id *id,
 		ibpost_cm_rejected(ctx, ev);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
-		/* Flushes the QP: the session's requests fail with it. */
+		/*
+		 * Lost first (its flushes are the session's error, submit.c),
+		 * then the QP to error: the session's requests fail with it.
+		 */
+		if (ctx->ep)
+			WRITE_ONCE(ctx->ep->lost, true);
 		if (ctx->fail_lost)
 			rdma_disconnect(id);
-		fallthrough;
+		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:

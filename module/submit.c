@@ -147,7 +147,11 @@ static void ibpost_count_wc(struct ibpost_session *s, const struct ib_wc *wc)
 	if (wc->status < IBPOST_WC_STATUS_MAX)
 		s->stats.wc_status[wc->status]++;
 	spin_unlock_irqrestore(&s->lock, flags);
-	if (wc->status != IB_WC_WR_FLUSH_ERR)
+	/*
+	 * A flush follows the error that put the QP in error, which said so,
+	 * or the peer's disconnect did (cm.c: the session is lost).
+	 */
+	if (wc->status != IB_WC_WR_FLUSH_ERR || READ_ONCE(s->ep->lost))
 		ibpost_session_error(s);
 }
 

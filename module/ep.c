@@ -174,7 +174,9 @@ int ibpost_ep_qp(struct ibpost_ep *ep, const struct ibpost_ep_caps *caps)
  * With @ep->bh_post, bottom halves are off around the post: work a
  * software provider defers to a tasklet is only marked pending (no
  * ksoftirqd wake-up and context switch per post) and runs right here when
- * they are turned back on.
+ * they are turned back on.  With @ep->bh_submit, the same when the caller
+ * is in plain process context (not in an interrupt, a softirq or a
+ * bottom-half-off section, interrupts on); else the post is as is.
  *
  * Context: any (process context for a bh_post endpoint).
  * Return: 0 or the provider's negative errno.
@@ -183,10 +185,17 @@ int ibpost_ep_post(struct ibpost_ep *ep, struct ib_send_wr *first,
 		   u32 *taken)
 {
 	const struct ib_send_wr *bad = NULL, *wr;
-	u32 n = 0;
+	u32 n = 0, all = 0;
 	int ret;
 
-	if (ep->bh_post) {
+	/*
+	 * Counted before the post: once posted, the chain may complete and
+	 * be freed (a session request's rdma_rw WRs) at any moment.
+	 */
+	for (wr = first; taken && wr; wr = wr->next)
+		all++;
+	if (ep->bh_post ||
+	    (ep->bh_submit && !in_interrupt() && !irqs_disabled())) {
 		local_bh_disable();
 		ret = ib_post_send(ep->qp, first, &bad);
 		local_bh_enable();
@@ -195,7 +204,12 @@ int ibpost_ep_post(struct ibpost_ep *ep, struct ib_send_wr *first,
 	}
 	if (!taken)
 		return ret;
-	for (wr = first; wr && (!ret || wr != bad); wr = wr->next)
+	if (!ret) {
+		*taken = all;
+		return 0;
+	}
+	/* Refused at @bad: the request cannot end, nothing frees the chain. */
+	for (wr = first; wr && wr != bad; wr = wr->next)
 		n++;
 	*taken = n;
 	return ret;

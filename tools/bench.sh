@@ -15,7 +15,7 @@
 #   --only SECTION  that section alone (blk: iterate on the block rows)
 # BENCH_PAIR_ITERS / BENCH_PAIR_REPS: WRs a run (2000) and runs (5) of the
 # two-guest rows.  BENCH_BLK_RUNTIME / BENCH_BLK_REPS / BENCH_BLK_SIZE /
-# BENCH_BLK_PROFILE: seconds of each fio run (8), runs (3), size of each
+# BENCH_BLK_PROFILE: seconds of each fio run (6), runs (3), size of each
 # block device in MiB (512), perf profiles (1; 0: none) of the block section.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -86,7 +86,7 @@ fi
 if want blk; then
 	[[ -s $out/bench.txt ]] && echo >>"$out/bench.txt"
 	guest "block section" tools/tests/bench-blk.sh "$out/blk" bench-blk.txt \
-		--append "$append rig.blk_runtime=${BENCH_BLK_RUNTIME:-8} rig.blk_reps=${BENCH_BLK_REPS:-3} rig.blk_size=${BENCH_BLK_SIZE:-512} rig.blk_profile=${BENCH_BLK_PROFILE:-1}"
+		--append "$append rig.blk_runtime=${BENCH_BLK_RUNTIME:-6} rig.blk_reps=${BENCH_BLK_REPS:-3} rig.blk_size=${BENCH_BLK_SIZE:-512} rig.blk_profile=${BENCH_BLK_PROFILE:-1}"
 fi
 
 if want pair; then

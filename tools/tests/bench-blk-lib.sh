@@ -16,13 +16,15 @@
 #   blk_measure                  runs everything; fills BLK_V
 #   blk_table TITLE              prints the table and the targets line
 #   blk_targets                  the targets line alone
+#   BLK_WORKS=(WORK ...)         set before sourcing: fewer workloads (the
+#                                table leaves the others' rows out)
 # The workloads (fio, libaio, direct=1): rr4k and rw4k, 4 KiB random read
 # and write, depth 32, 2 jobs (IOPS); sr128k and sw128k, 128 KiB sequential
 # read and write, depth 8 (MiB/s); lat4k, 4 KiB random read at depth 1
 # (completion latency p50 and p99, us).
 # shellcheck shell=bash disable=SC2153 # BLK_RAW, BLK_REPS...: set by the caller
 
-BLK_WORKS=(rr4k rw4k sr128k sw128k lat4k)
+[[ -v BLK_WORKS ]] || BLK_WORKS=(rr4k rw4k sr128k sw128k lat4k)
 declare -A BLK_V
 
 # blk_fio_args WORK: fio's options for WORK.
@@ -36,16 +38,18 @@ blk_fio_args() {
 	esac
 }
 
-# blk_parse WORK FILE: the figures of fio's JSON output FILE: IOPS, MiB/s,
-# or "p50 p99" in us; n/a when the run failed.
+# blk_parse WORK FILE [JOB]: the figures of job JOB (default: the first)
+# of fio's JSON output FILE: IOPS, MiB/s, or "p50 p99" in us; n/a when it
+# failed.
 blk_parse() {
-	python3 - "$1" "$2" <<'EOF' 2>/dev/null || echo n/a
+	python3 - "$1" "$2" "${3:-}" <<'EOF' 2>/dev/null || echo n/a
 import json, sys
-work, path = sys.argv[1], sys.argv[2]
+work, path, name = sys.argv[1], sys.argv[2], sys.argv[3]
 with open(path) as f:
     text = f.read()
 # fio may print warnings before the JSON document.
-j = json.loads(text[text.index("{"):])["jobs"][0]
+jobs = json.loads(text[text.index("{"):])["jobs"]
+j = [j for j in jobs if not name or j["jobname"] == name][0]
 if j.get("error"):
     raise SystemExit(1)
 d = j["write" if work in ("rw4k", "sw128k") else "read"]
@@ -59,17 +63,21 @@ else:
 EOF
 }
 
-# blk_run WORK LABEL DEV REP: one fio run; prints its figures.
+# blk_run WORK REP: one fio process runs WORK on each device of BLK_COLS
+# in turn (a job each, stonewalled: one fio start-up for them all, which
+# takes seconds under TCG); its JSON in BLK_RAW/WORK.rREP.json.
 blk_run() {
-	local work=$1 label=$2 dev=$3 rep=$4 o
-	o=$BLK_RAW/$work.$label.r$rep.json
+	local work=$1 rep=$2 col jobs=()
+	for col in "${BLK_COLS[@]}"; do
+		jobs+=(--name="${col%%=*}" --filename="${col#*=}" --stonewall)
+	done
 	# shellcheck disable=SC2046 # the options are words
-	timeout $((BLK_RUNTIME + BLK_RAMP + 120)) fio --name="$work" --filename="$dev" \
+	timeout $((${#BLK_COLS[@]} * (BLK_RUNTIME + BLK_RAMP + 60))) fio \
 		--direct=1 --ioengine=libaio $(blk_fio_args "$work") \
 		--time_based --runtime="$BLK_RUNTIME" --ramp_time="$BLK_RAMP" \
 		--norandommap --randrepeat=0 --group_reporting \
-		--output-format=json --output="$o" >/dev/null 2>&1
-	blk_parse "$work" "$o"
+		--output-format=json --output="$BLK_RAW/$work.r$rep.json" "${jobs[@]}" \
+		>/dev/null 2>&1
 }
 
 # blk_median V...: the median of the numeric values, n/a when none.
@@ -87,9 +95,10 @@ blk_measure() {
 	mkdir -p "$BLK_RAW"
 	for ((rep = 1; rep <= BLK_REPS; rep++)); do
 		for work in "${BLK_WORKS[@]}"; do
+			blk_run "$work" "$rep"
 			for col in "${BLK_COLS[@]}"; do
 				label=${col%%=*}
-				v=$(blk_run "$work" "$label" "${col#*=}" "$rep")
+				v=$(blk_parse "$work" "$BLK_RAW/$work.r$rep.json" "$label")
 				echo "bench: blk $work $label r$rep: $v" >&2
 				if [[ $work == lat4k ]]; then
 					runs[lat50,$label]+=" ${v% *}"
@@ -122,7 +131,7 @@ blk_table() {
 	local row key test unit col line
 	echo "# $1"
 	echo "# fio $(fio --version 2>/dev/null), libaio, direct=1, ${BLK_RUNTIME} s a run after ${BLK_RAMP} s of ramp;" \
-		"every figure the median of $BLK_REPS runs (interleaved); JSON in $(basename "$BLK_RAW")/"
+		"every figure the median of $BLK_REPS runs (interleaved: the devices in turn, one fio process); JSON in $(basename "$BLK_RAW")/"
 	echo "# ratio = $BLK_NUM / $BLK_DEN${BLK_CEIL:+; ceil = $BLK_CEIL / $BLK_DEN}; latency rows: lower is better"
 	line=$(printf '%-22s %-5s' test unit)
 	for col in "${BLK_COLS[@]}"; do
@@ -133,6 +142,7 @@ blk_table() {
 	echo "$line"
 	for row in "${BLK_ROWS[@]}"; do
 		read -r key test unit <<<"$row"
+		[[ " ${!BLK_V[*]} " == *" $key,"* ]] || continue
 		line=$(printf '%-22s %-5s' "$test" "$unit")
 		for col in "${BLK_COLS[@]}"; do
 			line+=$(printf ' %11s' "${BLK_V[$key,${col%%=*}]:-n/a}")
@@ -145,13 +155,16 @@ blk_table() {
 	blk_targets
 }
 
-# blk_check NAME KEY OP LIMIT: "NAME RATIOx OP LIMIT (met|NOT met|n/a)".
+# blk_check NAME KEY OP LIMIT: "NAME RATIOx OP LIMIT (met|NOT met)", or
+# "NAME n/a".
 blk_check() {
 	local r ok
 	r=$(blk_ratio "${BLK_V[$2,$BLK_NUM]:-}" "${BLK_V[$2,$BLK_DEN]:-}")
 	if [[ $r == n/a ]]; then
-		ok=n/a
-	elif awk -v a="$r" -v b="$4" -v op="$3" 'BEGIN { exit !(op == ">=" ? a >= b : a <= b) }'; then
+		printf '%s n/a' "$1"
+		return
+	fi
+	if awk -v a="$r" -v b="$4" -v op="$3" 'BEGIN { exit !(op == ">=" ? a >= b : a <= b) }'; then
 		ok=met
 	else
 		ok="NOT met"
@@ -159,10 +172,17 @@ blk_check() {
 	printf '%s %sx %s %s (%s)' "$1" "$r" "$3" "$4" "$ok"
 }
 
+# Issue 14's targets: key, operator, limit, name.
+BLK_TARGETS=("rr4k >= 2.0 4k randread IOPS" "rw4k >= 2.0 4k randwrite IOPS"
+	"sr128k >= 1.5 128k read MiB/s" "sw128k >= 1.5 128k write MiB/s"
+	"lat50 <= 0.4 qd1 p50 latency")
+
 blk_targets() {
-	echo "targets ($BLK_NUM / $BLK_DEN): $(blk_check '4k randread IOPS' rr4k '>=' 2.0);" \
-		"$(blk_check '4k randwrite IOPS' rw4k '>=' 2.0);" \
-		"$(blk_check '128k read MiB/s' sr128k '>=' 1.5);" \
-		"$(blk_check '128k write MiB/s' sw128k '>=' 1.5);" \
-		"$(blk_check 'qd1 p50 latency' lat50 '<=' 0.4)"
+	local t key op lim name line=''
+	for t in "${BLK_TARGETS[@]}"; do
+		read -r key op lim name <<<"$t"
+		[[ " ${!BLK_V[*]} " == *" $key,"* ]] || continue
+		line+="${line:+; }$(blk_check "$name" "$key" "$op" "$lim")"
+	done
+	echo "targets ($BLK_NUM / $BLK_DEN): $line"
 }

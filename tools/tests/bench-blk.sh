@@ -9,10 +9,10 @@
 #   ibpost_blk an ibpost_blk device of SIZE mapped on rxe_d0 (loopback).
 # Both RDMA devices get 2 queues (one per vCPU) of 128 requests (nvme-rdma's
 # default queue size).  fio workloads, medians and the table:
-# tools/tests/bench-blk-lib.sh.  Optional perf profiles (cpu-clock, all
-# CPUs) of 4 KiB random reads at depth 32 and 1 on each RDMA device, with
-# the top symbols in the notes.
-# Kernel arguments (tools/bench.sh passes them): rig.blk_runtime (s, 8),
+# tools/tests/bench-blk-lib.sh.  Then perf profiles (cpu-clock, all CPUs)
+# of 4 KiB random reads at depth 32 and 1 and of 128 KiB writes on each
+# RDMA device: where the time goes, in the notes.
+# Kernel arguments (tools/bench.sh passes them): rig.blk_runtime (s, 6),
 # rig.blk_ramp (s, 2), rig.blk_reps (3), rig.blk_size (MiB, 512),
 # rig.blk_profile (1: profile; 0: not).
 # Writes $IBPOST_OUT/bench-blk.txt and $IBPOST_OUT/bench-blk-raw/.
@@ -26,7 +26,7 @@ rig_ibpost_paths
 
 out=${IBPOST_OUT:-/tmp}
 BLK_RAW=$out/bench-blk-raw
-BLK_RUNTIME=$(rig_arg blk_runtime || echo 8)
+BLK_RUNTIME=$(rig_arg blk_runtime || echo 6)
 BLK_RAMP=$(rig_arg blk_ramp || echo 2)
 BLK_REPS=$(rig_arg blk_reps || echo 3)
 size_mb=$(rig_arg blk_size || echo 512)
@@ -127,29 +127,32 @@ share() {
 		($NF in w) { sub("%", "", $1); s += $1 } END { printf "%.0f", s }' "$f"
 }
 
-# blk_profile NAME DEV WORK: a cpu-clock profile of all CPUs for
-# BLK_RUNTIME seconds in the middle of a run of WORK on DEV (fio's start-up
-# left out); a note with where the time goes (children shares) and the
-# busiest symbols (self time).
+# blk_profile NAME DEV WORK: a cpu-clock profile of all CPUs during a run
+# of WORK on DEV (fio's start-up included: a few percent); a note with
+# where the time goes (children shares) and the busiest symbols (self
+# time).  (perf record -a started beside a running fio sampled nothing:
+# under TCG its start-up outlasted the run.)
 blk_profile() {
-	local name=$1 dev=$2 work=$3 pd=/run/ibpost-perf f c fpid top
+	local name=$1 dev=$2 work=$3 pd=/run/ibpost-perf f c top busy
 	f=$pd/$name.data
 	c=$BLK_RAW/profile-$name.children.txt
 	# shellcheck disable=SC2046 # the options are words
-	fio --name=p --filename="$dev" --direct=1 --ioengine=libaio $(blk_fio_args "$work") \
-		--time_based --runtime=$((BLK_RUNTIME + BLK_RAMP + 2)) --norandommap --randrepeat=0 \
+	perf record -q -a -g -e cpu-clock -F 250 -o "$f" -- \
+		fio --name=p --filename="$dev" --direct=1 --ioengine=libaio $(blk_fio_args "$work") \
+		--time_based --runtime="$BLK_RUNTIME" --norandommap --randrepeat=0 \
 		--group_reporting --output-format=json --output="$BLK_RAW/profile-$name.json" \
-		>/dev/null 2>&1 &
-	fpid=$!
-	sleep "$BLK_RAMP"
-	perf record -q -a -g -e cpu-clock -F 999 -o "$f" -- sleep "$BLK_RUNTIME" >/dev/null 2>&1
-	wait "$fpid"
+		>/dev/null 2>&1
 	perf report -i "$f" --no-children --sort sym -g none --stdio 2>/dev/null |
 		grep -v '^#' | grep -v '^$' >"$BLK_RAW/profile-$name.txt"
 	perf report -i "$f" --children --sort sym -g none --stdio 2>/dev/null |
 		grep -v '^#' | grep -v '^$' | awk '{ $2 = ""; print }' >"$c"
 	top=$(awk '$NF !~ /idle|safe_halt/ { printf "%s%s %s", (n++ ? ", " : ""), $1, $NF } n == 6 { exit }' "$BLK_RAW/profile-$name.txt")
-	note "profile $name ($work, $(blk_parse "$work" "$BLK_RAW/profile-$name.json") under perf), % of both CPUs:" \
+	# Each CPU's busy share (its samples outside the idle loop's halt).
+	busy=$(perf report -i "$f" --no-children --sort cpu,sym -g none --stdio 2>/dev/null |
+		awk '$1 ~ /%$/ { p = $1; sub("%", "", p); tot[$2] += p
+			if ($NF !~ /safe_halt|default_idle|acpi_idle/) busy[$2] += p }
+			END { for (c in tot) printf "%sCPU%d %.0f%%", (n++ ? " " : ""), c, tot[c] ? 100 * busy[c] / tot[c] : 0 }')
+	note "profile $name ($work, $(blk_parse "$work" "$BLK_RAW/profile-$name.json") under perf), busy $busy; % of both CPUs:" \
 		"idle $(share "$c" do_idle), rxe tasks $(share "$c" rxe_do_task)" \
 		"(ICRC crc32 $(share "$c" rxe_crc32.isra.0 rxe_crc32), data copy $(share "$c" rxe_mr_copy), skb alloc $(share "$c" __alloc_skb)," \
 		"in ksoftirqd $(share "$c" run_ksoftirqd)), fio's io_submit $(share "$c" __x64_sys_io_submit)," \
@@ -167,6 +170,8 @@ if [[ $profile == 1 ]] && command -v perf >/dev/null && perf version >/dev/null 
 	blk_profile nvme-rdma-rr4k "$NVME" rr4k
 	blk_profile ibpost_blk-lat4k "/dev/$IBB" lat4k
 	blk_profile nvme-rdma-lat4k "$NVME" lat4k
+	blk_profile ibpost_blk-sw128k "/dev/$IBB" sw128k
+	blk_profile nvme-rdma-sw128k "$NVME" sw128k
 	umount /run/ibpost-perf
 fi
 if read -r ls _ _ l50 l99 _ _ <"/sys/block/$IBB/ibpost/latency"; then

@@ -8,9 +8,9 @@
 # left in build/bench/bench.txt; raw outputs in build/bench/bench-raw/,
 # build/bench/blk/ and build/bench/pair/).  Every figure is a median (of 5
 # runs; 3 in the block section).  About 10-20 minutes in the first guest,
-# about 10 in the block one, then the two guests.  Other QEMU guests on the
-# host skew the figures: they are reported (console and bench.txt), not
-# waited for.
+# 15-25 in the block one (a third of it perf profiles), then the two
+# guests.  Other QEMU guests on the host skew the figures: they are
+# reported (console and bench.txt), not waited for.
 # usage: tools/bench.sh [--timeout SEC (2400)] [--only one|blk|pair]
 #   --only SECTION  that section alone (blk: iterate on the block rows)
 # BENCH_PAIR_ITERS / BENCH_PAIR_REPS: WRs a run (2000) and runs (5) of the

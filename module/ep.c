@@ -174,9 +174,7 @@ int ibpost_ep_qp(struct ibpost_ep *ep, const struct ibpost_ep_caps *caps)
  * With @ep->bh_post, bottom halves are off around the post: work a
  * software provider defers to a tasklet is only marked pending (no
  * ksoftirqd wake-up and context switch per post) and runs right here when
- * they are turned back on.  With @ep->bh_submit, the same when the caller
- * is in plain process context (not in an interrupt, a softirq or a
- * bottom-half-off section, interrupts on); else the post is as is.
+ * they are turned back on.
  *
  * Context: any (process context for a bh_post endpoint).
  * Return: 0 or the provider's negative errno.
@@ -194,8 +192,7 @@ int ibpost_ep_post(struct ibpost_ep *ep, struct ib_send_wr *first,
 	 */
 	for (wr = first; taken && wr; wr = wr->next)
 		all++;
-	if (ep->bh_post ||
-	    (ep->bh_submit && !in_interrupt() && !irqs_disabled())) {
+	if (ep->bh_post) {
 		local_bh_disable();
 		ret = ib_post_send(ep->qp, first, &bad);
 		local_bh_enable();

@@ -59,8 +59,6 @@ struct ibpost_ep_caps {
  * @credit: send-queue slots not taken (ibpost_ep_credit_take()).
  * @bh_post: post with bottom halves off (the owner's thread posts and
  *	polls; a software provider's deferred work then runs at once).
- * @bh_submit: the same for a post from plain process context only (a
- *	session's queue: any thread submits, possibly in atomic context).
  * @draining: teardown started: flush completions are not errors.
  * @lost: the connection ended (rdma_cm disconnect or device removal).
  * @wc_status: first error completion (IB_WC_SUCCESS: none).
@@ -81,7 +79,6 @@ struct ibpost_ep {
 	wait_queue_head_t wq;
 	atomic_t credit;
 	bool bh_post;
-	bool bh_submit;
 	bool draining;
 	bool lost;
 	int wc_status;

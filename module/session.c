@@ -182,12 +182,6 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 	s->max_sge = min(caps->send_sge, s->ep->granted.max_send_sge);
 	s->q0.s = s;
 	s->q0.ep = s->ep;
-	/*
-	 * A submitter's post runs rxe's (a software provider's) work in its
-	 * own context rather than waking ksoftirqd for it: a context switch
-	 * away and back per request (Documentation/blk.rst, "Figures").
-	 */
-	s->ep->bh_submit = true;
 	s->q0.pair = s->pair;
 	s->q0.sq_free = caps->send_wr;
 	s->queues = &s->q0;
@@ -298,7 +292,6 @@ static int ibpost_session_queues(struct ibpost_session *s, u32 n,
 		q[i].s = s;
 		q[i].idx = i;
 		q[i].ep = &q[i].pair->ini;
-		q[i].ep->bh_submit = true;
 		q[i].sq_free = q[0].sq_free;
 		/* Counted: the session's death drains and frees it. */
 		s->nr_queues = i + 1;

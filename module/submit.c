@@ -480,8 +480,8 @@ int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 	}
 	req->nwr = ret;
 	/*
-	 * Once posted, @req may complete (and be reused) at any moment: on a
-	 * software provider, within the post itself (ibpost_ep_post()).
+	 * Once posted, @req may complete (and be reused) at any moment, on
+	 * another CPU or within the post itself.
 	 */
 	nwr = req->nwr;
 	q = req->q;

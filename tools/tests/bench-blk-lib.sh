@@ -59,8 +59,7 @@ elif work in ("sr128k", "sw128k"):
     print("%.1f" % (d["bw"] / 1024.0))
 else:
     # Total latency (submission + completion): a device that completes
-    # within io_submit() (brd; ibpost_blk on rxe, whose work runs in the
-    # submitter's context) has it all in fio's slat, none in its clat.
+    # within io_submit() (brd) has it all in fio's slat, none in its clat.
     p = d["lat_ns"]["percentile"]
     print("%.1f %.1f" % (p["50.000000"] / 1000.0, p["99.000000"] / 1000.0))
 EOF

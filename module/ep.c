@@ -183,9 +183,15 @@ int ibpost_ep_post(struct ibpost_ep *ep, struct ib_send_wr *first,
 		   u32 *taken)
 {
 	const struct ib_send_wr *bad = NULL, *wr;
-	u32 n = 0;
+	u32 n = 0, all = 0;
 	int ret;
 
+	/*
+	 * Counted before the post: once posted, the chain may complete and
+	 * be freed (a session request's rdma_rw WRs) at any moment.
+	 */
+	for (wr = first; taken && wr; wr = wr->next)
+		all++;
 	if (ep->bh_post) {
 		local_bh_disable();
 		ret = ib_post_send(ep->qp, first, &bad);
@@ -195,7 +201,12 @@ int ibpost_ep_post(struct ibpost_ep *ep, struct ib_send_wr *first,
 	}
 	if (!taken)
 		return ret;
-	for (wr = first; wr && (!ret || wr != bad); wr = wr->next)
+	if (!ret) {
+		*taken = all;
+		return 0;
+	}
+	/* Refused at @bad: the request cannot end, nothing frees the chain. */
+	for (wr = first; wr && wr != bad; wr = wr->next)
 		n++;
 	*taken = n;
 	return ret;

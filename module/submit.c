@@ -451,6 +451,7 @@ static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req)
  */
 int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 {
+	struct ibpost_squeue *q;
 	u32 max_wr, nwr;
 	u64 len;
 	int ret;
@@ -482,13 +483,17 @@ int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 		goto err_destroy;
 	}
 	req->nwr = ret;
-	/* Once posted, @req may complete (and be reused) at any moment. */
+	/*
+	 * Once posted, @req may complete (and be reused) at any moment, on
+	 * another CPU or within the post itself.
+	 */
 	nwr = req->nwr;
+	q = req->q;
 	ret = ibpost_req_post(s, req);
 	if (ret)
 		goto err_destroy;
 	/* The request holds its nwr slots until it completes. */
-	ibpost_req_unreserve(s, req->q, max_wr - nwr);
+	ibpost_req_unreserve(s, q, max_wr - nwr);
 	return 0;
 
 err_destroy:

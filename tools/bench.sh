@@ -20,7 +20,8 @@ elif (($#)); then
 	exit 2
 fi
 tools/rig/deps.sh linux-perf
-make -s all
+# The guest boots the stock kernel: build for it, not for this host's.
+make -s KDIR="$(tools/rig/kver.sh --kdir)" all
 out=build/bench
 mkdir -p "$out"
 rm -rf "$out/bench.txt" "$out/bench-raw"

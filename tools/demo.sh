@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/rig/deps.sh
-make -s all
+# The guest boots the stock kernel: build for it, not for this host's.
+make -s KDIR="$(tools/rig/kver.sh --kdir)" all
 mkdir -p build/demo
 echo "Booting a stock Debian kernel guest under QEMU (TCG; about a minute)..."
 tools/rig/boot.sh --kernel stock --script tools/tests/guest-demo.sh \

@@ -9,7 +9,7 @@ set -euo pipefail
 pkgs=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	flex bison bc libelf-dev libssl-dev sparse rdma-core ibverbs-utils perftest iproute2
 	libibverbs-dev librdmacm-dev ibverbs-providers
-	fio e2fsprogs kmod cpio xz-utils zstd patch python3 gcc make "$@")
+	fio e2fsprogs kmod cpio xz-utils zstd patch python3 gcc make dkms man-db "$@")
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,7 +1,7 @@
 #!/bin/bash
 # make check: everything, from a clean clone on a fresh Debian 12 machine.
 #   1. install what is missing; build module + tool with W=1 (no warnings),
-#      sparse, checkpatch
+#      sparse, checkpatch; make install into a scratch root (install.sh)
 #   2. build (or reuse) the KUnit test kernel and ibpost for it
 #   3. boot it: KUnit suites + integration tests
 #   4. boot the stock Debian kernel: integration tests
@@ -73,6 +73,19 @@ if make -s KDIR="$kdir" sparse >"$out/sparse.log" 2>&1 && ! grep -Eq 'warning:|e
 	record ok "sparse clean"
 else
 	cat "$out/sparse.log"; record fail "sparse clean"
+fi
+
+# make install into a scratch root, man page, completion, uninstall (about
+# 15 s); make check-long adds DKMS add/build/install (about 1.5 min).  The
+# stock guest loads what this installed (tools/tests/installed.sh).
+step "install (host)"
+dkmsopt=(--no-dkms)
+[[ ${IBPOST_CHECK_LONG:-0} == 1 ]] && dkmsopt=()
+TAP_FILE=$out/install.tap tools/tests/install.sh "${dkmsopt[@]}" >"$out/install.log" 2>&1
+if [[ -s $out/install.tap ]]; then
+	count_tap install "$out/install.tap"
+else
+	tail -5 "$out/install.log"; record fail "install results present" "see $out/install.log"
 fi
 
 step "test kernel"
@@ -156,7 +169,7 @@ for kind in test stock; do
 	tfiles=(integration badinput hardening session isolation races)
 	[[ $kind == stock || ${IBPOST_CHECK_LONG:-0} == 1 ]] && tfiles+=(serve)
 	# ibpost_blk: the stock kernel only (the test kernel has no block layer).
-	[[ $kind == stock ]] && tfiles+=(blk)
+	[[ $kind == stock ]] && tfiles+=(blk installed)
 	[[ $kind == test ]] && tfiles+=(integration-siw)
 	[[ $kind == test && ${IBPOST_CHECK_LONG:-0} == 1 ]] &&
 		tfiles+=(badinput-siw hardening-siw session-siw)

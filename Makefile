@@ -37,6 +37,10 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # External modules go to /lib/modules/KREL/$(INSTALL_MOD_DIR) (kbuild's).
 INSTALL_MOD_DIR ?= extra
 INSTALL_TESTS ?= 0
+# INSTALL_SIGN=y signs the modules with the key KDIR's configuration names
+# (unsigned modules load and taint the kernel where signatures are not
+# enforced; DKMS signs with its own key).
+INSTALL_SIGN ?=
 DKMS_SRC ?= /usr/src/ibpost-$(IBPOST_VERSION)
 DKMS ?= dkms
 DEPMOD ?= /sbin/depmod
@@ -67,7 +71,8 @@ clean:
 	if [ -d tools/ibpost ]; then $(MAKE) -C tools/ibpost clean; fi
 
 # kbuild's modules_install skips depmod without a System.map (Debian's
-# headers have none): depmod runs here.  Test modules (kunit/: the
+# headers have none): depmod runs here (into DESTDIR: without the kernel's
+# modules.order and modules.builtin, which it need not warn about).  Test modules (kunit/: the
 # KUnit suites and ibpost_consumer.ko) only with INSTALL_TESTS=1: kbuild
 # installs what the modules.order it is given lists.
 install: all
@@ -76,8 +81,10 @@ install: all
 	else grep -v '/kunit/' modules.order >build/install.order; fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) MODORDER=$(CURDIR)/build/install.order \
 		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
-		KERNELRELEASE=$(KREL) modules_install
-	$(DEPMOD) -b "$(or $(DESTDIR),/)" $(KREL)
+		KERNELRELEASE=$(KREL) CONFIG_MODULE_SIG_ALL=$(INSTALL_SIGN) \
+		modules_install
+	@$(DEPMOD) -b "$(or $(DESTDIR),/)" $(KREL) 2>build/depmod.err; rc=$$?; \
+		grep -v 'could not open modules\.' build/depmod.err >&2; exit $$rc
 	install -D -m 0755 tools/ibpost/ibpost $(DESTDIR)$(SBINDIR)/ibpost
 	install -d $(DESTDIR)$(MANDIR)/man8
 	sed 's/@VERSION@/$(IBPOST_VERSION)/' Documentation/ibpost.8 \

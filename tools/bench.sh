@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make bench: install what is missing, build, boot ONE stock-kernel guest with
 # rxe on lo, run ibpost and perftest side by side (tools/tests/guest-bench.sh),
 # then TWO guests on a QEMU socket wire for 64 KiB WRITE and SEND between
@@ -16,7 +17,7 @@ timeout=2400
 if [[ ${1:-} == --timeout && -n ${2:-} ]]; then
 	timeout=$2
 elif (($#)); then
-	sed -n '2,13s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,14s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 fi
 tools/rig/deps.sh linux-perf

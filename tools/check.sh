@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make check: everything, from a clean clone on a fresh Debian 12 machine.
 #   1. install what is missing; build module + tool with W=1 (no warnings),
 #      sparse, checkpatch; make install into a scratch root (install.sh)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make demo: install what is missing, build, boot a stock-kernel guest with
 # rxe on lo and ibpost loaded, and show what ibpost sees.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Usage: tools/rig/deps.sh [PACKAGE...]
 #
 # Installs (apt-get, as root) the host packages the test rig needs, and the extra

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # In-guest entry of 'make check': on the test kernel, run the KUnit suites
 # (module KTAP copied from debugfs to $IBPOST_OUT/kunit-*.ktap), then the
 # integration tests, the bad-input table, the hardening and session tests,

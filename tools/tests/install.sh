@@ -35,7 +35,8 @@ root=$pkg/root
 rm -rf "$pkg"
 mkdir -p "$pkg"
 log=$pkg/install.log
-mk() { make --no-print-directory -s KDIR="$kdir" PREFIX=/usr "$@" >>"$log" 2>&1; }
+# W=1 as make check's build: other flags would rebuild every object.
+mk() { make --no-print-directory -s KDIR="$kdir" W=1 PREFIX=/usr "$@" >>"$log" 2>&1; }
 
 # The tool's long options by command, from its getopt tables.
 opts_of() { # opts_of FILE: every long option of FILE's struct option tables
@@ -86,6 +87,31 @@ t_check "Module.symvers has the in-kernel API (ibpost_run, ibpost_session_open)"
 	grep -qE '[[:space:]]ibpost_session_open[[:space:]].*[[:space:]]EXPORT_SYMBOL' \
 	"$root/usr/lib/ibpost/$kver/Module.symvers"
 t_check "the tool is executable" test -x "$root/usr/sbin/ibpost"
+# A consumer driver out of the tree, on the installed header and symbols
+# only: modpost finds ibpost_run() in the installed Module.symvers.
+cons=$pkg/consumer
+mkdir -p "$cons"
+cat >"$cons/cons.c" <<'EOF_C'
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/module.h>
+#include <ibpost.h>
+
+static int __init cons_init(void)
+{
+	return ibpost_run(NULL, NULL) == -EINVAL ? 0 : -EINVAL;
+}
+module_init(cons_init);
+MODULE_LICENSE("GPL");
+EOF_C
+printf '%s\n' 'obj-m := cons.o' "ccflags-y := -I$root/usr/include/ibpost" \
+	"KBUILD_EXTRA_SYMBOLS := $root/usr/lib/ibpost/$kver/Module.symvers" >"$cons/Kbuild"
+out=$(make -s -C "$kdir" M="$cons" modules 2>&1)
+if [[ $? == 0 && $out != *undefined* && $(modinfo -F depends "$cons/cons.ko" 2>&1) == ibpost ]]; then
+	t_ok "a consumer module builds on the installed header and Module.symvers (depends: ibpost)"
+else
+	t_fail "a consumer module builds on the installed header and Module.symvers" \
+		"$(echo "$out" | grep -v BTF | tail -n 3 | tr '\n' ' ')"
+fi
 t_check "depmod ran: modules.dep lists extra/module/ibpost.ko" \
 	grep -q '^extra/module/ibpost.ko:' "$root/lib/modules/$kver/modules.dep"
 tests=$(find "$root" -name '*kunit*.ko' -o -name 'ibpost_consumer.ko')
@@ -247,13 +273,19 @@ if ((dkms)); then
 	mkdir -p "$d/tree" "$d/src" "$d/install/$kver"
 	# Its signing key too (dkms would make one in /var/lib/dkms).
 	export mok_signing_key=$d/mok.key mok_certificate=$d/mok.pub
-	dk=(dkms --dkmstree "$d/tree" --sourcetree "$d/src" --installtree "$d/install")
-	t_check "make dkms-src" mk dkms-src DKMS_SRC="$d/src/ibpost-$ver"
-	t_check "dkms add" "${dk[@]}" add "ibpost/$ver"
+	# --no-depmod: dkms would run depmod on the system's tree.
+	dk=(dkms --no-depmod --dkmstree "$d/tree" --sourcetree "$d/src" --installtree "$d/install")
 	t0=$SECONDS
-	t_check "dkms build for $kver" "${dk[@]}" build "ibpost/$ver" -k "$kver"
-	echo "# dkms build: $((SECONDS - t0)) s"
-	t_check "dkms install for $kver" "${dk[@]}" install --no-depmod "ibpost/$ver" -k "$kver"
+	t_check "make dkms (dkms-src, add, build and install for $kver)" \
+		mk dkms DKMS="${dk[*]}" DKMS_SRC="$d/src/ibpost-$ver"
+	echo "# make dkms: $((SECONDS - t0)) s"
+	if [[ -f $d/src/ibpost-$ver/dkms.conf && ! -e $d/src/ibpost-$ver/kunit &&
+		-z $(find "$d/src" -name '*.o' -o -name '*.ko') ]]; then
+		t_ok "the DKMS source tree: dkms.conf, no test module source, no build product"
+	else
+		t_fail "the DKMS source tree: dkms.conf, no test module source, no build product" \
+			"$(find "$d/src" -maxdepth 2 | head -n 8 | tr '\n' ' ')"
+	fi
 	for m in ibpost ibpost_blk; do
 		v=$(modinfo -F version "$d/install/$kver/updates/dkms/$m.ko" 2>&1)
 		if [[ $v == "$ver" ]]; then

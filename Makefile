@@ -1,30 +1,130 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # ibpost top-level Makefile.
-#   make                 module/ibpost.ko and tools/ibpost/ibpost (stock kernel)
-#   make KDIR=...        build the module against another kbuild tree
+#   make                 module/ibpost.ko, module/blk/ibpost_blk.ko and
+#                        tools/ibpost/ibpost for the running kernel
+#   make KDIR=...        build the modules against another kbuild tree
+#   make install         modules (+ depmod), the tool, its man page and bash
+#                        completion, the in-kernel API's headers and
+#                        Module.symvers; DESTDIR=, PREFIX= (/usr/local),
+#                        INSTALL_TESTS=1 also installs the test modules
+#   make uninstall       remove what 'make install' installed
+#   make dkms            install the sources into /usr/src/ibpost-VERSION and
+#                        dkms add, build and install them for KVER
 #   make check           everything: build, KUnit, integration (both kernels)
 #   make check-long      the same plus the long rows (siw: bad inputs,
 #                        hardening, sessions)
 #   make demo            boot a stock-kernel guest and show what ibpost sees
 #
-KVER ?= $(shell tools/rig/kver.sh 2>/dev/null)
-KDIR ?= /lib/modules/$(KVER)/build
+# The test rig (tools/check.sh, bench.sh, demo.sh) builds for Debian's stock
+# kernel and passes KDIR= itself (tools/rig/kver.sh).
+include version.mk
 
-.PHONY: all modules tool clean check check-long demo deps testkernel checkpatch sparse bench
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+# The release of the kernel KDIR builds for (its /lib/modules directory):
+# UTS_RELEASE, as Debian's headers have the upstream version in
+# include/config/kernel.release (6.1.192 for 6.1.0-57-amd64).
+KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR ?= $(PREFIX)/lib
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# External modules go to /lib/modules/KREL/$(INSTALL_MOD_DIR) (kbuild's).
+INSTALL_MOD_DIR ?= extra
+INSTALL_TESTS ?= 0
+# INSTALL_SIGN=y signs the modules with the key KDIR's configuration names
+# (unsigned modules load and taint the kernel where signatures are not
+# enforced; DKMS signs with its own key).
+INSTALL_SIGN ?=
+DKMS_SRC ?= /usr/src/ibpost-$(IBPOST_VERSION)
+DKMS ?= dkms
+DEPMOD ?= /sbin/depmod
+# What a DKMS source tree holds: the modules' sources and their build files.
+DKMS_FILES := Makefile Kbuild version.mk VERSION dkms.conf COPYING \
+	include module
+
+.PHONY: all modules tool clean check check-long demo deps testkernel \
+	checkpatch sparse bench install uninstall dkms dkms-src kdir
 
 all: modules tool
 
-modules:
-	@test -d "$(KDIR)" || { echo "ibpost: no kbuild tree at '$(KDIR)'; run 'make deps' or set KDIR=" >&2; exit 1; }
+kdir:
+	@test -f "$(KDIR)/Makefile" -a -n "$(KREL)" || { \
+		echo "ibpost: no kernel build tree at '$(KDIR)'." >&2; \
+		echo "ibpost: install the headers of kernel $(KVER) (Debian: apt-get install linux-headers-$(KVER))" >&2; \
+		echo "ibpost: or build for another kernel with KDIR=/path/to/kbuild (the rig: KDIR=\$$(tools/rig/kver.sh --kdir))" >&2; \
+		exit 1; }
+
+modules: kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 tool:
 	$(MAKE) -C tools/ibpost
 
 clean:
-	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	$(MAKE) -C tools/ibpost clean
+	-test -f "$(KDIR)/Makefile" && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	if [ -d tools/ibpost ]; then $(MAKE) -C tools/ibpost clean; fi
+
+# kbuild's modules_install skips depmod without a System.map (Debian's
+# headers have none): depmod runs here (into DESTDIR: without the kernel's
+# modules.order and modules.builtin, which it need not warn about).  Test modules (kunit/: the
+# KUnit suites and ibpost_consumer.ko) only with INSTALL_TESTS=1: kbuild
+# installs what the modules.order it is given lists.
+install: all
+	@mkdir -p build
+	@if [ "$(INSTALL_TESTS)" = 1 ]; then cp modules.order build/install.order; \
+	else grep -v '/kunit/' modules.order >build/install.order; fi
+	$(MAKE) -C $(KDIR) M=$(CURDIR) MODORDER=$(CURDIR)/build/install.order \
+		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+		KERNELRELEASE=$(KREL) CONFIG_MODULE_SIG_ALL=$(INSTALL_SIGN) \
+		modules_install
+	@$(DEPMOD) -b "$(or $(DESTDIR),/)" $(KREL) 2>build/depmod.err; rc=$$?; \
+		grep -v 'could not open modules\.' build/depmod.err >&2; exit $$rc
+	install -D -m 0755 tools/ibpost/ibpost $(DESTDIR)$(SBINDIR)/ibpost
+	install -d $(DESTDIR)$(MANDIR)/man8
+	sed 's/@VERSION@/$(IBPOST_VERSION)/' Documentation/ibpost.8 \
+		>$(DESTDIR)$(MANDIR)/man8/ibpost.8
+	chmod 0644 $(DESTDIR)$(MANDIR)/man8/ibpost.8
+	install -D -m 0644 tools/ibpost/ibpost.bash $(DESTDIR)$(BASHCOMPDIR)/ibpost
+	install -D -m 0644 include/ibpost.h $(DESTDIR)$(INCLUDEDIR)/ibpost/ibpost.h
+	install -D -m 0644 include/uapi/ibpost.h \
+		$(DESTDIR)$(INCLUDEDIR)/ibpost/uapi/ibpost.h
+	install -D -m 0644 Module.symvers \
+		$(DESTDIR)$(LIBDIR)/ibpost/$(KREL)/Module.symvers
+
+uninstall: kdir
+	rm -f $(addprefix $(DESTDIR)/lib/modules/$(KREL)/$(INSTALL_MOD_DIR)/, \
+		module/ibpost.ko module/blk/ibpost_blk.ko)
+	rm -rf $(DESTDIR)/lib/modules/$(KREL)/$(INSTALL_MOD_DIR)/kunit
+	-rmdir $(DESTDIR)/lib/modules/$(KREL)/$(INSTALL_MOD_DIR)/module/blk \
+		$(DESTDIR)/lib/modules/$(KREL)/$(INSTALL_MOD_DIR)/module
+	-$(DEPMOD) -b "$(or $(DESTDIR),/)" $(KREL)
+	rm -f $(DESTDIR)$(SBINDIR)/ibpost $(DESTDIR)$(MANDIR)/man8/ibpost.8 \
+		$(DESTDIR)$(BASHCOMPDIR)/ibpost \
+		$(DESTDIR)$(INCLUDEDIR)/ibpost/ibpost.h \
+		$(DESTDIR)$(INCLUDEDIR)/ibpost/uapi/ibpost.h \
+		$(DESTDIR)$(LIBDIR)/ibpost/$(KREL)/Module.symvers
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/ibpost/uapi $(DESTDIR)$(INCLUDEDIR)/ibpost \
+		$(DESTDIR)$(LIBDIR)/ibpost/$(KREL) $(DESTDIR)$(LIBDIR)/ibpost
+
+# The module sources as DKMS wants them (dkms.conf at the top).
+dkms-src:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	mkdir -p $(DESTDIR)$(DKMS_SRC)
+	cp -r $(DKMS_FILES) $(DESTDIR)$(DKMS_SRC)/
+	-cd $(DESTDIR)$(DKMS_SRC) && rm -f modules.order Module.symvers && \
+		find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o \
+		-name '*.mod.c' -o -name '.*.cmd' -o -name modules.order \) -delete
+
+dkms: dkms-src
+	$(DKMS) add ibpost/$(IBPOST_VERSION)
+	$(DKMS) build ibpost/$(IBPOST_VERSION) -k $(KREL)
+	$(DKMS) install ibpost/$(IBPOST_VERSION) -k $(KREL)
 
 deps:
 	tools/rig/deps.sh
@@ -44,7 +144,7 @@ demo:
 checkpatch:
 	tools/checkpatch.sh
 
-sparse:
+sparse: kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
 
 bench:

@@ -75,3 +75,4 @@ module_exit(ibpost_exit);
 MODULE_DESCRIPTION("ibpost: post RDMA work requests from the kernel, correctly and fast");
 MODULE_AUTHOR("The ibpost developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(IBPOST_VERSION);

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make bench: install what is missing, build, boot ONE stock-kernel guest with
 # rxe on lo, run ibpost and perftest side by side (tools/tests/guest-bench.sh),
 # then a one-guest boot for the block section (tools/tests/bench-blk.sh:
@@ -27,7 +28,7 @@ while (($#)); do
 	elif [[ $1 == --only && ${2:-} =~ ^(one|blk|pair)$ ]]; then
 		only=$2
 	else
-		sed -n '2,20s/^# \{0,1\}//p' "$0" >&2
+		sed -n '3,21s/^# \{0,1\}//p' "$0" >&2
 		exit 2
 	fi
 	shift 2
@@ -36,7 +37,8 @@ done
 want() { [[ -z $only || $only == "$1" ]]; }
 
 tools/rig/deps.sh linux-perf
-make -s all
+# The guest boots the stock kernel: build for it, not for this host's.
+make -s KDIR="$(tools/rig/kver.sh --kdir)" all
 out=build/bench
 mkdir -p "$out"
 rm -rf "$out/bench.txt" "$out/bench-raw" "$out/blk"

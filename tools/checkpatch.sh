@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Run the kernel's checkpatch.pl on every source file of the project.
 # usage: tools/checkpatch.sh [CHECKPATCH]   (default: from the test kernel tree,
 #        else /usr/src/linux-source-* extracted on demand into build/)

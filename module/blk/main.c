@@ -77,3 +77,4 @@ module_exit(ibpost_blk_exit);
 
 MODULE_DESCRIPTION("ibpost_blk: a RAM block device over one-sided RDMA on ibpost sessions");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(IBPOST_VERSION);

@@ -170,6 +170,9 @@ void help_blk(FILE *f);
 int cmd_serve(int argc, char **argv);
 void help_serve(FILE *f);
 
+/* version.c: -V, --version */
+int cmd_version(void);
+
 extern const char *prog;
 
 #endif

@@ -27,7 +27,7 @@ static void print_usage(FILE *f)
 	size_t i;
 
 	fprintf(f,
-		"usage: %s [--help] [--version] COMMAND [ARGS]\n"
+		"usage: %s [-h|--help] [-V|--version] COMMAND [ARGS]\n"
 		"\n"
 		"Push data over RDMA with ib_post_send from the kernel module\n"
 		"ibpost.ko, through %s (root only).\n"
@@ -65,10 +65,8 @@ int main(int argc, char **argv)
 		print_usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("ibpost ABI %d\n", IBPOST_ABI_VERSION);
-		return 0;
-	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+		return cmd_version();
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
 			print_usage(stdout);

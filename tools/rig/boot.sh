@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Usage: tools/rig/boot.sh --kernel stock|test --script PATH [--timeout SEC (600)]
 #          [--log FILE] [--out DIR] [--mem MB (2048)] [--smp N (2)] [--append 'KARGS']
 #          [--extra-qemu 'ARGS']
@@ -15,7 +16,7 @@ set -euo pipefail
 
 rig=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$rig/../.." && pwd)
-usage() { sed -n '2,15s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '3,16s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 die() { echo "boot.sh: $*" >&2; exit 2; }
 
 kind='' script='' timeout=600 log='' out='' mem=2048 smp=2 append='' extra=''

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # CPU contention during a benchmark (host side, sourced): other QEMU guests
 # on the host skew the figures; they are reported, not waited for.
 # Usage: . tools/rig/busy.sh

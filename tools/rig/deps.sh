@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Usage: tools/rig/deps.sh [PACKAGE...]
 #
 # Installs (apt-get, as root) the host packages the test rig needs, and the extra
@@ -9,7 +10,7 @@ set -euo pipefail
 pkgs=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	flex bison bc libelf-dev libssl-dev sparse rdma-core ibverbs-utils perftest iproute2
 	libibverbs-dev librdmacm-dev ibverbs-providers
-	fio nvme-cli e2fsprogs kmod cpio xz-utils zstd patch python3 gcc make "$@")
+	fio nvme-cli e2fsprogs kmod cpio xz-utils zstd patch python3 gcc make dkms man-db "$@")
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Helpers for in-guest test scripts run by tools/rig/boot.sh (bash; inside the chroot).
 # Usage: . "$IBPOST_REPO/tools/rig/guest-lib.sh"
 #   rig_load_rxe              load crc32/ib_core/.../rdma_rxe/rdma_cm/rdma_ucm (no autoload in the guest)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Usage: tools/rig/initramfs.sh stock|test
 #
 # Builds the guest initramfs for the stock Debian kernel or the test kernel into
@@ -16,7 +17,7 @@ kind=${1:-}
 case $kind in
 stock) kver=$("$rig/kver.sh") ;;
 test) kver=$("$rig/testkernel.sh" --print-kver) ;;
-*) sed -n '2,8s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+*) sed -n '3,9s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac
 busybox=/bin/busybox
 [[ -x $busybox ]] || die "$busybox missing (busybox-static)"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Usage: tools/rig/kver.sh [--kdir]
 #
 # Prints the version of the stock Debian kernel (e.g. 6.1.0-41-amd64): the one the
@@ -20,5 +21,5 @@ case ${1:-} in
 --kdir)
 	[[ -d /lib/modules/$kver/build ]] || { echo "kver.sh: /lib/modules/$kver/build missing (linux-headers-amd64?)" >&2; exit 1; }
 	echo "/lib/modules/$kver/build" ;;
-*) sed -n '2,7s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+*) sed -n '3,8s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac

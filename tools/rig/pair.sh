@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Usage: tools/rig/pair.sh --kernel stock|test --server SCRIPT --client SCRIPT
 #          [--server-kernel stock|test (--kernel)] [--kill-client SCRIPT]
 #          [--timeout SEC (900)] [--out DIR] [--append 'KARGS']
@@ -24,7 +25,7 @@ set -euo pipefail
 
 rig=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$rig/../.." && pwd)
-usage() { sed -n '2,20s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '3,21s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 kind='' skind='' server='' client='' kill='' timeout=900 out='' append=''
 while (($#)); do

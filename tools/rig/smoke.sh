@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Usage (host): tools/rig/boot.sh --kernel stock|test --script tools/rig/smoke.sh
 #
 # In-guest smoke test of the rig: loads rxe, brings up rxe_lo, shows it with rdma and

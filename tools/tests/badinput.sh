@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # In-guest table of bad inputs (issue 4, "Hardening"): one row per validation
 # rule the kernel applies to a run, each an 'ibpost run' command line with the
 # exit status, the errno and the exact line the tool must print, e.g.

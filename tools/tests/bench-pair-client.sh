@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make bench's two-guest rows, client side (tools/tests/bench-pair.sh boots it
 # through tools/rig/pair.sh, against tools/tests/bench-pair-server.sh): 64 KiB
 # RDMA WRITE and SEND at depth 128 over rxe0, `ibpost run --connect` beside

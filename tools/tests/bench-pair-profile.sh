@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # make bench's two-guest profile: where each tool's time goes on BOTH guests
 # while it moves 64 KiB WRITEs across the wire.  Sourced by
 # tools/tests/bench-pair-client.sh and bench-pair-server.sh.

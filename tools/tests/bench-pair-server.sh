@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make bench's two-guest rows, server side (tools/tests/bench-pair.sh boots it
 # through tools/rig/pair.sh, beside tools/tests/bench-pair-client.sh): rxe0 on
 # the wire, ibpost loaded, `ibpost serve` (its lines in $IBPOST_OUT/serve.log)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make bench's two-guest rows (tools/bench.sh runs it after the one-guest
 # table; it runs alone too): two stock-kernel guests joined by the QEMU
 # socket wire on 127.0.0.1 (tools/rig/pair.sh), rxe0 on each; the server
@@ -17,7 +18,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo" || exit 1
 # shellcheck source=tools/rig/busy.sh
 . tools/rig/busy.sh
-usage() { sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '3,15s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 out=build/bench/pair iters=2000 reps=5 timeout=1800
 while (($#)); do
 	(($# >= 2)) || usage

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Sourced by guest-bench.sh: where a WRITE's time goes, for each tool.
 #
 # On rxe every message costs the same protocol work whoever posts it (the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # In-guest tests of ibpost_blk (stock kernel; the test kernel has no block
 # layer; run by guest-check.sh):
 #   - bad map parameters are refused, each with its reason printed;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # In-guest part of 'make bench' (via tools/rig/boot.sh): ibpost run against
 # perftest on rxe_lo in the same guest, side by side, then an SGE sweep
 # perftest cannot do.  Writes $IBPOST_OUT/bench.txt (and raw outputs under

@@ -1,11 +1,13 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # In-guest entry of 'make check': on the test kernel, run the KUnit suites
 # (module KTAP copied from debugfs to $IBPOST_OUT/kunit-*.ktap), then the
 # integration tests, the bad-input table, the hardening and session tests,
 # ibpost serve in one guest (serve.sh), isolation against a hostile peer
 # (isolation.sh) and the teardown races (races.sh); on the
-# stock kernel the same without KUnit, then the block device (blk.sh: no
-# block layer in the test kernel).  The test kernel has soft-iWARP too
+# stock kernel first the installed files (installed.sh: modprobe ibpost,
+# the installed tool), then the same without KUnit, then the block device
+# (blk.sh: no block layer in the test kernel).  The test kernel has soft-iWARP too
 # (siw; the stock kernel has not): after the rxe rows, the engine suite
 # (ibpost_siw) and the same scripts run again on siw0 (IBPOST_PROVIDER=siw:
 # a dummy netdev with 192.0.2.20, every job through rdma_cm), rxe unloaded.
@@ -62,6 +64,11 @@ if [[ $IBPOST_KERNEL == test ]]; then
 	rmmod ibpost || rc=1
 	rdma link del siw0 || rc=1
 	echo "siw engine suite: $((SECONDS - t0)) s" >>"$IBPOST_OUT/siw-time.txt"
+fi
+# The installed files (tools/tests/install.sh left them in build/pkg):
+# modprobe and the tool from them, before anything of ours is loaded.
+if [[ $IBPOST_KERNEL == stock ]]; then
+	tools/tests/installed.sh || rc=1
 fi
 tools/tests/integration.sh || rc=1
 tools/tests/badinput.sh || rc=1

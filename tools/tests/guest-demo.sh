@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # In-guest part of 'make demo': rxe on lo, ibpost loaded, what it sees, then
 # a short verified transfer of every opcode with multi-SGE layouts, write
 # latency measured as ib_write_lat does, and the session API's consumer.

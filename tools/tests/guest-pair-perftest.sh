@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Two-guest rig check (tools/rig/pair.sh): perftest ib_write_bw -R over rdma_cm
 # between the guests, on rxe0 over the QEMU socket wire.  Usage:
 #   tools/rig/pair.sh --kernel stock --server tools/tests/guest-pair-perftest.sh \

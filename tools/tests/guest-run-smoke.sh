@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # In-guest smoke test of 'ibpost run' (via tools/rig/boot.sh): rxe on lo,
 # ibpost.ko loaded, every opcode, --verify, the seed tutorial's layout,
 # --json, a refusal and Ctrl-C.  Exits non-zero when any step fails.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # In-guest hardening tests (run by guest-check.sh on both kernels): ioctl
 # fuzzing with a printed seed, 8 concurrent runs on one device with the
 # device deleted in the middle, unload refused while runs are active, and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # In-guest integration tests of ibpost.ko and the ibpost tool (issue 2 scope:
 # module load/unload, /dev/ibpost, device listing against ibv_devinfo, device
 # add/delete/rename, ABI misuse, permissions).  Run by tools/check.sh through

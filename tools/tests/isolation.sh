@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # In-guest isolation tests (run by guest-check.sh on both kernels, rxe):
 # `ibpost serve` and its clients in one guest, over rxe on a dummy netdev
 # (rdma_cm), clients being tools/tests/hostile (userspace verbs speaking

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # 64 KiB bandwidth between the two guests of tools/rig/pair.sh on rxe0:
 # ibpost (run --connect against ibpost serve) beside perftest's ib_write_bw /
 # ib_send_bw -R (rdma_cm), both at perftest's default send-queue depth (128).

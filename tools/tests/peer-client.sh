@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Two-guest peer suite, client side (tools/tests/peer.sh boots it through
 # tools/rig/pair.sh, against tools/tests/peer-server.sh).
 #   rig.phase=kill: start a long job, create $IBPOST_OUT/running and wait to

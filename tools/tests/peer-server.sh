@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Two-guest peer suite, server side (tools/tests/peer.sh boots it through
 # tools/rig/pair.sh): rxe0 on the wire, IPv4 and IPv6 addresses, ibpost
 # loaded, `ibpost serve --idle 3000` (its lines in $IBPOST_OUT/serve.log)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Host side of the two-guest peer suite: boots tools/tests/peer-server.sh and,
 # on the same wire, a client guest that is killed mid-job, then the client
 # suite (tools/tests/peer-client.sh), with tools/rig/pair.sh.  Prints both

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # In-guest teardown and lifetime race tests (run by guest-check.sh on both
 # kernels, rxe only): each row races an end (closing `ibpost serve`, a
 # signal, `rdma link del`) against work in flight, in loops, and checks that

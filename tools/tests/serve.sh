@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # In-guest tests of `ibpost serve` against clients in the same guest (run by
 # guest-check.sh on both kernels; rxe on a dummy netdev with two IPv4
 # addresses and one IPv6 address, every job through rdma_cm):

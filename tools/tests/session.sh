@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # In-guest tests of the in-kernel session API through its consumer module
 # (kunit/consumer.c; run by guest-check.sh on both kernels):
 #   - the consumer's workload at load: 4 kthreads writing 128 KiB requests

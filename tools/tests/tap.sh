@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Minimal TAP helpers for in-guest tests.  Results also go to $TAP_FILE.
 #   t_ok NAME | t_fail NAME WHY | t_check NAME CMD... | t_done

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+# bash completion of ibpost(8): commands, each command's options, the values
+# of the options that take a fixed set (--op, --layout), and RDMA device
+# names for --dev (from /sys/class/infiniband; IBPOST_IB_CLASS overrides
+# that directory, for tests).  Installed by 'make install' as
+# $(PREFIX)/share/bash-completion/completions/ibpost; needs no other
+# completion package.  tools/tests/install.sh checks these lists against
+# the tool's getopt tables.
+# shellcheck shell=bash
+
+_ibpost_devices()
+{
+	local d
+	for d in "${IBPOST_IB_CLASS:-/sys/class/infiniband}"/*; do
+		[[ -e $d ]] && printf '%s\n' "${d##*/}"
+	done
+}
+
+# _ibpost_reply WORDS: COMPREPLY, the words that start with $cur (no
+# process substitution: it needs /dev/fd).
+_ibpost_reply()
+{
+	local w IFS=$' \t\n'
+	w=$(compgen -W "$1" -- "$cur")
+	IFS=$'\n'
+	# shellcheck disable=SC2206 # one word a line, IFS is a newline
+	COMPREPLY=($w)
+}
+
+_ibpost()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+	local cmd='' sub='' words='' i
+
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-*) ;;
+		*)
+			if [[ -z $cmd ]]; then
+				cmd=${COMP_WORDS[i]}
+			elif [[ $cmd == blk && -z $sub ]]; then
+				sub=${COMP_WORDS[i]}
+			fi
+			;;
+		esac
+	done
+
+	case $prev in
+	--dev | -d)
+		_ibpost_reply "$(_ibpost_devices)"
+		return
+		;;
+	--op | -o)
+		[[ $cmd == run ]] && _ibpost_reply 'send send_imm write write_imm read'
+		return
+		;;
+	--layout | --recv-layout)
+		_ibpost_reply 'equal page-cross unaligned random'
+		return
+		;;
+	--port | -p | --size | -s | --sge | --sge-layout | --seed | --recv-sge | \
+	--recv-sge-layout | --iters | -n | --duration | -D | --warmup | --depth | \
+	--batch | --signal-every | --imm | --cm | --connect | --cm-timeout | \
+	--qps | -q | --addr | --allow | --max-conns | --idle | --max-mem | \
+	--max-job-time | --max-per-addr | --queues)
+		# A value of the user's: nothing to offer.
+		COMPREPLY=()
+		return
+		;;
+	esac
+
+	case $cmd in
+	'')
+		words='devices run serve blk help -h --help -V --version'
+		;;
+	devices)
+		words='--json --dev --help -j -d -h'
+		;;
+	run)
+		words='--dev --port --op --size --sge --layout --sge-layout --seed
+			--recv-sge --recv-layout --recv-sge-layout --iters --duration
+			--warmup --depth --batch --signal-every --imm --inline --verify
+			--pingpong --all-sizes --json --hist --cm --connect --cm-timeout
+			--qps --help'
+		;;
+	serve)
+		words='--addr --port --allow --max-conns --idle --max-mem
+			--max-job-time --max-per-addr --json --help'
+		;;
+	blk)
+		case $sub in
+		'') words='map unmap list --help' ;;
+		map) words='--dev --size --queues --depth --port --help' ;;
+		list) words='--json' ;;
+		unmap)
+			# ibpost_blk's disks: those with its attributes.
+			local n
+			for n in /sys/block/*/ibpost; do
+				[[ -d $n ]] && n=${n%/ibpost} && words+=" ${n##*/}"
+			done
+			;;
+		esac
+		;;
+	help)
+		words='devices run serve blk'
+		;;
+	esac
+	_ibpost_reply "$words"
+}
+
+complete -F _ibpost ibpost

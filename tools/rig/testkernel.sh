@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Usage: tools/rig/testkernel.sh [--print-kdir | --print-kver | --print-bzimage]
 #
 # Builds the KUnit test kernel into build/testkernel/: Linux 6.1 from
@@ -34,7 +35,7 @@ case ${1:-} in
 --print-kver) built_kver; exit 0 ;;
 --print-bzimage) built_kver >/dev/null; echo "$bzimage"; exit 0 ;;
 "") ;;
-*) sed -n '2,12s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+*) sed -n '3,13s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac
 
 [[ -f $tarball ]] || die "$tarball missing: install linux-source-6.1 (tools/rig/deps.sh)"

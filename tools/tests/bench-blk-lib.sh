@@ -23,6 +23,8 @@
 # read and write, depth 8 (MiB/s); lat4k, 4 KiB random read at depth 1
 # (total latency, submission to completion, p50 and p99, us).
 # shellcheck shell=bash disable=SC2153 # BLK_RAW, BLK_REPS...: set by the caller
+# shellcheck source=tools/tests/bench-stats.sh
+. tools/tests/bench-stats.sh
 
 [[ -v BLK_WORKS ]] || BLK_WORKS=(rr4k rw4k sr128k sw128k lat4k)
 declare -A BLK_V
@@ -82,15 +84,6 @@ blk_run() {
 		>/dev/null 2>&1
 }
 
-# blk_median V...: the median of the numeric values, n/a when none.
-blk_median() {
-	printf '%s\n' "$@" | awk '$1 ~ /^[0-9.]+$/' | sort -g |
-		awk '{ v[NR] = $1 } END {
-			if (NR == 0) print "n/a"
-			else if (NR % 2) print v[(NR + 1) / 2]
-			else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
 blk_measure() {
 	local rep work col label v
 	declare -A runs
@@ -113,7 +106,7 @@ blk_measure() {
 	done
 	for v in "${!runs[@]}"; do
 		# shellcheck disable=SC2086 # a list of values
-		BLK_V[$v]=$(blk_median ${runs[$v]})
+		BLK_V[$v]=$(bench_median ${runs[$v]})
 	done
 }
 

@@ -22,6 +22,8 @@ cd "$IBPOST_REPO" || exit 1
 . tools/rig/guest-lib.sh
 # shellcheck source=tools/tests/bench-profile.sh
 . tools/tests/bench-profile.sh
+# shellcheck source=tools/tests/bench-stats.sh
+. tools/tests/bench-stats.sh
 rig_load_rxe || exit 1
 rig_rxe_lo || exit 1
 # Without the module the ibpost column reads n/a; perftest still runs.
@@ -145,15 +147,8 @@ field() {
 }
 
 # median V...: median of the numeric values (n/a and 0 -- a perftest glitch,
-# seen at 4 KiB read -- dropped; an even
-# count averages the middle two), n/a when none.
-median() {
-	printf '%s\n' "$@" | awk '$1 ~ /^[0-9.]+$/ && $1 > 0' | sort -g |
-		awk '{ v[NR] = $1 } END {
-			if (NR == 0) print "n/a"
-			else if (NR % 2) print v[(NR + 1) / 2]
-			else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+# seen at 4 KiB read -- dropped).
+median() { bench_median -z "$@"; }
 
 ratio() {
 	if [[ $1 == - ]]; then

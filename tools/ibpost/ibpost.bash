@@ -90,7 +90,7 @@ _ibpost()
 	blk)
 		case $sub in
 		'') words='map unmap list --help' ;;
-		map) words='--dev --size --queues --depth --port --help' ;;
+		map) words='--dev --size --queues --depth --port --connect --help' ;;
 		list) words='--json' ;;
 		unmap)
 			# ibpost_blk's disks: those with its attributes.

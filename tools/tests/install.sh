@@ -126,13 +126,18 @@ if [[ $dep == ib_core,rdma_cm || $dep == rdma_cm,ib_core ]]; then
 else
 	t_fail "ibpost.ko depends on ib_core and rdma_cm" "depends '$dep'"
 fi
-for m in module/ibpost module/blk/ibpost_blk; do
-	v=$(modinfo -F version "$mods/$m.ko" 2>&1)
+# version_row NAME KO: the module file KO carries MODULE_VERSION $ver.
+version_row() {
+	local v
+	v=$(modinfo -F version "$2" 2>&1)
 	if [[ $v == "$ver" ]]; then
-		t_ok "${m##*/}.ko version $ver (MODULE_VERSION)"
+		t_ok "$1"
 	else
-		t_fail "${m##*/}.ko version $ver" "version '$v'"
+		t_fail "$1" "version '$v'"
 	fi
+}
+for m in module/ibpost module/blk/ibpost_blk; do
+	version_row "${m##*/}.ko version $ver (MODULE_VERSION)" "$mods/$m.ko"
 done
 v=$("$root/usr/sbin/ibpost" -V 2>&1 | head -n 1)
 if [[ $v =~ ^ibpost\ $ver\ \(ioctl\ ABI\ [0-9]+\)$ ]]; then
@@ -287,12 +292,7 @@ if ((dkms)); then
 			"$(find "$d/src" -maxdepth 2 | head -n 8 | tr '\n' ' ')"
 	fi
 	for m in ibpost ibpost_blk; do
-		v=$(modinfo -F version "$d/install/$kver/updates/dkms/$m.ko" 2>&1)
-		if [[ $v == "$ver" ]]; then
-			t_ok "dkms installed $m.ko $ver"
-		else
-			t_fail "dkms installed $m.ko $ver" "'$v'"
-		fi
+		version_row "dkms installed $m.ko $ver" "$d/install/$kver/updates/dkms/$m.ko"
 	done
 	if [[ -z $(find "$d" -name 'ibpost_consumer.ko' -o -name '*kunit*.ko') ]]; then
 		t_ok "dkms builds no test module"

@@ -38,8 +38,9 @@ void help_blk(FILE *f)
 		"                     completion vectors and the CPUs (default: CPUs)\n"
 		"  -D, --depth D      requests per queue, 1..1024 (default 64)\n"
 		"  -p, --port P       port of the RDMA device (default: its first)\n"
-		"  -c, --connect HOST[:PORT]  the server: an IPv4 or IPv6 address\n"
-		"                     ([V6]:PORT with a port; default port 18520);\n"
+		"  -c, --connect HOST[:PORT]  the server: an IPv4 or IPv6 address or a\n"
+		"                     host name ([V6]:PORT with a port; default port\n"
+		"                     18520);\n"
 		"                     one queue, the region in the server's budget\n"
 		"  -j, --json         list: JSON\n"
 		"  -h, --help         this text\n", prog, prog, prog, prog);
@@ -145,6 +146,21 @@ bad:
 	return -1;
 }
 
+/* The host of --connect as the kernel takes it: a numeric address. */
+static int blk_resolve(const char *arg, char *host, size_t len)
+{
+	struct net_addr a;
+	const char *why = net_parse_host(host, &a);
+
+	if (why) {
+		fprintf(stderr, "%s: blk map: --connect %s: %s\n", prog, arg,
+			why);
+		return -1;
+	}
+	net_addr_str(host, len, a.family, a.addr);
+	return 0;
+}
+
 static int blk_map(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -162,7 +178,7 @@ static int blk_map(int argc, char **argv)
 					     "depth", "port", "connect",
 					     "server_port" };
 	const char *val[7] = { NULL };
-	char host[80];
+	char host[256];
 	char line[512], res[256];
 	size_t n = 0;
 	const char *k;
@@ -175,7 +191,8 @@ static int blk_map(int argc, char **argv)
 		}
 		if (c == 'c') {
 			if (blk_word("connect", optarg) ||
-			    blk_host_port(optarg, host, sizeof(host), &val[6]))
+			    blk_host_port(optarg, host, sizeof(host), &val[6]) ||
+			    blk_resolve(optarg, host, sizeof(host)))
 				return 2;
 			val[5] = host;
 			continue;

@@ -18,6 +18,8 @@ void help_devices(FILE *f)
 		"List every RDMA device port ibpost knows, with the limits work\n"
 		"requests are validated against.  max_inline is what an RC QP is\n"
 		"actually granted (found by creating QPs), not a table value.\n"
+		"The table shows max_mr_size in binary units (16 EiB is 2^64 - 1\n"
+		"bytes, rounded); --json has every number exact.\n"
 		"\n"
 		"  -j, --json       print JSON instead of a table\n"
 		"  -d, --dev NAME   only this device (exit 1 if absent)\n"
@@ -135,10 +137,10 @@ static const char *out_dev_lacks(unsigned int flags, char *buf, size_t len)
 
 static void print_table(const struct ibpost_dev_attr *r, unsigned int n)
 {
-	char guid[32], lacks[64];
+	char guid[32], lacks[64], mr[16];
 	unsigned int i;
 
-	printf("%-16s %4s %-8s %-8s %5s %8s %8s %6s %8s %7s %5s %6s %5s %-20s %-19s %s\n",
+	printf("%-16s %4s %-8s %-8s %5s %8s %8s %6s %8s %7s %5s %6s %5s %-11s %-19s %s\n",
 	       "device", "port", "state", "link", "mtu", "send_sge",
 	       "recv_sge", "sge_rd", "qp_wr", "cqe", "frpl", "inline",
 	       "dlkey", "max_mr_size", "node_guid", "lacks");
@@ -153,9 +155,9 @@ static void print_table(const struct ibpost_dev_attr *r, unsigned int n)
 			printf("%6s ", "?");
 		else
 			printf("%6u ", r->max_inline_data);
-		printf("%5s %-20llu %-19s %s\n",
+		printf("%5s %-11s %-19s %s\n",
 		       r->flags & IBPOST_DEV_LOCAL_DMA_LKEY ? "yes" : "no",
-		       (unsigned long long)r->max_mr_size, guid,
+		       out_human_bytes(mr, sizeof(mr), r->max_mr_size), guid,
 		       out_dev_lacks(r->flags, lacks, sizeof(lacks)));
 	}
 	if (!n)

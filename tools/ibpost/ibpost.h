@@ -32,8 +32,10 @@ const char *out_link_layer(unsigned int ll);
 void out_guid(char *buf, size_t len, unsigned long long guid);
 const char *out_op_name(unsigned int op);
 const char *out_wc_status(unsigned int st);
+/* @v bytes with a binary unit, for tables people read ("16 EiB"). */
+const char *out_human_bytes(char *buf, size_t len, unsigned long long v);
 
-/* net.c: numeric addresses */
+/* net.c: addresses and host names */
 struct net_addr {
 	unsigned short family;		/* AF_INET or AF_INET6 */
 	unsigned char addr[16];		/* network order, IPv4 in 4 bytes */
@@ -41,6 +43,8 @@ struct net_addr {
 };
 
 bool net_parse_addr(const char *s, struct net_addr *a);
+/* An address or a host name (getaddrinfo); NULL, else why not. */
+const char *net_parse_host(const char *s, struct net_addr *a);
 const char *net_parse_hostport(const char *s, struct net_addr *a);
 const char *net_addr_str(char *buf, size_t len, unsigned int family,
 			 const unsigned char *addr);
@@ -71,8 +75,10 @@ void help_devices(FILE *f);
 
 /* The options of one 'ibpost run', defaults and checks applied. */
 struct run_opts {
-	char dev[IBPOST_NAME_MAX];
+	char dev[IBPOST_NAME_MAX];	/* "": pick one (devpick.c) */
+	char dev_why[128];		/* why that one was picked */
 	unsigned int port;
+	int gid_index;			/* -x; -1: not given */
 	unsigned int op;
 	unsigned long long size;
 	bool size_set;
@@ -99,14 +105,20 @@ struct run_opts {
 	bool signal_set;
 	unsigned int imm;
 	bool inline_data;
+	unsigned int inline_size;	/* -I: inline messages up to this */
+	bool inline_size_set;
 	bool verify;
 	bool pingpong;
 	bool all_sizes;
 	bool json;
+	bool csv;
 	bool hist;
+	bool report_gbits;		/* the table's bandwidth in Gb/s only */
+	bool print_opts;		/* --print-options: print, run nothing */
 	unsigned short cm_family;	/* 0: connect the QPs directly */
 	unsigned char cm_addr[16];
 	struct net_addr peer;		/* --connect; family 0: none */
+	unsigned int cm_port;		/* -p/--cm-port, 0: none */
 	unsigned int cm_timeout_ms;
 	bool cm_timeout_set;
 	unsigned int qps;		/* jobs at once (-q) */
@@ -132,6 +144,18 @@ void help_run(FILE *f);
 int runopt_parse(int argc, char **argv, struct run_opts *o);
 /* The name of an IBPOST_LAYOUT_* as --layout takes it. */
 const char *runopt_layout_name(unsigned int layout);
+/* --print-options: every field of @o, "key=value" lines. */
+void runopt_print(const struct run_opts *o);
+
+/* perftest.c: perftest's options ibpost lacks */
+/* The message of an unknown option (@c '?') or a missing value (@c ':'). */
+void perftest_unknown(int c, int letter, const char *arg);
+
+/* devpick.c: the device of a run without --dev, the -x check */
+/* Fill @o->dev (and port) when not given: 0, or -1 having said why. */
+int devpick(struct run_opts *o);
+/* -x/--gid-index against the port's GID table: 0, or -1 having said why. */
+int devpick_gid(const struct run_opts *o);
 
 /* runprint.c: results on stdout, the text table or JSON */
 /* The header: text header and column names, or the JSON parameters. */

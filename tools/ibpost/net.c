@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ibpost tool: numeric IPv4/IPv6 addresses, with or without a port, as
- * 'run --connect' and 'serve --addr' take them and the events name them.
+ * ibpost tool: IPv4/IPv6 addresses and host names, with or without a port,
+ * as 'run --connect', 'serve --addr' and 'blk map --connect' take them and
+ * the events name them.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "ibpost.h"
 
-/* An IPv4 or IPv6 address alone; false when it is neither. */
+/* An IPv4 or IPv6 address alone, numeric; false when it is neither. */
 bool net_parse_addr(const char *s, struct net_addr *a)
 {
 	memset(a->addr, 0, sizeof(a->addr));
@@ -25,6 +27,54 @@ bool net_parse_addr(const char *s, struct net_addr *a)
 	}
 	memset(a->addr, 0, sizeof(a->addr));
 	return false;
+}
+
+/*
+ * A host name through getaddrinfo(): its first IPv4 address (perftest's
+ * default family, and what rdma_cm on rxe resolves best), else its first
+ * IPv6 one.  NULL when it resolved, else why not.
+ */
+static const char *resolve(const char *host, struct net_addr *a)
+{
+	const struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res, *ai, *v4 = NULL, *v6 = NULL;
+	static char why[160];
+	int ret;
+
+	ret = getaddrinfo(host, NULL, &hints, &res);
+	if (ret) {
+		snprintf(why, sizeof(why), "cannot resolve the host name: %s",
+			 gai_strerror(ret));
+		return why;
+	}
+	for (ai = res; ai; ai = ai->ai_next) {
+		if (ai->ai_family == AF_INET && !v4)
+			v4 = ai;
+		if (ai->ai_family == AF_INET6 && !v6)
+			v6 = ai;
+	}
+	memset(a->addr, 0, sizeof(a->addr));
+	if (v4) {
+		a->family = AF_INET;
+		memcpy(a->addr, &((struct sockaddr_in *)v4->ai_addr)->sin_addr, 4);
+	} else if (v6) {
+		a->family = AF_INET6;
+		memcpy(a->addr, &((struct sockaddr_in6 *)v6->ai_addr)->sin6_addr, 16);
+	}
+	freeaddrinfo(res);
+	return a->family ? NULL : "the host name has no IPv4 or IPv6 address";
+}
+
+/* An address or a host name (resolved); NULL when it is one, else why not. */
+const char *net_parse_host(const char *s, struct net_addr *a)
+{
+	if (!*s)
+		return "empty";
+	if (net_parse_addr(s, a))
+		return NULL;
+	if (strchr(s, ':'))
+		return "not an IPv6 address";
+	return resolve(s, a);
 }
 
 /*
@@ -108,27 +158,37 @@ static const char *parse_bracketed(const char *s, struct net_addr *a)
 	return parse_port(close + 2, a);
 }
 
-/* "A.B.C.D" or "A.B.C.D:PORT". */
+/* "A.B.C.D", "A.B.C.D:PORT", "NAME" or "NAME:PORT". */
 static const char *parse_v4(const char *s, const char *colon,
 			    struct net_addr *a)
 {
-	char host[INET_ADDRSTRLEN + 1];
 	size_t len = colon ? (size_t)(colon - s) : strlen(s);
+	char host[256];
+	const char *why;
 
-	if (!len || len >= sizeof(host))
-		return "not an IPv4 address";
+	if (!len)
+		return "no host before ':'";
+	if (len >= sizeof(host))
+		return "the host name is too long";
 	memcpy(host, s, len);
 	host[len] = '\0';
-	if (inet_pton(AF_INET, host, a->addr) != 1)
-		return "not an IPv4 address (host names are not resolved)";
-	a->family = AF_INET;
-	return colon ? parse_port(colon + 1, a) : NULL;
+	if (colon) {
+		why = parse_port(colon + 1, a);
+		if (why)
+			return why;
+	}
+	if (inet_pton(AF_INET, host, a->addr) == 1) {
+		a->family = AF_INET;
+		return NULL;
+	}
+	return resolve(host, a);
 }
 
 /*
- * HOST[:PORT]: "A.B.C.D", "A.B.C.D:PORT", "[V6]", "[V6]:PORT" or a bare
- * IPv6 address (no port).  NULL when it parsed, else why not; @a->port is
- * 0 when no port was given.
+ * HOST[:PORT]: "A.B.C.D", "A.B.C.D:PORT", "NAME", "NAME:PORT", "[V6]",
+ * "[V6]:PORT" or a bare IPv6 address (no port); a NAME through
+ * getaddrinfo().  NULL when it parsed, else why not; @a->port is 0 when no
+ * port was given.
  */
 const char *net_parse_hostport(const char *s, struct net_addr *a)
 {

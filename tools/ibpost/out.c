@@ -2,6 +2,8 @@
 /*
  * ibpost tool: formatting helpers shared by the commands.
  */
+#include <string.h>
+
 #include "ibpost.h"
 
 void out_json_str(FILE *f, const char *s)
@@ -83,4 +85,40 @@ void out_guid(char *buf, size_t len, unsigned long long guid)
 	snprintf(buf, len, "%04llx:%04llx:%04llx:%04llx",
 		 (guid >> 48) & 0xffff, (guid >> 32) & 0xffff,
 		 (guid >> 16) & 0xffff, guid & 0xffff);
+}
+
+/*
+ * @v bytes for people: the largest binary unit it reaches (B, KiB ... EiB),
+ * three significant digits, trailing zeros dropped ("16 EiB" for 2^64 - 1,
+ * "4 GiB", "1.5 MiB").  --json keeps the exact number.
+ */
+const char *out_human_bytes(char *buf, size_t len, unsigned long long v)
+{
+	static const char *const units[] = {
+		"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB",
+	};
+	unsigned int u = 0;
+	double x = v;
+	char *p;
+
+	while (x >= 1024 && u < ARRAY_SIZE(units) - 1) {
+		x /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.*f", x >= 100 || !u ? 0 : x >= 10 ? 1 : 2, x);
+	/* 1023.9 KiB rounds to "1024": say 1 MiB */
+	if (!strcmp(buf, "1024") && u && u < ARRAY_SIZE(units) - 1) {
+		snprintf(buf, len, "1");
+		u++;
+	}
+	p = strchr(buf, '.');
+	if (p) {
+		p += strlen(p) - 1;
+		while (*p == '0')
+			*p-- = '\0';
+		if (*p == '.')
+			*p = '\0';
+	}
+	snprintf(buf + strlen(buf), len - strlen(buf), " %s", units[u]);
+	return buf;
 }

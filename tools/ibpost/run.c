@@ -26,6 +26,20 @@ static bool interrupted(void)
 	return __atomic_load_n(&got_sigint, __ATOMIC_RELAXED);
 }
 
+/* Bytes per WR of @size (0: the sum of the explicit --sge-layout). */
+static unsigned long long run_bytes(const struct run_opts *o,
+				    unsigned long long size)
+{
+	unsigned long long sum = 0;
+	unsigned int i;
+
+	if (size || !o->nsges)
+		return size;
+	for (i = 0; i < o->nsges && i < o->sge[0]; i++)
+		sum += o->sges[i].length;
+	return sum;
+}
+
 /* The IBPOST_IOC_RUN request of one job of @size bytes in @num_sge SGEs. */
 static void fill_run(const struct run_opts *o, struct ibpost_run *r,
 		     unsigned long long size, unsigned int num_sge)
@@ -52,7 +66,8 @@ static void fill_run(const struct run_opts *o, struct ibpost_run *r,
 	r->batch = o->batch;
 	r->signal_every = o->signal_every;
 	r->imm_data = o->imm;
-	if (o->inline_data)
+	if (o->inline_data ||
+	    (o->inline_size_set && run_bytes(o, size) <= o->inline_size))
 		r->flags |= IBPOST_RUN_INLINE;
 	if (o->verify)
 		r->flags |= IBPOST_RUN_VERIFY;
@@ -372,6 +387,12 @@ int cmd_run(int argc, char **argv)
 	rc = runopt_parse(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	if (devpick(&o) || devpick_gid(&o))
+		return 2;
+	if (o.print_opts) {
+		runopt_print(&o);
+		return 0;
+	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;

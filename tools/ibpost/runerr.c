@@ -60,7 +60,7 @@ void runerr_job(const struct ibpost_run *r, int err, int qp)
 /* A refusal a sweep steps over: a "# note" in the table, else on stderr. */
 void runerr_skip(const struct run_opts *o, const struct ibpost_run *r)
 {
-	FILE *f = o->json ? stderr : stdout;
+	FILE *f = o->json || o->csv ? stderr : stdout;
 
 	fprintf(f, "# note: %llu bytes, %u sge skipped", (unsigned long long)r->msg_size,
 		r->num_sge);

@@ -31,22 +31,34 @@ const char *runopt_layout_name(unsigned int layout)
 void help_run(FILE *f)
 {
 	fprintf(f,
-		"usage: %s run --dev DEV [--op OP] [--size SIZE] [--sge N[,N...]]\n"
+		"usage: %s run [--dev DEV] [--op OP] [--size SIZE] [--sge N[,N...]]\n"
 		"         [--sge-layout LEN@OFF,... | --layout NAME] [--seed S]\n"
 		"         [--recv-sge N] [--recv-layout NAME | --recv-sge-layout LEN@OFF,...]\n"
 		"         [--iters N | --duration SEC] [--warmup N] [--depth D]\n"
-		"         [--batch B] [--signal-every K] [--imm X] [--inline]\n"
-		"         [--verify] [--pingpong] [--all-sizes] [--json] [--hist]\n"
-		"         [--port P] [--cm ADDR | --connect HOST[:PORT]] [--cm-timeout MS]\n"
-		"         [-q N]\n"
+		"         [--batch B] [--signal-every K] [--imm X]\n"
+		"         [--inline | --inline-size N] [--verify] [--pingpong]\n"
+		"         [--all-sizes] [--json | --csv] [--hist] [--report-gbits]\n"
+		"         [--port P] [--gid-index N] [--cm ADDR | --connect HOST[:PORT]]\n"
+		"         [--cm-port P] [--cm-timeout MS] [-q N] [HOST]\n"
 		"\n"
 		"Connect a loopback RC QP pair on DEV inside the kernel, post work\n"
 		"requests with ib_post_send and report bandwidth, message rate and\n"
 		"post-to-completion latency, one row per message size.  With --connect\n"
-		"the target QP is on another host, run by '%s serve' there.\n"
+		"the target QP is on another host, run by '%s serve' there.  perftest's\n"
+		"options work with perftest's meaning (ib_write_bw -d DEV -s 4096 HOST is\n"
+		"ibpost run -d DEV -s 4096 HOST); the others it names ibpost's equivalent.\n"
 		"\n"
-		"  -d, --dev NAME          RDMA device (e.g. rxe_lo)\n"
-		"      --port P            port number (default: the first)\n"
+		"  -d, --dev NAME          RDMA device (e.g. rxe_lo; perftest --ib-dev).\n"
+		"                          Default: with --connect or --cm, the device whose\n"
+		"                          port's GID table lists the netdev the route to\n"
+		"                          the address leaves from; else the first device\n"
+		"                          (by name) with an ACTIVE port\n"
+		"  -i, --port P            port of the RDMA device (default: the first;\n"
+		"                          perftest --ib-port).  Not perftest's --port: that\n"
+		"                          is the rdma_cm port, -p here\n"
+		"  -x, --gid-index N       GID index (perftest --gid-index): ibpost uses the\n"
+		"                          first RoCE v2 IPv4-mapped GID, perftest's default;\n"
+		"                          N is checked to be that one\n"
 		"  -o, --op OP             send, send_imm, write (default), write_imm, read\n"
 		"  -s, --size SIZE         bytes per WR, K/M suffixes are 1024-based\n"
 		"                          (default 64K; with --sge-layout the sum of its lengths)\n"
@@ -61,11 +73,16 @@ void help_run(FILE *f)
 		"  -n, --iters N           measured WRs (default 1000)\n"
 		"  -D, --duration SEC      run for SEC seconds instead of --iters\n"
 		"      --warmup N          WRs posted before measuring (default 16)\n"
-		"      --depth D           most WRs outstanding (default 64, read 16)\n"
-		"      --batch B           WRs chained per ib_post_send (default 1)\n"
-		"      --signal-every K    signal one WR in K (default min(16, D - B + 1))\n"
+		"  -t, --depth D           most WRs outstanding (default 64, read 16;\n"
+		"                          perftest --tx-depth)\n"
+		"  -l, --batch B           WRs chained per ib_post_send (default 1;\n"
+		"                          perftest --post_list)\n"
+		"  -Q, --signal-every K    signal one WR in K (default min(16, D - B + 1);\n"
+		"                          perftest --cq-mod)\n"
 		"      --imm X             immediate data of send_imm / write_imm\n"
-		"      --inline            post with IB_SEND_INLINE\n"
+		"      --inline            post every WR with IB_SEND_INLINE\n"
+		"  -I, --inline-size N     post with IB_SEND_INLINE the messages of at most\n"
+		"                          N bytes (perftest --inline_size); 0: none\n"
 		"      --verify            stamp every byte and check it arrived\n"
 		"      --pingpong          latency as ib_write_lat measures it: WRITE a\n"
 		"                          message, the far end WRITEs one back when its\n"
@@ -78,9 +95,12 @@ void help_run(FILE *f)
 		"                          initiator QP is on DEV here, the target QP and\n"
 		"                          its buffers are the server's; HOST is A.B.C.D,\n"
 		"                          A.B.C.D:PORT, [IPV6], [IPV6]:PORT or a bare IPV6\n"
-		"                          address (numeric, no port); PORT defaults to %u.\n"
+		"                          address (no port), or a host name (its first\n"
+		"                          IPv4 address, else IPv6); PORT defaults to %u.\n"
+		"                          A last argument HOST is --connect HOST (perftest)\n"
 		"                          Not with --cm.  Refusals and failures the server\n"
 		"                          reported say \"by the peer (conn N)\"\n"
+		"  -p, --cm-port P         the port of --connect HOST (perftest --port)\n"
 		"      --cm-timeout MS     bound on each of address resolution, route\n"
 		"                          resolution and connection set-up (default %u,\n"
 		"                          at most %u); with --connect or --cm\n"
@@ -92,10 +112,21 @@ void help_run(FILE *f)
 		"                          elapsed time, latencies the median over the QPs\n"
 		"                          of each column.  --json: each result has \"qps\"\n"
 		"                          (one object per QP) and \"total\"\n"
-		"  -a, --all-sizes         run 2, 4, 8, ... 4M bytes\n"
+		"  -a, --all-sizes         run 2, 4, 8, ... 4M bytes (perftest --all)\n"
 		"  -j, --json              print one JSON object\n"
+		"      --csv               print CSV: one header row, one row per result\n"
 		"      --hist              print the log2 latency histogram too\n"
+		"      --report-gbits      the table's bandwidth in Gb/s only, not MiB/s\n"
+		"                          (perftest --report_gbits)\n"
+		"  -F, --CPU-freq          accepted, does nothing: perftest -F silences its\n"
+		"                          cpufreq warning; ibpost times with the kernel's\n"
+		"                          clock (ktime), not CPU cycles, and has none\n"
+		"  -V, --version           the tool's and the module's version\n"
 		"  -h, --help              this text\n"
+		"\n"
+		"perftest's -q, -s, -n, -D, -a and -h mean the same here; -o is --op (not\n"
+		"ib_read_bw's outstanding reads: --depth).  A perftest option ibpost lacks\n"
+		"is refused with its equivalent, or a word that there is none.\n"
 		"\n"
 		"Exit status: 0 ok, 1 the kernel (or the peer) refused or the run\n"
 		"failed (with -q: any QP; each failing QP's message starts \"qp I: \"),\n"
@@ -176,6 +207,8 @@ static int parse_op(const char *s, unsigned int *op)
 			return 0;
 		}
 	}
+	if (*s >= '0' && *s <= '9')
+		return opt_err("--op", s, "expected send, send_imm, write, write_imm or read (perftest's -o, outstanding reads, is -t/--depth here)");
 	return opt_err("--op", s, "expected send, send_imm, write, write_imm or read");
 }
 
@@ -281,15 +314,21 @@ static int parse_duration(const char *s, unsigned int *ms)
 }
 
 enum {
-	OPT_PORT = 256, OPT_SGE, OPT_LAYOUT, OPT_SGE_LAYOUT, OPT_SEED,
+	OPT_SGE = 256, OPT_LAYOUT, OPT_SGE_LAYOUT, OPT_SEED,
 	OPT_RECV_SGE, OPT_RECV_LAYOUT, OPT_RECV_SGE_LAYOUT, OPT_WARMUP,
-	OPT_DEPTH, OPT_BATCH, OPT_SIGNAL, OPT_IMM, OPT_INLINE, OPT_VERIFY,
-	OPT_HIST, OPT_CM, OPT_PINGPONG, OPT_CONNECT, OPT_CM_TIMEOUT,
+	OPT_IMM, OPT_INLINE, OPT_VERIFY, OPT_HIST, OPT_CM, OPT_PINGPONG,
+	OPT_CONNECT, OPT_CM_TIMEOUT, OPT_CSV, OPT_GBITS, OPT_PRINT,
 };
+
+/* Short options; the leading ':' reports a missing value as ':'. */
+#define RUN_SHORTOPTS	":d:i:o:s:n:D:t:l:Q:I:x:p:ajhq:FV"
 
 static const struct option run_longopts[] = {
 	{ "dev", required_argument, NULL, 'd' },
-	{ "port", required_argument, NULL, OPT_PORT },
+	{ "ib-dev", required_argument, NULL, 'd' },
+	{ "port", required_argument, NULL, 'i' },
+	{ "ib-port", required_argument, NULL, 'i' },
+	{ "gid-index", required_argument, NULL, 'x' },
 	{ "op", required_argument, NULL, 'o' },
 	{ "size", required_argument, NULL, 's' },
 	{ "sge", required_argument, NULL, OPT_SGE },
@@ -302,20 +341,34 @@ static const struct option run_longopts[] = {
 	{ "iters", required_argument, NULL, 'n' },
 	{ "duration", required_argument, NULL, 'D' },
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "depth", required_argument, NULL, OPT_DEPTH },
-	{ "batch", required_argument, NULL, OPT_BATCH },
-	{ "signal-every", required_argument, NULL, OPT_SIGNAL },
+	{ "depth", required_argument, NULL, 't' },
+	{ "tx-depth", required_argument, NULL, 't' },
+	{ "batch", required_argument, NULL, 'l' },
+	{ "post_list", required_argument, NULL, 'l' },
+	{ "signal-every", required_argument, NULL, 'Q' },
+	{ "cq-mod", required_argument, NULL, 'Q' },
 	{ "imm", required_argument, NULL, OPT_IMM },
 	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "inline-size", required_argument, NULL, 'I' },
+	{ "inline_size", required_argument, NULL, 'I' },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "pingpong", no_argument, NULL, OPT_PINGPONG },
 	{ "all-sizes", no_argument, NULL, 'a' },
+	{ "all", no_argument, NULL, 'a' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "hist", no_argument, NULL, OPT_HIST },
+	{ "report-gbits", no_argument, NULL, OPT_GBITS },
+	{ "report_gbits", no_argument, NULL, OPT_GBITS },
 	{ "cm", required_argument, NULL, OPT_CM },
 	{ "connect", required_argument, NULL, OPT_CONNECT },
+	{ "cm-port", required_argument, NULL, 'p' },
 	{ "cm-timeout", required_argument, NULL, OPT_CM_TIMEOUT },
 	{ "qps", required_argument, NULL, 'q' },
+	{ "qp", required_argument, NULL, 'q' },
+	{ "CPU-freq", no_argument, NULL, 'F' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "print-options", no_argument, NULL, OPT_PRINT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -343,9 +396,39 @@ static int parse_connect(const char *arg, struct run_opts *o)
 	if (!why)
 		return 0;
 	o->peer.family = 0;
-	fprintf(stderr, "%s: run: bad --connect '%s': %s (want A.B.C.D[:PORT], [IPV6][:PORT] or IPV6)\n",
+	fprintf(stderr, "%s: run: bad --connect '%s': %s (want HOST[:PORT], [IPV6][:PORT] or IPV6)\n",
 		prog, arg, why);
 	return -1;
+}
+
+/* -i/--port: the RDMA device's port, which perftest's --port is not. */
+static int parse_ib_port(const char *arg, struct run_opts *o)
+{
+	if (parse_u32("--port", arg, &o->port))
+		return -1;
+	if (o->port > 255)
+		return opt_err("--port", arg,
+			       "RDMA device ports are 1 to 255 (-i, perftest --ib-port); the rdma_cm port of --connect is -p/--cm-port (perftest's -p/--port)");
+	return 0;
+}
+
+static int parse_cm_port(const char *arg, struct run_opts *o)
+{
+	if (parse_u32("--cm-port", arg, &o->cm_port))
+		return -1;
+	if (!o->cm_port || o->cm_port > 65535)
+		return opt_err("--cm-port", arg, "expected 1 to 65535");
+	return 0;
+}
+
+static int parse_gid_index(const char *arg, struct run_opts *o)
+{
+	unsigned long long v;
+
+	if (parse_num("--gid-index", arg, INT32_MAX, false, &v))
+		return -1;
+	o->gid_index = v;
+	return 0;
 }
 
 static int parse_qps(const char *arg, unsigned int *qps)
@@ -386,8 +469,12 @@ static int parse_opt(int c, const char *arg, struct run_opts *o)
 			return opt_err("--dev", arg, "empty or too long");
 		strcpy(o->dev, arg);
 		return 0;
-	case OPT_PORT:
-		return parse_u32("--port", arg, &o->port);
+	case 'i':
+		return parse_ib_port(arg, o);
+	case 'x':
+		return parse_gid_index(arg, o);
+	case 'p':
+		return parse_cm_port(arg, o);
 	case 'o':
 		return parse_op(arg, &o->op);
 	case 's':
@@ -421,12 +508,12 @@ static int parse_opt(int c, const char *arg, struct run_opts *o)
 		return parse_duration(arg, &o->duration_ms);
 	case OPT_WARMUP:
 		return parse_u32("--warmup", arg, &o->warmup);
-	case OPT_DEPTH:
+	case 't':
 		o->depth_set = true;
 		return parse_u32("--depth", arg, &o->depth);
-	case OPT_BATCH:
+	case 'l':
 		return parse_u32("--batch", arg, &o->batch);
-	case OPT_SIGNAL:
+	case 'Q':
 		o->signal_set = true;
 		return parse_u32("--signal-every", arg, &o->signal_every);
 	case OPT_IMM:
@@ -437,6 +524,9 @@ static int parse_opt(int c, const char *arg, struct run_opts *o)
 	case OPT_INLINE:
 		o->inline_data = true;
 		return 0;
+	case 'I':
+		o->inline_size_set = true;
+		return parse_u32("--inline-size", arg, &o->inline_size);
 	case OPT_VERIFY:
 		o->verify = true;
 		return 0;
@@ -469,6 +559,20 @@ static int parse_opt(int c, const char *arg, struct run_opts *o)
 	case OPT_HIST:
 		o->hist = true;
 		return 0;
+	case OPT_CSV:
+		o->csv = true;
+		return 0;
+	case OPT_GBITS:
+		o->report_gbits = true;
+		return 0;
+	case OPT_PRINT:
+		o->print_opts = true;
+		return 0;
+	case 'F':
+		/* perftest's cpufreq warning: ibpost has none (see --help) */
+		return 0;
+	case 'V':
+		return 2;
 	case 'h':
 		return 1;
 	default:
@@ -481,14 +585,32 @@ static int finish_opts(struct run_opts *o)
 {
 	int sig;
 
-	if (!o->dev[0]) {
-		fprintf(stderr, "%s: run: --dev is required (see '%s devices')\n",
-			prog, prog);
-		return -1;
-	}
 	if (o->cm_family && o->peer.family) {
 		fprintf(stderr, "%s: run: give --cm or --connect, not both (--cm connects the loopback pair through rdma_cm on this host, --connect runs against '%s serve' on another)\n",
 			prog, prog);
+		return -1;
+	}
+	if (o->cm_port) {
+		if (!o->peer.family) {
+			fprintf(stderr, "%s: run: -p/--cm-port is the port of --connect HOST (the loopback pair needs none)\n",
+				prog);
+			return -1;
+		}
+		if (o->peer.port && o->peer.port != o->cm_port) {
+			fprintf(stderr, "%s: run: --connect names port %u, -p/--cm-port %u\n",
+				prog, o->peer.port, o->cm_port);
+			return -1;
+		}
+		o->peer.port = o->cm_port;
+	}
+	if (o->inline_data && o->inline_size_set) {
+		fprintf(stderr, "%s: run: give --inline (every WR) or --inline-size N, not both\n",
+			prog);
+		return -1;
+	}
+	if (o->csv && (o->json || o->hist)) {
+		fprintf(stderr, "%s: run: --csv prints neither JSON nor histograms: give --csv, --json or --hist\n",
+			prog);
 		return -1;
 	}
 	if (o->cm_timeout_set && !o->cm_family && !o->peer.family) {
@@ -567,10 +689,19 @@ int runopt_parse(int argc, char **argv, struct run_opts *o)
 	*o = (struct run_opts){
 		.op = IBPOST_OP_WRITE, .layout = IBPOST_LAYOUT_EQUAL,
 		.iters = 1000, .warmup = 16, .batch = 1, .qps = 1,
+		.gid_index = -1,
 	};
-	while ((c = getopt_long(argc, argv, "d:o:s:n:D:ajhq:", run_longopts,
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, RUN_SHORTOPTS, run_longopts,
 				NULL)) != -1) {
-		rc = parse_opt(c, optarg, o);
+		if (c == '?' || c == ':') {
+			perftest_unknown(c, optopt, argv[optind - 1]);
+			rc = -1;
+		} else {
+			rc = parse_opt(c, optarg, o);
+		}
+		if (rc == 2)
+			return cmd_version();
 		if (rc > 0) {
 			help_run(stdout);
 			return 0;
@@ -580,6 +711,12 @@ int runopt_parse(int argc, char **argv, struct run_opts *o)
 			return 2;
 		}
 	}
+	/* perftest's last argument: the server (ib_write_bw HOST) */
+	if (optind == argc - 1 && !o->peer.family && !o->cm_family) {
+		if (parse_connect(argv[optind], o))
+			return 2;
+		optind++;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "%s: run: unexpected argument '%s'\n", prog,
 			argv[optind]);
@@ -588,4 +725,57 @@ int runopt_parse(int argc, char **argv, struct run_opts *o)
 	if (finish_opts(o))
 		return 2;
 	return -1;
+}
+
+static void print_sges(const char *key, const struct ibpost_sge_desc *d,
+		       unsigned int n)
+{
+	unsigned int i;
+
+	printf("%s=", key);
+	for (i = 0; i < n; i++)
+		printf("%s%u@%u", i ? "," : "", d[i].length, d[i].offset);
+	printf("\n");
+}
+
+/*
+ * --print-options: every field of @o, one "key=value" line each, the
+ * defaults applied and the device picked; /dev/ibpost is not opened.  The
+ * host test (tools/tests/cli.sh) compares perftest's spellings with the
+ * long options through it.
+ */
+void runopt_print(const struct run_opts *o)
+{
+	char addr[INET6_ADDRSTRLEN];
+	unsigned int i;
+
+	printf("dev=%s\ndev_why=%s\nport=%u\ngid_index=%d\nop=%s\n",
+	       o->dev, o->dev_why, o->port, o->gid_index, out_op_name(o->op));
+	printf("size=%llu\nsize_set=%d\nsge=", o->size, o->size_set);
+	for (i = 0; i < o->nsge; i++)
+		printf("%s%u", i ? "," : "", o->sge[i]);
+	printf("\nlayout=%s\nlayout_set=%d\n", runopt_layout_name(o->layout),
+	       o->layout_set);
+	print_sges("sge_layout", o->sges, o->nsges);
+	printf("recv_sge=%u\nrecv_layout=%s\nrecv_layout_set=%d\n",
+	       o->recv_sge, runopt_layout_name(o->recv_layout),
+	       o->recv_layout_set);
+	print_sges("recv_sge_layout", o->rsges, o->nrsges);
+	printf("seed=%llu\niters=%llu\niters_set=%d\nduration_ms=%u\nwarmup=%u\n",
+	       o->seed, o->iters, o->iters_set, o->duration_ms, o->warmup);
+	printf("depth=%u\ndepth_set=%d\nbatch=%u\nsignal_every=%u\nsignal_set=%d\n",
+	       o->depth, o->depth_set, o->batch, o->signal_every,
+	       o->signal_set);
+	printf("imm=%u\ninline=%d\ninline_size=%u\ninline_size_set=%d\n",
+	       o->imm, o->inline_data, o->inline_size, o->inline_size_set);
+	printf("verify=%d\npingpong=%d\nall_sizes=%d\njson=%d\ncsv=%d\nhist=%d\nreport_gbits=%d\n",
+	       o->verify, o->pingpong, o->all_sizes, o->json, o->csv, o->hist,
+	       o->report_gbits);
+	printf("cm=%s\n", o->cm_family ?
+	       net_addr_str(addr, sizeof(addr), o->cm_family, o->cm_addr) : "");
+	printf("connect=%s\ncm_port=%u\n", o->peer.family ?
+	       net_addr_str(addr, sizeof(addr), o->peer.family, o->peer.addr) :
+	       "", o->peer.port);
+	printf("cm_timeout_ms=%u\ncm_timeout_set=%d\nqps=%u\n",
+	       o->cm_timeout_ms, o->cm_timeout_set, o->qps);
 }

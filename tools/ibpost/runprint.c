@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ibpost run: the results on stdout, a perftest-like table (with --hist the
- * latency histograms after it) or one JSON object.
+ * latency histograms after it), one JSON object, or CSV.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -37,16 +37,38 @@ static void print_columns(const struct run_opts *o)
 {
 	if (o->qps > 1)
 		printf("%-6s ", "#qp");
-	printf("%-9s %5s %9s %11s %9s %13s %10s %12s %10s %10s %12s %10s  %s\n",
-	       "#bytes", "#sge", "#iters", "BW[MiB/s]", "BW[Gb/s]",
+	printf("%-9s %5s %9s ", "#bytes", "#sge", "#iters");
+	if (!o->report_gbits)
+		printf("%11s ", "BW[MiB/s]");
+	printf("%9s %13s %10s %12s %10s %10s %12s %10s  %s\n", "BW[Gb/s]",
 	       "MsgRate[Mpps]", "t_min[us]", "t_median[us]", "t_avg[us]",
 	       "t_p99[us]", "t_p99.9[us]", "t_max[us]", "verify");
+}
+
+/* What the rows measure: where the QPs are, and what t is. */
+static void print_measures(const struct run_opts *o)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	if (o->peer.family)
+		printf("# measures: peer %s port %u ('%s serve' there holds the target QP)",
+		       peer_str(addr, sizeof(addr), o), peer_port(o), prog);
+	else
+		printf("# measures: loopback (initiator and target QP both on %s)",
+		       o->dev);
+	if (o->pingpong)
+		printf(", t = half a round trip (ping-pong, as ib_write_lat)\n");
+	else
+		printf(", t = post to completion of each WR\n");
+	if (o->dev_why[0])
+		printf("# no --dev: %s, %s\n", o->dev, o->dev_why);
 }
 
 static void print_header(const struct run_opts *o, const struct ibpost_result *r)
 {
 	char addr[INET6_ADDRSTRLEN];
 
+	print_measures(o);
 	printf("# device %s", o->dev);
 	if (o->port)
 		printf(" port %u", o->port);
@@ -59,9 +81,13 @@ static void print_header(const struct run_opts *o, const struct ibpost_result *r
 		printf(" (seed %llu)", o->seed);
 	if (o->op <= IBPOST_OP_SEND_IMM)
 		printf(", recv layout %s", runopt_layout_name(o->recv_layout));
-	printf(", depth %u, batch %u, signal-every %u, inline %s (max_inline %u)",
-	       o->depth, o->batch, o->signal_every, o->inline_data ? "on" : "off",
-	       r->max_inline);
+	printf(", depth %u, batch %u, signal-every %u", o->depth, o->batch,
+	       o->signal_every);
+	if (o->inline_size_set)
+		printf(", inline up to %u bytes", o->inline_size);
+	else
+		printf(", inline %s", o->inline_data ? "on" : "off");
+	printf(" (max_inline %u)", r->max_inline);
 	if (o->duration_ms)
 		printf(", duration %.3f s", o->duration_ms / 1000.0);
 	printf(", warmup %u", o->warmup);
@@ -89,8 +115,11 @@ static void print_row(const struct run_opts *o, const struct run_row *w,
 		snprintf(v, sizeof(v), "ok");
 	if (label)
 		printf("%-6s ", label);
-	printf("%-9llu %5u %9llu %11.2f %9.3f %13.6f %10.2f %12.2f %10.2f %10.2f %12.2f %10.2f  %s%s\n",
-	       w->bytes, w->num_sge, (unsigned long long)r->wrs, bw_mib(r),
+	printf("%-9llu %5u %9llu ", w->bytes, w->num_sge,
+	       (unsigned long long)r->wrs);
+	if (!o->report_gbits)
+		printf("%11.2f ", bw_mib(r));
+	printf("%9.3f %13.6f %10.2f %12.2f %10.2f %10.2f %12.2f %10.2f  %s%s\n",
 	       bw_gbps(r), mpps(r), r->lat_min_ns / 1e3, r->lat_median_ns / 1e3,
 	       r->lat_avg_ns / 1e3, r->lat_p99_ns / 1e3, r->lat_p999_ns / 1e3,
 	       r->lat_max_ns / 1e3, v, r->interrupted ? " (interrupted)" : "");
@@ -294,11 +323,41 @@ static void json_total(const struct run_opts *o, const struct run_row *w,
 	printf("}}");
 }
 
-/* The header: JSON parameters, or the text header and column names. */
+/* --csv: the one header row. */
+static void csv_header(void)
+{
+	printf("device,op,qp,bytes,num_sge,iters,elapsed_ns,bw_mib_s,bw_gbps,mpps,lat_min_ns,lat_median_ns,lat_avg_ns,lat_stdev_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,wc_errors,verify_errors,sq_max_used,interrupted\n");
+}
+
+/* --csv: one result; @label "" (one QP), qp0, ... or total. */
+static void csv_row(const struct run_opts *o, const struct run_row *w,
+		    const char *label)
+{
+	const struct ibpost_result *r = &w->res;
+
+	/* device names are one word without commas (IB_DEVICE_NAME_MAX) */
+	printf("%s,%s,%s,%llu,%u,%llu,%llu,%.3f,%.4f,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%u,%u,%u,%d\n",
+	       o->dev, out_op_name(o->op), label ? label : "", w->bytes,
+	       w->num_sge, (unsigned long long)r->wrs,
+	       (unsigned long long)r->elapsed_ns, bw_mib(r), bw_gbps(r),
+	       mpps(r), (unsigned long long)r->lat_min_ns,
+	       (unsigned long long)r->lat_median_ns,
+	       (unsigned long long)r->lat_avg_ns,
+	       (unsigned long long)r->lat_stdev_ns,
+	       (unsigned long long)r->lat_p99_ns,
+	       (unsigned long long)r->lat_p999_ns,
+	       (unsigned long long)r->lat_max_ns, r->wc_errors,
+	       r->verify_errors, r->sq_max_used, r->interrupted ? 1 : 0);
+	fflush(stdout);
+}
+
+/* The header: JSON parameters, CSV's header row, or the text header. */
 void runprint_start(const struct run_opts *o, const struct ibpost_result *r)
 {
 	if (o->json)
 		json_params(o, r->max_inline);
+	else if (o->csv)
+		csv_header();
 	else
 		print_header(o, r);
 }
@@ -312,6 +371,8 @@ void runprint_row(const struct run_opts *o, const struct run_row *w,
 {
 	if (o->json)
 		json_row(o, w, first);
+	else if (o->csv)
+		csv_row(o, w, label);
 	else
 		print_row(o, w, label);
 }
@@ -330,6 +391,8 @@ void runprint_total(const struct run_opts *o, const struct run_row *w,
 {
 	if (o->json)
 		json_total(o, w, nok, nfail);
+	else if (nok && o->csv)
+		csv_row(o, w, "total");
 	else if (nok)
 		print_row(o, w, "total");
 }
@@ -349,7 +412,7 @@ void runprint_end(const struct run_opts *o, bool started,
 		printf("]}\n");
 		return;
 	}
-	if (o->hist)
+	if (o->hist && !o->csv)
 		for (i = 0; i < nrows; i++)
 			print_hist(&rows[i]);
 }

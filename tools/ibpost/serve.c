@@ -64,8 +64,9 @@ void help_serve(FILE *f)
 		"it back to the client.  Runs until SIGINT or SIGTERM; every connection\n"
 		"is closed when it stops.\n"
 		"\n"
-		"      --addr ADDR      IPv4 or IPv6 address to listen on (default: every\n"
-		"                       address, IPv4 and IPv6)\n"
+		"      --addr ADDR      IPv4 or IPv6 address to listen on, or a host name\n"
+		"                       (its first IPv4 address, else its first IPv6 one;\n"
+		"                       default: every address, IPv4 and IPv6)\n"
 		"      --port P         port to listen on (default %u)\n"
 		"      --allow CIDR     only clients from this network may connect, as\n"
 		"                       ADDR/PREFIX or ADDR alone, IPv4 or IPv6 (an IPv4\n"
@@ -165,11 +166,12 @@ static int parse_allow(const char *arg, struct serve_opts *o)
 /* One option; 1 when --help was asked, -1 on a bad one. */
 static int parse_opt(int c, const char *arg, struct serve_opts *o)
 {
+	const char *why;
+
 	switch (c) {
 	case 'A':
-		if (net_parse_addr(arg, &o->addr))
-			return 0;
-		return serve_err("--addr", arg, "not an IPv4 or IPv6 address");
+		why = net_parse_host(arg, &o->addr);
+		return why ? serve_err("--addr", arg, why) : 0;
 	case 'p':
 		return serve_num("--port", arg, 65535, &o->port);
 	case 'a':

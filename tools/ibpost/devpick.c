@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost run without --dev: the RDMA device a job uses, found in userspace
+ * from sysfs.  With an address (--connect HOST, --cm ADDR) it is the device
+ * whose port's GID table lists the netdev the route to that address leaves
+ * from (/sys/class/infiniband/DEV/ports/P/gid_attrs/ndevs/I); without one,
+ * the first device (by name) with an ACTIVE port, as perftest takes the
+ * first device it finds.  Also the check of -x/--gid-index against the
+ * port's GID table.
+ *
+ * IBPOST_SYSFS_IB names another directory than /sys/class/infiniband: the
+ * host test (tools/tests/cli.sh) builds devices there.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ibpost.h"
+
+#define IB_SYSFS	"/sys/class/infiniband"
+
+static const char *ib_root(void)
+{
+	const char *r = getenv("IBPOST_SYSFS_IB");
+
+	return r && *r ? r : IB_SYSFS;
+}
+
+/* A path under the sysfs root: "ROOT/" then @fmt; false when too long. */
+static bool __attribute__((format(printf, 3, 4)))
+sys_path(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n, m;
+
+	n = snprintf(buf, len, "%s/", ib_root());
+	if (n < 0 || (size_t)n >= len)
+		return false;
+	va_start(ap, fmt);
+	m = vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+	return m >= 0 && (size_t)m < len - n;
+}
+
+/* @s into @buf of @len; false (and @buf unchanged) when it does not fit. */
+static bool copy_name(char *buf, size_t len, const char *s)
+{
+	if (strlen(s) >= len)
+		return false;
+	strcpy(buf, s);
+	return true;
+}
+
+/* A sysfs file's first line into @buf, the newline cut; -1 on error. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int not_dot(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
+}
+
+/* The entries of @path sorted by name (devices) or number (ports); -1. */
+static int list_dir(const char *path, struct dirent ***ents)
+{
+	return scandir(path, ents, not_dot, alphasort);
+}
+
+static void free_list(struct dirent **ents, int n)
+{
+	while (n > 0)
+		free(ents[--n]);
+	free(ents);
+}
+
+/* Is port @port of @dev ACTIVE ("4: ACTIVE" in its state file)? */
+static bool port_active(const char *dev, const char *port)
+{
+	char path[512], st[64];
+
+	return sys_path(path, sizeof(path), "%s/ports/%s/state", dev, port) &&
+	       !read_line(path, st, sizeof(st)) && strstr(st, "ACTIVE");
+}
+
+/* Does @dev have an ACTIVE port (@port, when not 0)? */
+static bool dev_active(const char *dev, unsigned int port)
+{
+	struct dirent **ports;
+	char path[512], num[16];
+	bool active = false;
+	int n, i;
+
+	if (port) {
+		snprintf(num, sizeof(num), "%u", port);
+		return port_active(dev, num);
+	}
+	if (!sys_path(path, sizeof(path), "%s/ports", dev))
+		return false;
+	n = list_dir(path, &ports);
+	for (i = 0; i < n && !active; i++)
+		active = port_active(dev, ports[i]->d_name);
+	if (n >= 0)
+		free_list(ports, n);
+	return active;
+}
+
+/* The first device by name with an ACTIVE port; 0 or -1 (said why). */
+static int pick_first_active(struct run_opts *o)
+{
+	struct dirent **devs;
+	int n, i, found = -1;
+
+	n = list_dir(ib_root(), &devs);
+	for (i = 0; i < n && found < 0; i++)
+		if (strlen(devs[i]->d_name) < sizeof(o->dev) &&
+		    dev_active(devs[i]->d_name, o->port))
+			found = i;
+	if (found >= 0) {
+		copy_name(o->dev, sizeof(o->dev), devs[found]->d_name);
+		snprintf(o->dev_why, sizeof(o->dev_why),
+			 "the first RDMA device with an ACTIVE port");
+	} else {
+		fprintf(stderr, "%s: run: no --dev given and no RDMA device has an ACTIVE port%s (%d under %s); see '%s devices'\n",
+			prog, o->port ? " of that number" : "", n < 0 ? 0 : n,
+			ib_root(), prog);
+	}
+	if (n >= 0)
+		free_list(devs, n);
+	return found >= 0 ? 0 : -1;
+}
+
+/*
+ * The netdev traffic to @a leaves from: the interface holding the source
+ * address the kernel's route to @a picks (a UDP socket connected to it
+ * sends nothing), as rdma_resolve_addr() binds to it.  0, or -1 said why.
+ */
+static int route_netdev(const struct net_addr *a, const char *what,
+			char *ifname, size_t len)
+{
+	struct sockaddr_storage dst = { 0 }, src;
+	socklen_t slen = sizeof(src);
+	struct ifaddrs *ifs, *i;
+	char addr[INET6_ADDRSTRLEN];
+	int fd, err = 0, found = 0;
+
+	net_addr_str(addr, sizeof(addr), a->family, a->addr);
+	if (a->family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&dst;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(IBPOST_PEER_PORT);
+		memcpy(&s4->sin_addr, a->addr, 4);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&dst;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(IBPOST_PEER_PORT);
+		memcpy(&s6->sin6_addr, a->addr, 16);
+	}
+	fd = socket(a->family, SOCK_DGRAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&dst, sizeof(dst)) ||
+	    getsockname(fd, (struct sockaddr *)&src, &slen))
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		fprintf(stderr, "%s: run: no --dev given and no route to %s (%s %s): %s; give --dev\n",
+			prog, addr, what, addr, strerror(err));
+		return -1;
+	}
+	if (getifaddrs(&ifs)) {
+		fprintf(stderr, "%s: run: getifaddrs: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	for (i = ifs; i; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != a->family)
+			continue;
+		if (a->family == AF_INET ?
+		    memcmp(&((struct sockaddr_in *)i->ifa_addr)->sin_addr,
+			   &((struct sockaddr_in *)&src)->sin_addr, 4) :
+		    memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+			   &((struct sockaddr_in6 *)&src)->sin6_addr, 16))
+			continue;
+		if (found && strcmp(ifname, i->ifa_name)) {
+			fprintf(stderr, "%s: run: no --dev given and the route to %s leaves from an address both %s and %s hold; give --dev\n",
+				prog, addr, ifname, i->ifa_name);
+			freeifaddrs(ifs);
+			return -1;
+		}
+		snprintf(ifname, len, "%s", i->ifa_name);
+		found = 1;
+	}
+	freeifaddrs(ifs);
+	if (!found) {
+		fprintf(stderr, "%s: run: no --dev given and no interface holds the source address of the route to %s; give --dev\n",
+			prog, addr);
+		return -1;
+	}
+	return 0;
+}
+
+/* Does port @port of @dev list @ifname in its GID table? */
+static bool port_has_netdev(const char *dev, const char *port,
+			    const char *ifname)
+{
+	char path[512], nd[IF_NAMESIZE + 2];
+	struct dirent **gids;
+	bool has = false;
+	int n, i;
+
+	if (!sys_path(path, sizeof(path), "%s/ports/%s/gid_attrs/ndevs", dev,
+		      port))
+		return false;
+	n = list_dir(path, &gids);
+	for (i = 0; i < n && !has; i++) {
+		/* unused entries fail to read (EINVAL) */
+		has = sys_path(path, sizeof(path),
+			       "%s/ports/%s/gid_attrs/ndevs/%s", dev, port,
+			       gids[i]->d_name) &&
+		      !read_line(path, nd, sizeof(nd)) && !strcmp(nd, ifname);
+	}
+	if (n >= 0)
+		free_list(gids, n);
+	return has;
+}
+
+/* The one device with a port on @ifname; 0 or -1 (said why). */
+static int pick_by_netdev(struct run_opts *o, const char *ifname,
+			  const char *addr)
+{
+	struct dirent **devs, **ports;
+	char path[512], first[IBPOST_NAME_MAX] = "";
+	unsigned int port = 0;
+	int n, np, i, j, found = 0;
+
+	n = list_dir(ib_root(), &devs);
+	for (i = 0; i < n; i++) {
+		if (strlen(devs[i]->d_name) >= sizeof(first) ||
+		    !sys_path(path, sizeof(path), "%s/ports", devs[i]->d_name))
+			continue;
+		np = list_dir(path, &ports);
+		for (j = 0; j < np; j++) {
+			if (o->port && strtoul(ports[j]->d_name, NULL, 10) != o->port)
+				continue;
+			if (!port_has_netdev(devs[i]->d_name, ports[j]->d_name,
+					     ifname))
+				continue;
+			if (found++ && strcmp(first, devs[i]->d_name)) {
+				fprintf(stderr, "%s: run: no --dev given and %s (the route to %s) is under more than one RDMA device: %s and %s at least; give --dev\n",
+					prog, ifname, addr, first,
+					devs[i]->d_name);
+				found = -1;
+				break;
+			}
+			if (!port) {
+				copy_name(first, sizeof(first),
+					  devs[i]->d_name);
+				port = strtoul(ports[j]->d_name, NULL, 10);
+			}
+		}
+		if (np >= 0)
+			free_list(ports, np);
+		if (found < 0)
+			break;
+	}
+	if (n >= 0)
+		free_list(devs, n);
+	if (!found)
+		fprintf(stderr, "%s: run: no --dev given and no RDMA device has a GID on %s (the route to %s leaves from it); give --dev, or add one: rdma link add rxe_%s type rxe netdev %s\n",
+			prog, ifname, addr, ifname, ifname);
+	if (found <= 0)
+		return -1;
+	copy_name(o->dev, sizeof(o->dev), first);
+	if (!o->port)
+		o->port = port;
+	snprintf(o->dev_why, sizeof(o->dev_why), "the route to %s leaves from %s",
+		 addr, ifname);
+	return 0;
+}
+
+/* --dev when not given: 0, or -1 having said why there is none. */
+int devpick(struct run_opts *o)
+{
+	const struct net_addr *a = NULL;
+	struct net_addr cm;
+	char ifname[IF_NAMESIZE + 1], addr[INET6_ADDRSTRLEN];
+	const char *what = "--connect";
+
+	if (o->dev[0])
+		return 0;
+	if (o->peer.family) {
+		a = &o->peer;
+	} else if (o->cm_family) {
+		memset(&cm, 0, sizeof(cm));
+		cm.family = o->cm_family;
+		memcpy(cm.addr, o->cm_addr, sizeof(cm.addr));
+		a = &cm;
+		what = "--cm";
+	}
+	if (!a)
+		return pick_first_active(o);
+	if (route_netdev(a, what, ifname, sizeof(ifname)))
+		return -1;
+	return pick_by_netdev(o, ifname,
+			      net_addr_str(addr, sizeof(addr), a->family,
+					   a->addr));
+}
+
+/*
+ * -x/--gid-index N: GID N of the port must exist (a netdev bound, a
+ * non-zero GID).  The kernel picks the GID of a loopback pair itself (the
+ * first RoCE v2 IPv4-mapped one, as perftest does by default; see
+ * ibpost_pick_gid() in module/pair.c) and rdma_cm the one of the address:
+ * the ioctl has no field to choose another, so N is accepted when it is
+ * the index used, and refused with that index otherwise.
+ */
+int devpick_gid(const struct run_opts *o)
+{
+	char path[512], gid[64], type[32], best_type[32] = "";
+	unsigned int port = o->port ? o->port : 1, i, best = 0;
+	int score, best_score = -1;
+
+	if (o->gid_index < 0)
+		return 0;
+	if (o->peer.family || o->cm_family) {
+		fprintf(stderr, "%s: run: -x/--gid-index: with %s rdma_cm uses the GID of the address; give the address instead\n",
+			prog, o->peer.family ? "--connect" : "--cm");
+		return -1;
+	}
+	for (i = 0; i < 4096; i++) {
+		if (!sys_path(path, sizeof(path), "%s/ports/%u/gids/%u",
+			      o->dev, port, i) ||
+		    read_line(path, gid, sizeof(gid)))
+			break;
+		if (!sys_path(path, sizeof(path),
+			      "%s/ports/%u/gid_attrs/types/%u", o->dev, port,
+			      i) ||
+		    read_line(path, type, sizeof(type)) ||
+		    !strcmp(gid, "0000:0000:0000:0000:0000:0000:0000:0000"))
+			continue;
+		score = strstr(type, "v2") ? 2 : 0;
+		if (!strncmp(gid, "0000:0000:0000:0000:0000:ffff:", 30))
+			score++;
+		if (score > best_score) {
+			best_score = score;
+			best = i;
+			snprintf(best_type, sizeof(best_type), "%s", type);
+		}
+	}
+	if (best_score < 0) {
+		fprintf(stderr, "%s: run: -x/--gid-index %d: %s port %u has no GID in use (%s/%s/ports/%u/gids)\n",
+			prog, o->gid_index, o->dev, port, ib_root(), o->dev, port);
+		return -1;
+	}
+	if ((unsigned int)o->gid_index == best)
+		return 0;
+	fprintf(stderr, "%s: run: -x/--gid-index %d: ibpost uses GID index %u of %s port %u (%s, IPv4-mapped first, perftest's default) and cannot choose another yet\n",
+		prog, o->gid_index, best, o->dev, port, best_type);
+	return -1;
+}

@@ -70,6 +70,15 @@ else
 	record fail "build" "see $out/build.log"
 	finish
 fi
+# The tool's command line on the host (about a second): perftest's
+# spellings against the long options, the hints, --dev picked from sysfs.
+step "command line (host)"
+TAP_FILE=$out/cli.tap tools/tests/cli.sh >"$out/cli.log" 2>&1
+if [[ -s $out/cli.tap ]]; then
+	count_tap cli "$out/cli.tap"
+else
+	tail -5 "$out/cli.log"; record fail "cli results present" "see $out/cli.log"
+fi
 # make install into a scratch root, man page, completion, uninstall (about
 # 15 s); make check-long adds DKMS add/build/install (about 1.5 min).  The
 # stock guest loads what this installed (tools/tests/installed.sh).  Before

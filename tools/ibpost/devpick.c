@@ -3,7 +3,8 @@
  * ibpost run without --dev: the RDMA device a job uses, found in userspace
  * from sysfs.  With an address (--connect HOST, --cm ADDR) it is the device
  * whose port's GID table lists the netdev the route to that address leaves
- * from (/sys/class/infiniband/DEV/ports/P/gid_attrs/ndevs/I); without one,
+ * from (/sys/class/infiniband/DEV/ports/P/gid_attrs/ndevs/I, or RDMA
+ * netlink for an iWARP port, rdmanl.c); without one,
  * the first device (by name) with an ACTIVE port, as perftest takes the
  * first device it finds.  Also the check of -x/--gid-index against the
  * port's GID table.
@@ -221,13 +222,17 @@ static int route_netdev(const struct net_addr *a, const char *what,
 	return 0;
 }
 
-/* Does port @port of @dev list @ifname in its GID table? */
+/*
+ * Is port @port of @dev on @ifname?  Its GID table lists the netdevs of a
+ * RoCE port (and their VLANs); an iWARP port's lists none on 6.1, so then
+ * the port's netdev comes from RDMA netlink.
+ */
 static bool port_has_netdev(const char *dev, const char *port,
 			    const char *ifname)
 {
 	char path[512], nd[IF_NAMESIZE + 2];
 	struct dirent **gids;
-	bool has = false;
+	bool has = false, any = false;
 	int n, i;
 
 	if (!sys_path(path, sizeof(path), "%s/ports/%s/gid_attrs/ndevs", dev,
@@ -236,65 +241,98 @@ static bool port_has_netdev(const char *dev, const char *port,
 	n = list_dir(path, &gids);
 	for (i = 0; i < n && !has; i++) {
 		/* unused entries fail to read (EINVAL) */
-		has = sys_path(path, sizeof(path),
-			       "%s/ports/%s/gid_attrs/ndevs/%s", dev, port,
-			       gids[i]->d_name) &&
-		      !read_line(path, nd, sizeof(nd)) && !strcmp(nd, ifname);
+		if (!sys_path(path, sizeof(path),
+			      "%s/ports/%s/gid_attrs/ndevs/%s", dev, port,
+			      gids[i]->d_name) ||
+		    read_line(path, nd, sizeof(nd)))
+			continue;
+		any = true;
+		has = !strcmp(nd, ifname);
 	}
 	if (n >= 0)
 		free_list(gids, n);
+	if (!any && !rdmanl_port_netdev(dev, strtoul(port, NULL, 10), nd,
+					sizeof(nd)))
+		has = !strcmp(nd, ifname);
 	return has;
 }
 
-/* The one device with a port on @ifname; 0 or -1 (said why). */
+/* Devices with a port on one netdev: how many, the first two. */
+struct dev_match {
+	unsigned int n;
+	char name[2][IBPOST_NAME_MAX];
+	unsigned int port;		/* of the first */
+};
+
+static void match_add(struct dev_match *m, const char *dev, const char *port)
+{
+	if (m->n && !strcmp(m->name[m->n > 1], dev))
+		return;		/* another port of the same device */
+	if (m->n < 2)
+		copy_name(m->name[m->n], sizeof(m->name[0]), dev);
+	if (!m->n)
+		m->port = strtoul(port, NULL, 10);
+	m->n++;
+}
+
+/* The ports (@o->port, or all) of @dev whose GID table lists @ifname. */
+static void match_dev(const struct run_opts *o, const char *dev,
+		      const char *ifname, struct dev_match *all,
+		      struct dev_match *active)
+{
+	struct dirent **ports;
+	char path[512];
+	int np, j;
+
+	if (strlen(dev) >= IBPOST_NAME_MAX ||
+	    !sys_path(path, sizeof(path), "%s/ports", dev))
+		return;
+	np = list_dir(path, &ports);
+	for (j = 0; j < np; j++) {
+		if (o->port && strtoul(ports[j]->d_name, NULL, 10) != o->port)
+			continue;
+		if (!port_has_netdev(dev, ports[j]->d_name, ifname))
+			continue;
+		match_add(all, dev, ports[j]->d_name);
+		if (port_active(dev, ports[j]->d_name))
+			match_add(active, dev, ports[j]->d_name);
+	}
+	if (np >= 0)
+		free_list(ports, np);
+}
+
+/*
+ * The device with a port on @ifname: the one with an ACTIVE such port,
+ * else the only one with any; 0 or -1 (said why: none, or ambiguous).
+ */
 static int pick_by_netdev(struct run_opts *o, const char *ifname,
 			  const char *addr)
 {
-	struct dirent **devs, **ports;
-	char path[512], first[IBPOST_NAME_MAX] = "";
-	unsigned int port = 0;
-	int n, np, i, j, found = 0;
+	struct dev_match all = { 0 }, active = { 0 };
+	const struct dev_match *m;
+	struct dirent **devs;
+	int n, i;
 
 	n = list_dir(ib_root(), &devs);
-	for (i = 0; i < n; i++) {
-		if (strlen(devs[i]->d_name) >= sizeof(first) ||
-		    !sys_path(path, sizeof(path), "%s/ports", devs[i]->d_name))
-			continue;
-		np = list_dir(path, &ports);
-		for (j = 0; j < np; j++) {
-			if (o->port && strtoul(ports[j]->d_name, NULL, 10) != o->port)
-				continue;
-			if (!port_has_netdev(devs[i]->d_name, ports[j]->d_name,
-					     ifname))
-				continue;
-			if (found++ && strcmp(first, devs[i]->d_name)) {
-				fprintf(stderr, "%s: run: no --dev given and %s (the route to %s) is under more than one RDMA device: %s and %s at least; give --dev\n",
-					prog, ifname, addr, first,
-					devs[i]->d_name);
-				found = -1;
-				break;
-			}
-			if (!port) {
-				copy_name(first, sizeof(first),
-					  devs[i]->d_name);
-				port = strtoul(ports[j]->d_name, NULL, 10);
-			}
-		}
-		if (np >= 0)
-			free_list(ports, np);
-		if (found < 0)
-			break;
-	}
+	for (i = 0; i < n; i++)
+		match_dev(o, devs[i]->d_name, ifname, &all, &active);
 	if (n >= 0)
 		free_list(devs, n);
-	if (!found)
+	m = active.n ? &active : &all;
+	if (!m->n) {
 		fprintf(stderr, "%s: run: no --dev given and no RDMA device has a GID on %s (the route to %s leaves from it); give --dev, or add one: rdma link add rxe_%s type rxe netdev %s\n",
 			prog, ifname, addr, ifname, ifname);
-	if (found <= 0)
 		return -1;
-	copy_name(o->dev, sizeof(o->dev), first);
+	}
+	if (m->n > 1) {
+		fprintf(stderr, "%s: run: no --dev given and %s (the route to %s) is under more than one %sRDMA device: %s and %s%s; give --dev\n",
+			prog, ifname, addr, active.n ? "ACTIVE " : "",
+			m->name[0], m->name[1], m->n > 2 ? " at least" : "");
+		return -1;
+	}
+	copy_name(o->dev, sizeof(o->dev), m->name[0]);
 	if (!o->port)
-		o->port = port;
+		o->port = m->port;
 	snprintf(o->dev_why, sizeof(o->dev_why), "the route to %s leaves from %s",
 		 addr, ifname);
 	return 0;

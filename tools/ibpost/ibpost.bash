@@ -46,7 +46,7 @@ _ibpost()
 	done
 
 	case $prev in
-	--dev | -d)
+	--dev | -d | --ib-dev)
 		_ibpost_reply "$(_ibpost_devices)"
 		return
 		;;
@@ -62,7 +62,9 @@ _ibpost()
 	--recv-sge-layout | --iters | -n | --duration | -D | --warmup | --depth | \
 	--batch | --signal-every | --imm | --cm | --connect | --cm-timeout | \
 	--qps | -q | --addr | --allow | --max-conns | --idle | --max-mem | \
-	--max-job-time | --max-per-addr | --queues)
+	--max-job-time | --max-per-addr | --queues | -i | --ib-port | -x | \
+	--gid-index | -t | --tx-depth | -l | --post_list | -Q | --cq-mod | -I | \
+	--inline-size | --inline_size | --cm-port | --qp | -c)
 		# A value of the user's: nothing to offer.
 		COMPREPLY=()
 		return
@@ -79,9 +81,12 @@ _ibpost()
 	run)
 		words='--dev --port --op --size --sge --layout --sge-layout --seed
 			--recv-sge --recv-layout --recv-sge-layout --iters --duration
-			--warmup --depth --batch --signal-every --imm --inline --verify
-			--pingpong --all-sizes --json --hist --cm --connect --cm-timeout
-			--qps --help'
+			--warmup --depth --batch --signal-every --imm --inline
+			--inline-size --verify --pingpong --all-sizes --json --csv
+			--hist --report-gbits --gid-index --cm --connect --cm-port
+			--cm-timeout --qps --print-options --version --help
+			--ib-dev --ib-port --tx-depth --post_list --cq-mod
+			--inline_size --all --qp --report_gbits --CPU-freq'
 		;;
 	serve)
 		words='--addr --port --allow --max-conns --idle --max-mem

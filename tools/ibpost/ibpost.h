@@ -151,6 +151,11 @@ void runopt_print(const struct run_opts *o);
 /* The message of an unknown option (@c '?') or a missing value (@c ':'). */
 void perftest_unknown(int c, int letter, const char *arg);
 
+/* rdmanl.c: RDMA netlink */
+/* The netdev of port @port of @dev (rdma link show): 0, or -1 none known. */
+int rdmanl_port_netdev(const char *dev, unsigned int port, char *ifname,
+		       size_t len);
+
 /* devpick.c: the device of a run without --dev, the -x check */
 /* Fill @o->dev (and port) when not given: 0, or -1 having said why. */
 int devpick(struct run_opts *o);

@@ -270,6 +270,40 @@ if python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["results"][0]; sys.e
 else
 	t_fail "run --json is valid and complete" "$(head -c 300 <<<"$json")"
 fi
+
+# --- friendlier defaults (issue 15) ------------------------------------------------
+# No --dev: on siw the device of --cm's address (the route), on rxe the
+# first device by name with an ACTIVE port.
+if [[ $PROV == siw ]]; then
+	want=$DEV
+else
+	want=$($IBPOST devices | awk 'NR > 1 && $3 == "ACTIVE" { print $1 }' | LC_ALL=C sort | head -n 1)
+fi
+out=$(timeout 120 $IBPOST run "${CMOPT[@]}" --op write --size 4K --iters 50 2>&1)
+if [[ -n $want ]] && grep -q "^# no --dev: $want, " <<<"$out" &&
+	grep -Eq "^# device $want[ ,]" <<<"$out" &&
+	grep -qx "# measures: loopback (initiator and target QP both on $want), t = post to completion of each WR" <<<"$out" &&
+	grep -Eq '^4096 +1 +50 ' <<<"$out"; then
+	t_ok "run without --dev picks $want, says why and what it measures"
+else
+	t_fail "run without --dev picks '$want', says why and what it measures" "$(head -n 4 <<<"$out" | tr '\n' ' ')"
+fi
+# max_mr_size in binary units in the table, exact in JSON (both providers: ~0).
+mr=$($IBPOST devices --dev "$DEV" | awk 'NR == 2 { print $(NF - 3), $(NF - 2) }')
+if [[ ${J[$DEV.max_mr_size]:-} == 18446744073709551615 && $mr == "16 EiB" ]]; then
+	t_ok "devices: max_mr_size 2^64-1 shows as 16 EiB, --json exact"
+else
+	t_fail "devices: max_mr_size 2^64-1 shows as 16 EiB, --json exact" "table '$mr', json '${J[$DEV.max_mr_size]:-}'"
+fi
+# --csv: one header row, one row per result, every row as many fields.
+csv=$(timeout 120 $IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 4K --sge 1,2 --iters 50 --csv 2>&1)
+if [[ $(wc -l <<<"$csv") == 3 && $(head -n 1 <<<"$csv") == device,op,qp,bytes,num_sge,iters,* ]] &&
+	grep -q "^$DEV,write,,4096,1,50," <<<"$csv" && grep -q "^$DEV,write,,4096,2,50," <<<"$csv" &&
+	[[ $(awk -F, '{ print NF }' <<<"$csv" | sort -u) == 21 ]]; then
+	t_ok "run --csv: a header row and one row per result (4096 bytes, 1 and 2 SGEs)"
+else
+	t_fail "run --csv: a header row and one row per result (4096 bytes, 1 and 2 SGEs)" "$(head -c 300 <<<"$csv")"
+fi
 # signal_run SIG OP OUT: a 60 s run of OP, SIG after 3 s; sets rc.
 signal_run() {
 	$IBPOST run --dev "$DEV" "${CMOPT[@]}" --op "$2" --size 4K --duration 60 >"$3" 2>&1 &

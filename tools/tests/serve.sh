@@ -81,6 +81,23 @@ t_check "the server printed the refusal of $B4" \
 t_check "without --allow the same client of $B4 is served" \
 	run --connect "$B4:$P_ANY" --op write --size 4K --verify -n 20
 
+# --- perftest's command line, a host name and no --dev --------------------------------
+# ibpost-peer.test is A4 (and A6) in an /etc/hosts of a mount namespace of
+# its own; the route to A4 leaves from d0, whose GID table is rxe_d0's.
+hosts=$IBPOST_OUT/serve-hosts-$IBPOST_KERNEL
+printf '%s ibpost-peer.test\n%s ibpost-peer.test\n' "$A4" "$A6" >"$hosts"
+out=$(unshare -m bash -c 'mount --bind "$1" /etc/hosts && shift && exec "$@"' _ "$hosts" \
+	timeout 120 "$IBPOST" run -p "$P_ANY" -s 4096 -n 20 -t 16 --verify ibpost-peer.test 2>&1)
+rc=$?
+if ((rc == 0)) && grep -qx "# no --dev: rxe_d0, the route to $A4 leaves from d0" <<<"$out" &&
+	grep -qx "# measures: peer $A4 port $P_ANY ('ibpost serve' there holds the target QP), t = post to completion of each WR" <<<"$out" &&
+	grep -Eq '^4096 +1 +20 .* ok$' <<<"$out"; then
+	t_ok "ibpost run -p PORT -s 4096 -n 20 ibpost-peer.test: the name resolved, rxe_d0 from the route, verified"
+else
+	t_fail "ibpost run -p PORT -s 4096 -n 20 ibpost-peer.test: the name resolved, rxe_d0 from the route, verified" "rc $rc: $(head -n 4 <<<"$out" | tr '\n' ' ')"
+fi
+rm -f "$hosts"
+
 # --- the wire checks -------------------------------------------------------------
 # fault_row NAME FAULT WANT SERVER_WANT ARGS...: the job fails, its stderr
 # has WANT and the server's log SERVER_WANT.

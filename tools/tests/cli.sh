@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host test of 'ibpost run's command line (make check, no guest, no
+# /dev/ibpost; about a second).  Through the hidden --print-options, which
+# prints every parsed field and opens nothing:
+#   - every perftest spelling against its long form (same fields), and the
+#     option changing something (not the defaults), -F against nothing;
+#   - perftest options ibpost lacks: the hint naming the equivalent;
+#   - --dev left out: the device picked from a sysfs tree built here
+#     (IBPOST_SYSFS_IB): the first ACTIVE one; the one whose GID table
+#     lists lo for --connect 127.0.0.1 (the route this host takes);
+#     none or ambiguous with the reason; -x against the GID table.
+# TAP on stdout and in $TAP_FILE.  Usage: tools/tests/cli.sh [IBPOST]
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tools/tests/tap.sh
+. tools/tests/tap.sh
+IBPOST=${1:-tools/ibpost/ibpost}
+[[ -x $IBPOST ]] || { echo "no $IBPOST: make tool first" >&2; exit 1; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+opts() { "$IBPOST" run "$@" --print-options 2>&1; }
+
+# same NAME "ALIAS ARGS" "LONG ARGS": the fields match, and differ from
+# the defaults (so the option did something).
+BASE=(-d rxe_t0)
+same() {
+	local name=$1 a b d
+	# shellcheck disable=SC2086
+	a=$(opts "${BASE[@]}" $2) b=$(opts "${BASE[@]}" $3) d=$(opts "${BASE[@]}")
+	if [[ $a != "$b" ]]; then
+		t_fail "$name: '$2' is '$3'" "$(diff <(echo "$a") <(echo "$b") | tr '\n' ' ')"
+	elif [[ $a == "$d" && ${4:-} != noop ]]; then
+		t_fail "$name: '$2' is '$3'" "no field changed: $(head -n 2 <<<"$a" | tr '\n' ' ')"
+	else
+		t_ok "$name: '$2' is '$3'"
+	fi
+}
+
+# --- perftest's spellings against ibpost's long options ------------------------------
+BASE=()
+same "perftest -d" "-d mlx5_0" "--dev mlx5_0"
+same "perftest --ib-dev" "--ib-dev mlx5_0" "--dev mlx5_0"
+BASE=(-d rxe_t0)
+same "perftest -i (IB port)" "-i 2" "--port 2"
+same "perftest --ib-port" "--ib-port 2" "--port 2"
+same "perftest -p (rdma_cm port)" "-p 7000 --connect 192.0.2.1" "--connect 192.0.2.1 --cm-port 7000"
+same "perftest -p is the port of --connect" "-p 7000 --connect 192.0.2.1" "--connect 192.0.2.1:7000"
+same "perftest -t (tx depth)" "-t 8" "--depth 8"
+same "perftest --tx-depth" "--tx-depth 8" "--depth 8"
+same "perftest -l (post list)" "-l 4" "--batch 4"
+same "perftest --post_list" "--post_list 4" "--batch 4"
+same "perftest -Q (cq moderation)" "-Q 2" "--signal-every 2"
+same "perftest --cq-mod" "--cq-mod 2" "--signal-every 2"
+same "perftest -I (inline size)" "-I 256" "--inline-size 256"
+same "perftest --inline_size" "--inline_size 256" "--inline-size 256"
+same "perftest --report_gbits" "--report_gbits" "--report-gbits"
+same "perftest -F (no-op)" "-F" "" noop
+same "perftest --CPU-freq (no-op)" "--CPU-freq" "" noop
+same "perftest -a" "-a" "--all-sizes"
+same "perftest --all" "--all" "--all-sizes"
+same "perftest -q (QPs)" "-q 4" "--qps 4"
+same "perftest --qp" "--qp 4" "--qps 4"
+same "perftest -s" "-s 4096" "--size 4K"
+same "perftest -n" "-n 10" "--iters 10"
+same "perftest -D" "-D 2" "--duration 2"
+same "perftest's last argument HOST" "192.0.2.1" "--connect 192.0.2.1"
+same "perftest HOST with -p" "-p 7000 192.0.2.1" "--connect 192.0.2.1:7000"
+same "a host name (getaddrinfo)" "--connect localhost:7000" "--connect 127.0.0.1:7000"
+same "a host name as the last argument" "localhost" "--connect 127.0.0.1"
+
+v1=$("$IBPOST" run -V 2>&1) v2=$("$IBPOST" run --version 2>&1) v3=$("$IBPOST" --version 2>&1)
+if [[ $v1 == "$v2" && $v1 == "$v3" && $v1 == "ibpost "* ]]; then
+	t_ok "perftest -V: 'run -V' is 'run --version' is 'ibpost --version'"
+else
+	t_fail "perftest -V: 'run -V' is 'run --version' is 'ibpost --version'" "'$v1' '$v2' '$v3'"
+fi
+
+# -x/--gid-index is checked against the port's GID table: a tree with a
+# RoCE v1 link-local GID 0 and a RoCE v2 IPv4-mapped GID 1 (ibpost's pick).
+g=$T/gid/rxe_t0/ports/1
+mkdir -p "$g/gids" "$g/gid_attrs/types"
+echo fe80:0000:0000:0000:0000:0000:0000:0001 >"$g/gids/0"
+echo "IB/RoCE v1" >"$g/gid_attrs/types/0"
+echo 0000:0000:0000:0000:0000:ffff:c000:0201 >"$g/gids/1"
+echo "RoCE v2" >"$g/gid_attrs/types/1"
+export IBPOST_SYSFS_IB=$T/gid
+same "perftest -x (GID index)" "-x 1" "--gid-index 1"
+same "perftest --gid-index" "--gid-index 1" "--gid-index 1"
+
+# --- refusals and perftest's options ibpost lacks ---------------------------------
+# refused WANT_LINE ARGS...: exit 2 and WANT_LINE among the output.
+refused() {
+	local want=$1 out rc=0
+	shift
+	out=$("$IBPOST" run "$@" 2>&1) || rc=$?
+	if [[ $rc == 2 ]] && grep -Fxq -- "$want" <<<"$out"; then
+		t_ok "run $*: $want"
+	else
+		t_fail "run $*: $want" "exit $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
+	fi
+}
+refused "ibpost: run: -x/--gid-index 0: ibpost uses GID index 1 of rxe_t0 port 1 (RoCE v2, IPv4-mapped first, perftest's default) and cannot choose another yet" \
+	-d rxe_t0 -x 0
+refused "ibpost: run: -x/--gid-index: with --connect rdma_cm uses the GID of the address; give the address instead" \
+	-d rxe_t0 -x 1 --connect 192.0.2.1
+unset IBPOST_SYSFS_IB
+refused "ibpost: run: perftest's -b (--bidirectional): ibpost has none: a job runs one way (run 'ibpost run --connect' from each host)" -d x -b
+refused "ibpost: run: perftest's -c (--connection): ibpost has none: RC only" -d x -c RC
+refused "ibpost: run: perftest's -R (--rdma_cm): use --cm ADDR (an address of the device) for the loopback pair; --connect always uses rdma_cm" -d x -R
+refused "ibpost: run: perftest's -H (--report-histogram): use --hist (and --json for every number)" -d x -H
+refused "ibpost: run: perftest's -m (--mtu): ibpost has none: the port's active MTU is used" -d x -m 1024
+refused "ibpost: run: perftest's -e (--events): ibpost has none: the module reaps completions itself" -d x -e
+refused "ibpost: run: perftest's --out_json: use --json (on stdout)" -d x --out_json
+refused "ibpost: run: perftest's --perform_warm_up: use --warmup N" -d x --perform_warm_up
+refused "ibpost: run: perftest's --run_infinitely: use -D/--duration SEC" -d x --run_infinitely
+refused "ibpost: run: bad --op '4': expected send, send_imm, write, write_imm or read (perftest's -o, outstanding reads, is -t/--depth here)" -d x -o 4
+refused "ibpost: run: bad --port '18515': RDMA device ports are 1 to 255 (-i, perftest --ib-port); the rdma_cm port of --connect is -p/--cm-port (perftest's -p/--port)" -d x --port 18515
+refused "ibpost: run: unknown option '-Z'" -d x -Z
+refused "ibpost: run: unknown option '--frobnicate'" -d x --frobnicate
+refused "ibpost: run: -t needs a value" -d x -t
+refused "ibpost: run: -p/--cm-port is the port of --connect HOST (the loopback pair needs none)" -d x -p 7000
+refused "ibpost: run: --connect names port 7001, -p/--cm-port 7000" -d x -p 7000 --connect 192.0.2.1:7001
+refused "ibpost: run: give --inline (every WR) or --inline-size N, not both" -d x --inline -I 64
+refused "ibpost: run: --csv prints neither JSON nor histograms: give --csv, --json or --hist" -d x --csv --json
+refused "ibpost: run: unexpected argument 'a'" -d x a b
+
+# --- --dev left out: picked from sysfs -------------------------------------------
+# mkdev ROOT DEV STATE [NETDEV]: port 1 in STATE, NETDEV at GID index 0.
+mkdev() {
+	local p=$1/$2/ports/1
+	mkdir -p "$p/gid_attrs/ndevs"
+	echo "$3" >"$p/state"
+	[[ -n ${4:-} ]] && echo "$4" >"$p/gid_attrs/ndevs/0"
+	return 0
+}
+# picked NAME WANT_DEV WANT_WHY ROOT ARGS...
+picked() {
+	local name=$1 dev=$2 why=$3 root=$4 out
+	shift 4
+	out=$(IBPOST_SYSFS_IB=$root "$IBPOST" run "$@" --print-options 2>&1)
+	if grep -qx "dev=$dev" <<<"$out" && grep -qx "dev_why=$why" <<<"$out"; then
+		t_ok "no --dev: $name: $dev"
+	else
+		t_fail "no --dev: $name: $dev" "$(head -n 2 <<<"$out" | tr '\n' ' ')"
+	fi
+}
+mkdev "$T/a" aa_down "1: DOWN" lo
+mkdev "$T/a" bb_up "4: ACTIVE" lo
+mkdev "$T/a" cc_up "4: ACTIVE" nosuch0
+picked "the first ACTIVE device by name" bb_up "the first RDMA device with an ACTIVE port" "$T/a"
+picked "--connect 127.0.0.1: the device on lo" bb_up "the route to 127.0.0.1 leaves from lo" "$T/a" --connect 127.0.0.1
+picked "--cm 127.0.0.1: the device on lo" bb_up "the route to 127.0.0.1 leaves from lo" "$T/a" --cm 127.0.0.1
+picked "perftest's HOST: the device on lo" bb_up "the route to 127.0.0.1 leaves from lo" "$T/a" localhost
+mkdev "$T/b" aa_down "1: DOWN"
+IBPOST_SYSFS_IB=$T/b refused "ibpost: run: no --dev given and no RDMA device has an ACTIVE port (1 under $T/b); see 'ibpost devices'" --iters 10
+IBPOST_SYSFS_IB=$T/b refused "ibpost: run: no --dev given and no RDMA device has a GID on lo (the route to 127.0.0.1 leaves from it); give --dev, or add one: rdma link add rxe_lo type rxe netdev lo" --connect 127.0.0.1
+mkdev "$T/c" rxe_one "4: ACTIVE" lo
+mkdev "$T/c" rxe_two "4: ACTIVE" lo
+IBPOST_SYSFS_IB=$T/c refused "ibpost: run: no --dev given and lo (the route to 127.0.0.1) is under more than one ACTIVE RDMA device: rxe_one and rxe_two; give --dev" --connect 127.0.0.1
+
+t_done

@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -35,20 +34,23 @@ static const char *ib_root(void)
 	return r && *r ? r : IB_SYSFS;
 }
 
-/* A path under the sysfs root: "ROOT/" then @fmt; false when too long. */
-static bool __attribute__((format(printf, 3, 4)))
-sys_path(char *buf, size_t len, const char *fmt, ...)
+/*
+ * "ROOT/@dev/ports[/@port[/@what[/@idx]]]" (a NULL part ends it) into
+ * @buf; false when it does not fit.
+ */
+static bool sys_path(char *buf, size_t len, const char *dev, const char *port,
+		     const char *what, const char *idx)
 {
-	va_list ap;
-	int n, m;
+	int n;
 
-	n = snprintf(buf, len, "%s/", ib_root());
-	if (n < 0 || (size_t)n >= len)
-		return false;
-	va_start(ap, fmt);
-	m = vsnprintf(buf + n, len - n, fmt, ap);
-	va_end(ap);
-	return m >= 0 && (size_t)m < len - n;
+	n = snprintf(buf, len, "%s/%s/ports", ib_root(), dev);
+	if (port && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, "/%s", port);
+	if (port && what && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, "/%s", what);
+	if (port && what && idx && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, "/%s", idx);
+	return n >= 0 && (size_t)n < len;
 }
 
 /* @s into @buf of @len; false (and @buf unchanged) when it does not fit. */
@@ -101,7 +103,7 @@ static bool port_active(const char *dev, const char *port)
 {
 	char path[512], st[64];
 
-	return sys_path(path, sizeof(path), "%s/ports/%s/state", dev, port) &&
+	return sys_path(path, sizeof(path), dev, port, "state", NULL) &&
 	       !read_line(path, st, sizeof(st)) && strstr(st, "ACTIVE");
 }
 
@@ -117,7 +119,7 @@ static bool dev_active(const char *dev, unsigned int port)
 		snprintf(num, sizeof(num), "%u", port);
 		return port_active(dev, num);
 	}
-	if (!sys_path(path, sizeof(path), "%s/ports", dev))
+	if (!sys_path(path, sizeof(path), dev, NULL, NULL, NULL))
 		return false;
 	n = list_dir(path, &ports);
 	for (i = 0; i < n && !active; i++)
@@ -235,14 +237,12 @@ static bool port_has_netdev(const char *dev, const char *port,
 	bool has = false, any = false;
 	int n, i;
 
-	if (!sys_path(path, sizeof(path), "%s/ports/%s/gid_attrs/ndevs", dev,
-		      port))
+	if (!sys_path(path, sizeof(path), dev, port, "gid_attrs/ndevs", NULL))
 		return false;
 	n = list_dir(path, &gids);
 	for (i = 0; i < n && !has; i++) {
 		/* unused entries fail to read (EINVAL) */
-		if (!sys_path(path, sizeof(path),
-			      "%s/ports/%s/gid_attrs/ndevs/%s", dev, port,
+		if (!sys_path(path, sizeof(path), dev, port, "gid_attrs/ndevs",
 			      gids[i]->d_name) ||
 		    read_line(path, nd, sizeof(nd)))
 			continue;
@@ -285,7 +285,7 @@ static void match_dev(const struct run_opts *o, const char *dev,
 	int np, j;
 
 	if (strlen(dev) >= IBPOST_NAME_MAX ||
-	    !sys_path(path, sizeof(path), "%s/ports", dev))
+	    !sys_path(path, sizeof(path), dev, NULL, NULL, NULL))
 		return;
 	np = list_dir(path, &ports);
 	for (j = 0; j < np; j++) {
@@ -376,7 +376,7 @@ int devpick(struct run_opts *o)
  */
 int devpick_gid(const struct run_opts *o)
 {
-	char path[512], gid[64], type[32], best_type[32] = "";
+	char path[512], gid[64], type[32], best_type[32] = "", pnum[12], idx[12];
 	unsigned int port = o->port ? o->port : 1, i, best = 0;
 	int score, best_score = -1;
 
@@ -387,14 +387,14 @@ int devpick_gid(const struct run_opts *o)
 			prog, o->peer.family ? "--connect" : "--cm");
 		return -1;
 	}
+	snprintf(pnum, sizeof(pnum), "%u", port);
 	for (i = 0; i < 4096; i++) {
-		if (!sys_path(path, sizeof(path), "%s/ports/%u/gids/%u",
-			      o->dev, port, i) ||
+		snprintf(idx, sizeof(idx), "%u", i);
+		if (!sys_path(path, sizeof(path), o->dev, pnum, "gids", idx) ||
 		    read_line(path, gid, sizeof(gid)))
 			break;
-		if (!sys_path(path, sizeof(path),
-			      "%s/ports/%u/gid_attrs/types/%u", o->dev, port,
-			      i) ||
+		if (!sys_path(path, sizeof(path), o->dev, pnum,
+			      "gid_attrs/types", idx) ||
 		    read_line(path, type, sizeof(type)) ||
 		    !strcmp(gid, "0000:0000:0000:0000:0000:0000:0000:0000"))
 			continue;

@@ -34,7 +34,7 @@ bool net_parse_addr(const char *s, struct net_addr *a)
  * default family, and what rdma_cm on rxe resolves best), else its first
  * IPv6 one.  NULL when it resolved, else why not.
  */
-static const char *resolve(const char *host, struct net_addr *a)
+static const char *lookup_name(const char *host, struct net_addr *a)
 {
 	const struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res, *ai, *v4 = NULL, *v6 = NULL;
@@ -74,7 +74,7 @@ const char *net_parse_host(const char *s, struct net_addr *a)
 		return NULL;
 	if (strchr(s, ':'))
 		return "not an IPv6 address";
-	return resolve(s, a);
+	return lookup_name(s, a);
 }
 
 /*
@@ -181,7 +181,7 @@ static const char *parse_v4(const char *s, const char *colon,
 		a->family = AF_INET;
 		return NULL;
 	}
-	return resolve(host, a);
+	return lookup_name(host, a);
 }
 
 /*

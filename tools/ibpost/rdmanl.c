@@ -166,7 +166,10 @@ static int nl_open(void)
 int rdmanl_port_netdev(const char *dev, unsigned int port, char *ifname,
 		       size_t len)
 {
-	static char buf[NL_BUF] __attribute__((aligned(NLMSG_ALIGNTO)));
+	static union {
+		struct nlmsghdr h;	/* aligns the messages */
+		char b[NL_BUF];
+	} buf;
 	struct dev_find df = { .name = dev };
 	struct ndev_find nf = { .name = ifname, .len = len };
 	struct nl_req r;
@@ -176,7 +179,7 @@ int rdmanl_port_netdev(const char *dev, unsigned int port, char *ifname,
 	if (fd < 0)
 		return -1;
 	req_init(&r, RDMA_NLDEV_CMD_GET, NLM_F_DUMP);
-	if (nl_ask(fd, &r, buf, match_dev, &df))
+	if (nl_ask(fd, &r, buf.b, match_dev, &df))
 		goto out;
 	/* the rest of the dump is not read: a new socket for the port */
 	close(fd);
@@ -186,7 +189,7 @@ int rdmanl_port_netdev(const char *dev, unsigned int port, char *ifname,
 	req_init(&r, RDMA_NLDEV_CMD_PORT_GET, 0);
 	put_u32(&r, RDMA_NLDEV_ATTR_DEV_INDEX, df.index);
 	put_u32(&r, RDMA_NLDEV_ATTR_PORT_INDEX, port);
-	ret = nl_ask(fd, &r, buf, match_ndev, &nf);
+	ret = nl_ask(fd, &r, buf.b, match_ndev, &nf);
 out:
 	close(fd);
 	return ret;

@@ -199,6 +199,8 @@ static void json_params(const struct run_opts *o, unsigned int max_inline)
 	       o->signal_every, o->imm, o->inline_data ? "true" : "false",
 	       o->verify ? "true" : "false", o->pingpong ? "true" : "false",
 	       max_inline);
+	if (o->inline_size_set)
+		printf(", \"inline_size\": %u", o->inline_size);
 	json_peer_params(o);
 	printf("}, \"results\": [");
 }

@@ -67,7 +67,7 @@ void help_serve(FILE *f)
 		"      --addr ADDR      IPv4 or IPv6 address to listen on, or a host name\n"
 		"                       (its first IPv4 address, else its first IPv6 one;\n"
 		"                       default: every address, IPv4 and IPv6)\n"
-		"      --port P         port to listen on (default %u)\n"
+		"  -p, --port P         port to listen on (default %u; perftest's -p)\n"
 		"      --allow CIDR     only clients from this network may connect, as\n"
 		"                       ADDR/PREFIX or ADDR alone, IPv4 or IPv6 (an IPv4\n"
 		"                       network also holds its IPv4-mapped IPv6 clients);\n"
@@ -479,7 +479,7 @@ int cmd_serve(int argc, char **argv)
 	struct serve_opts o = { .json = false };
 	int c, fd, rc;
 
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:jh", opts, NULL)) != -1) {
 		rc = parse_opt(c, optarg, &o);
 		if (rc > 0) {
 			help_serve(stdout);

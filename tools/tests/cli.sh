@@ -77,6 +77,13 @@ else
 	t_fail "perftest -V: 'run -V' is 'run --version' is 'ibpost --version'" "'$v1' '$v2' '$v3'"
 fi
 
+s1=$("$IBPOST" serve -p 70000 2>&1) s2=$("$IBPOST" serve --port 70000 2>&1)
+if [[ $s1 == "$s2" && $s1 == *"bad --port '70000': too large"* ]]; then
+	t_ok "perftest's server -p: 'serve -p' is 'serve --port'"
+else
+	t_fail "perftest's server -p: 'serve -p' is 'serve --port'" "'$s1' '$s2'"
+fi
+
 # -x/--gid-index is checked against the port's GID table: a tree with a
 # RoCE v1 link-local GID 0 and a RoCE v2 IPv4-mapped GID 1 (ibpost's pick).
 g=$T/gid/rxe_t0/ports/1

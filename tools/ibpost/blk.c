@@ -46,25 +46,6 @@ void help_blk(FILE *f)
 		"  -h, --help         this text\n", prog, prog, prog, prog);
 }
 
-/* Read a sysfs file into @buf, the trailing newline cut; -1 on error. */
-static int blk_read(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	while (n > 0 && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	return 0;
-}
-
 /* Write @line to a control file; 0 or the errno of the write. */
 static int blk_write(const char *file, const char *line)
 {
@@ -93,7 +74,7 @@ static int blk_write(const char *file, const char *line)
 /* The kernel's word on the last control write. */
 static const char *blk_result(char *buf, size_t len)
 {
-	if (blk_read(BLK_CTL "/last_result", buf, len))
+	if (sysfs_read(BLK_CTL "/last_result", buf, len))
 		snprintf(buf, len, "(no result)");
 	return buf;
 }
@@ -273,11 +254,11 @@ static void blk_list_one(const char *name, bool json, bool first)
 	for (i = 0; i < ARRAY_SIZE(blk_attrs); i++) {
 		snprintf(path, sizeof(path), "%s/%s/ibpost/%s", BLK_SYS, name,
 			 blk_attrs[i]);
-		if (blk_read(path, v[i], sizeof(v[i])))
+		if (sysfs_read(path, v[i], sizeof(v[i])))
 			snprintf(v[i], sizeof(v[i]), "?");
 	}
 	snprintf(path, sizeof(path), "%s/%s/ibpost/latency", BLK_SYS, name);
-	if (!blk_read(path, lat, sizeof(lat)))
+	if (!sysfs_read(path, lat, sizeof(lat)))
 		sscanf(lat, "%llu %llu %llu %llu %llu %llu %llu", &l[0], &l[1],
 		       &l[2], &l[3], &l[4], &l[5], &l[6]);
 	if (!json) {
@@ -311,7 +292,7 @@ static int blk_list(int argc, char **argv)
 		fprintf(stderr, "%s: blk list [--json]\n", prog);
 		return 2;
 	}
-	if (blk_read(BLK_CTL "/devices", names, sizeof(names))) {
+	if (sysfs_read(BLK_CTL "/devices", names, sizeof(names))) {
 		fprintf(stderr, "%s: ibpost_blk is not loaded (no %s)\n", prog,
 			BLK_CTL);
 		return 1;

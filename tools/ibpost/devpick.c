@@ -62,24 +62,6 @@ static bool copy_name(char *buf, size_t len, const char *s)
 	return true;
 }
 
-/* A sysfs file's first line into @buf, the newline cut; -1 on error. */
-static int read_line(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 static int not_dot(const struct dirent *d)
 {
 	return d->d_name[0] != '.';
@@ -104,7 +86,7 @@ static bool port_active(const char *dev, const char *port)
 	char path[512], st[64];
 
 	return sys_path(path, sizeof(path), dev, port, "state", NULL) &&
-	       !read_line(path, st, sizeof(st)) && strstr(st, "ACTIVE");
+	       !sysfs_read(path, st, sizeof(st)) && strstr(st, "ACTIVE");
 }
 
 /* Does @dev have an ACTIVE port (@port, when not 0)? */
@@ -244,7 +226,7 @@ static bool port_has_netdev(const char *dev, const char *port,
 		/* unused entries fail to read (EINVAL) */
 		if (!sys_path(path, sizeof(path), dev, port, "gid_attrs/ndevs",
 			      gids[i]->d_name) ||
-		    read_line(path, nd, sizeof(nd)))
+		    sysfs_read(path, nd, sizeof(nd)) || !nd[0])
 			continue;
 		any = true;
 		has = !strcmp(nd, ifname);
@@ -391,11 +373,11 @@ int devpick_gid(const struct run_opts *o)
 	for (i = 0; i < 4096; i++) {
 		snprintf(idx, sizeof(idx), "%u", i);
 		if (!sys_path(path, sizeof(path), o->dev, pnum, "gids", idx) ||
-		    read_line(path, gid, sizeof(gid)))
+		    sysfs_read(path, gid, sizeof(gid)))
 			break;
 		if (!sys_path(path, sizeof(path), o->dev, pnum,
 			      "gid_attrs/types", idx) ||
-		    read_line(path, type, sizeof(type)) ||
+		    sysfs_read(path, type, sizeof(type)) ||
 		    !strcmp(gid, "0000:0000:0000:0000:0000:0000:0000:0000"))
 			continue;
 		score = strstr(type, "v2") ? 2 : 0;

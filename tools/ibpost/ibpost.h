@@ -151,6 +151,9 @@ void runopt_print(const struct run_opts *o);
 /* The message of an unknown option (@c '?') or a missing value (@c ':'). */
 void perftest_unknown(int c, int letter, const char *arg);
 
+/* sysfs.c: a sysfs file into @buf, trailing newlines cut; 0 or -1. */
+int sysfs_read(const char *path, char *buf, size_t len);
+
 /* rdmanl.c: RDMA netlink */
 /* The netdev of port @port of @dev (rdma link show): 0, or -1 none known. */
 int rdmanl_port_netdev(const char *dev, unsigned int port, char *ifname,

@@ -38,8 +38,9 @@ static void print_usage(FILE *f)
 	fprintf(f, "  %-10s %s\n", "help", "help of one command");
 	fprintf(f,
 		"\n"
-		"Two hosts: '%s serve' on one, '%s run --dev DEV --connect HOST' on\n"
-		"the other (-q N for N QPs at once).\n"
+		"Two hosts: '%s serve' on one, '%s run --connect HOST' on the other\n"
+		"(-q N for N QPs at once; perftest's options work too: run -d DEV\n"
+		"-s 4096 -t 128 HOST).\n"
 		"\n'%s COMMAND --help' describes a command.\n", prog, prog, prog);
 }
 

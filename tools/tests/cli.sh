@@ -133,6 +133,24 @@ refused "ibpost: run: give --inline (every WR) or --inline-size N, not both" -d 
 refused "ibpost: run: --csv prints neither JSON nor histograms: give --csv, --json or --hist" -d x --csv --json
 refused "ibpost: run: unexpected argument 'a'" -d x a b
 
+# --- human units (ibpost devices' max_mr_size) -----------------------------------------
+want='0: 0 B
+1023: 1023 B
+1024: 1 KiB
+1536: 1.5 KiB
+1048575: 1 MiB
+4294967296: 4 GiB
+123456789: 118 MiB
+1099511627776: 1 TiB
+18446744073709551615: 16 EiB'
+mapfile -t nums < <(cut -d: -f1 <<<"$want")
+got=$(tools/tests/units_test "${nums[@]}" 2>&1)
+if [[ $got == "$want" ]]; then
+	t_ok "human units: 2^64-1 is 16 EiB, 4 GiB, 1.5 KiB, 118 MiB, rounding up to the next unit"
+else
+	t_fail "human units: 2^64-1 is 16 EiB, 4 GiB, 1.5 KiB, 118 MiB, rounding up to the next unit" "$(diff <(echo "$want") <(echo "$got") | tr '\n' ' ')"
+fi
+
 # --- --dev left out: picked from sysfs -------------------------------------------
 # mkdev ROOT DEV STATE [NETDEV]: port 1 in STATE, NETDEV at GID index 0.
 mkdev() {

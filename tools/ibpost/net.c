@@ -41,6 +41,9 @@ static const char *lookup_name(const char *host, struct net_addr *a)
 	static char why[160];
 	int ret;
 
+	/* getaddrinfo() takes inet_aton()'s "4096" (0.0.16.0): not here */
+	if (host[strspn(host, "0123456789.")] == '\0')
+		return "not an IPv4 address";
 	ret = getaddrinfo(host, NULL, &hints, &res);
 	if (ret) {
 		snprintf(why, sizeof(why), "cannot resolve the host name: %s",

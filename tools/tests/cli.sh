@@ -132,6 +132,8 @@ refused "ibpost: run: --connect names port 7001, -p/--cm-port 7000" -d x -p 7000
 refused "ibpost: run: give --inline (every WR) or --inline-size N, not both" -d x --inline -I 64
 refused "ibpost: run: --csv prints neither JSON nor histograms: give --csv, --json or --hist" -d x --csv --json
 refused "ibpost: run: unexpected argument 'a'" -d x a b
+refused "ibpost: run: bad --connect '4096': not an IPv4 address (want HOST[:PORT], [IPV6][:PORT] or IPV6)" -d x 4096
+refused "ibpost: run: bad --connect '10.1.2:7000': not an IPv4 address (want HOST[:PORT], [IPV6][:PORT] or IPV6)" -d x --connect 10.1.2:7000
 
 # --- human units (ibpost devices' max_mr_size) -----------------------------------------
 want='0: 0 B

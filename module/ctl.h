@@ -85,7 +85,7 @@ void ibpost_wire_layout_get(struct ibpost_sge_desc *d,
 			    const struct ibpost_wire_sge *w, u32 n);
 /* wirechk.c: what a peer sends, checked */
 int ibpost_wire_hello_check(const void *priv, u32 len, u32 max_rsge,
-			    struct ibpost_wire_hello *h,
+			    struct ibpost_wire_join *j,
 			    struct ibpost_status *st);
 int ibpost_wire_job_check(const struct ibpost_wire_job *m, u32 len,
 			  struct ibpost_status *st);

@@ -40,7 +40,9 @@ void help_blk(FILE *f)
 		"  -p, --port P       port of the RDMA device (default: its first)\n"
 		"  -c, --connect HOST[:PORT]  the server: an IPv4 or IPv6 address\n"
 		"                     ([V6]:PORT with a port; default port 18520);\n"
-		"                     one queue, the region in the server's budget\n"
+		"                     the region in the server's budget, one\n"
+		"                     connection per queue (the server allows a\n"
+		"                     session its --max-per-addr connections)\n"
 		"  -j, --json         list: JSON\n"
 		"  -h, --help         this text\n", prog, prog, prog, prog);
 }

@@ -589,6 +589,10 @@ static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 	ret = ibpost_sconn_wait(sc, ibpost_sconn_have_fin, 0, true, st);
 	if (ret)
 		return ret;
+	/* A session's end: no queue joins it any more. */
+	mutex_lock(&sc->srv->lock);
+	sc->joinable = false;
+	mutex_unlock(&sc->srv->lock);
 	/*
 	 * A message out of order ends the job: said first, for the client's
 	 * WRs may meet the dead rkeys and take the QP to error.

@@ -132,7 +132,7 @@ struct ibpost_server {
  * @token: a session's join token (random; zero before its ready).
  * @has_token: @token was given in a ready (set once, by the thread).
  * @joinable: other connections may join the session now (from its ready
- *	until its teardown starts; server's @lock).
+ *	until its fin or its teardown; server's @lock).
  * @joins: the connections that joined it (struct ibpost_sjoin.node).
  * @njoins: their number (server's @lock).
  * @joining: joins being set up in its PD (server's @lock); the teardown

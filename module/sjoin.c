@@ -174,7 +174,6 @@ int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 	struct ibpost_status st = {};
 	struct ibpost_sjoin *sj;
 	struct ibpost_sconn *sc;
-	u32 joined;
 	int ret;
 
 	mutex_lock(&srv->lock);
@@ -210,12 +209,12 @@ int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 		return ibpost_srv_reject(id, ret, IBPOST_R_CONNECT, -ret, 0);
 	}
 	id->context = sj;
+	/* Said before the session's teardown may take @sj (it waits). */
 	mutex_lock(&srv->lock);
+	ibpost_sjoin_event(sj, 1 + sc->njoins);
 	sc->joining--;
-	joined = 1 + sc->njoins;
 	mutex_unlock(&srv->lock);
 	wake_up(&sc->wake);
-	ibpost_sjoin_event(sj, joined);
 	return 0;
 }
 

@@ -364,16 +364,28 @@ static int ibpost_srv_qp(struct ibpost_sconn *sc)
 			       ibpost_srv_ctl_size(&sc->hello), 1);
 }
 
+/**
+ * ibpost_srv_ep_free() - free a drained served endpoint whose QP is its
+ *	rdma_cm id's (the id stays).
+ * @ep: the endpoint (@ep->cm_id set once the QP exists); may be partly
+ *	built.
+ */
+void ibpost_srv_ep_free(struct ibpost_ep *ep)
+{
+	if (ep->qp) {
+		rdma_destroy_qp(ep->cm_id);
+		ep->qp = NULL;
+	}
+	ibpost_ep_destroy(ep);
+}
+
 /* Undo ibpost_srv_qp() (the connection was never accepted). */
 static void ibpost_srv_qp_free(struct ibpost_sconn *sc)
 {
-	if (sc->ep.qp) {
-		ibpost_ep_drain(&sc->ep);
-		rdma_destroy_qp(sc->id);
-		sc->ep.qp = NULL;
-	}
+	/* Receives posted: the QP is drained before their slots go. */
+	ibpost_ep_drain(&sc->ep);
 	ibpost_ctl_free(&sc->ctl);
-	ibpost_ep_destroy(&sc->ep);
+	ibpost_srv_ep_free(&sc->ep);
 }
 
 /**

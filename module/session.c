@@ -46,6 +46,26 @@ static struct ibpost_dev *ibpost_session_dev(const struct ibpost_session_attr *a
 	return a->ibdev ? ibpost_dev_get_by_ibdev(a->ibdev) : NULL;
 }
 
+/* A loopback pair of a session's queue, or ERR_PTR(). */
+static struct ibpost_pair *
+ibpost_session_pair_new(struct ib_device *ibdev, u32 port,
+			const struct ibpost_conn_caps *caps,
+			const struct sockaddr_storage *addr,
+			struct ibpost_status *st)
+{
+	struct ibpost_pair *p = kzalloc(sizeof(*p), GFP_KERNEL);
+	int ret;
+
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	ret = ibpost_pair_create(p, ibdev, port, caps, addr, st);
+	if (ret) {
+		kfree(p);
+		return ERR_PTR(ret);
+	}
+	return p;
+}
+
 /*
  * The session's endpoint: one connected to a server (@caps->peer), or the
  * initiator of a loopback pair.
@@ -65,12 +85,9 @@ static int ibpost_session_connect(struct ibpost_session *s,
 			s->ep = &s->pep;
 		return ret;
 	}
-	s->pair = kzalloc(sizeof(*s->pair), GFP_KERNEL);
-	if (!s->pair)
-		return -ENOMEM;
-	ret = ibpost_pair_create(s->pair, dev->ibdev, port, caps, addr, st);
-	if (ret) {
-		kfree(s->pair);
+	s->pair = ibpost_session_pair_new(dev->ibdev, port, caps, addr, st);
+	if (IS_ERR(s->pair)) {
+		ret = PTR_ERR(s->pair);
 		s->pair = NULL;
 		return ret;
 	}
@@ -272,19 +289,14 @@ static int ibpost_session_pair_queue(struct ibpost_session *s,
 				     const struct ibpost_conn_caps *caps,
 				     struct ibpost_status *st)
 {
-	int ret;
+	struct ibpost_pair *p;
 
-	q->pair = kzalloc(sizeof(*q->pair), GFP_KERNEL);
-	if (!q->pair)
-		return -ENOMEM;
-	ret = ibpost_pair_create(q->pair, s->dev->ibdev, s->attr.port, caps,
-				 NULL, st);
-	if (ret) {
-		kfree(q->pair);
-		q->pair = NULL;
-		return ret;
-	}
-	q->ep = &q->pair->ini;
+	p = ibpost_session_pair_new(s->dev->ibdev, s->attr.port, caps, NULL,
+				    st);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	q->pair = p;
+	q->ep = &p->ini;
 	return 0;
 }
 

@@ -110,17 +110,6 @@ static int ibpost_sjoin_qp(struct ibpost_sjoin *sj, struct rdma_cm_id *id)
 	return 0;
 }
 
-/* Free the QP and CQ of a joined connection (drained first). */
-static void ibpost_sjoin_free_qp(struct ibpost_sjoin *sj)
-{
-	if (sj->ep.qp) {
-		ibpost_ep_drain(&sj->ep);
-		rdma_destroy_qp(sj->id);
-		sj->ep.qp = NULL;
-	}
-	ibpost_ep_destroy(&sj->ep);
-}
-
 /* Take a joined connection off its session (and the server's count). */
 static void ibpost_sjoin_unlink(struct ibpost_server *srv,
 				struct ibpost_sjoin *sj, bool set_up)
@@ -203,7 +192,8 @@ int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 	if (!ret)
 		ret = ibpost_srv_accept(id, ev);
 	if (ret) {
-		ibpost_sjoin_free_qp(sj);
+		ibpost_ep_drain(&sj->ep);
+		ibpost_srv_ep_free(&sj->ep);
 		ibpost_sjoin_unlink(srv, sj, true);
 		kfree(sj);
 		return ibpost_srv_reject(id, ret, IBPOST_R_CONNECT, -ret, 0);
@@ -251,7 +241,8 @@ void ibpost_sjoin_end_all(struct ibpost_sconn *sc)
 	/* Only the request handler adds, and only while @joinable. */
 	list_for_each_entry_safe(sj, tmp, &sc->joins, node) {
 		rdma_disconnect(sj->id);
-		ibpost_sjoin_free_qp(sj);
+		ibpost_ep_drain(&sj->ep);
+		ibpost_srv_ep_free(&sj->ep);
 		rdma_destroy_id(sj->id);
 		ibpost_sjoin_unlink(srv, sj, false);
 		kfree(sj);

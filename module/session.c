@@ -322,14 +322,14 @@ static int ibpost_session_queues(struct ibpost_session *s, u32 n,
 	qc.pd_share = s->ep;
 	for (i = 1; i < n; i++) {
 		qc.cq_vector = 1 + i % vecs;
+		q[i].s = s;
+		q[i].idx = i;
 		if (s->peer)
 			ret = ibpost_speer_queue(s, &q[i], &qc, st);
 		else
 			ret = ibpost_session_pair_queue(s, &q[i], &qc, st);
 		if (ret)
 			return ret;
-		q[i].s = s;
-		q[i].idx = i;
 		q[i].sq_free = q[0].sq_free;
 		/* Counted: the session's death drains and frees it. */
 		s->nr_queues = i + 1;
@@ -502,6 +502,8 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	}
 	s = ibpost_session_create(dev, port, &caps, attr->peer, &st);
 	if (IS_ERR(s)) {
+		if (peer)
+			ibpost_speer_rejected(peer, &st);
 		ibpost_speer_free(peer);
 		s = ibpost_session_refuse(attr, st.reason ? st.reason :
 					  IBPOST_R_CONNECT, PTR_ERR(s));

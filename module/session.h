@@ -215,6 +215,8 @@ int ibpost_speer_queue(struct ibpost_session *s, struct ibpost_squeue *q,
 		       struct ibpost_status *st);
 void ibpost_speer_queue_free(struct ibpost_squeue *q);
 void ibpost_speer_release(struct ibpost_session *s);
+void ibpost_speer_rejected(const struct ibpost_speer *p,
+			   struct ibpost_status *st);
 void ibpost_speer_free(struct ibpost_speer *p);
 
 #endif /* _IBPOST_SESSION_H */

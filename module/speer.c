@@ -307,6 +307,11 @@ int ibpost_speer_queue(struct ibpost_session *s, struct ibpost_squeue *q,
 	ret = ibpost_peer_ep_create(&pq->ep, s->dev->ibdev, s->attr.port, &qc,
 				    &p->addr, st);
 	if (ret) {
+		/* The server's reason (JOIN_MAX, PEER_BUSY ...), logged. */
+		if (ibpost_wire_reject_get(&pq->cp, st))
+			pr_info("ibpost: session %u: the server refused queue %u: %s (value %llu, limit %llu)\n",
+				s->id, q->idx, ibpost_reason_str(st->reason),
+				st->value, st->limit);
 		kfree(pq);
 		return ret;
 	}
@@ -339,6 +344,18 @@ void ibpost_speer_release(struct ibpost_session *s)
 {
 	if (s->peer)
 		ibpost_ctl_free(&s->peer->ctl);
+}
+
+/**
+ * ibpost_speer_rejected() - the server's reason for refusing queue 0's
+ *	connection, if it gave one.
+ * @p: the peer state of a session whose connect failed.
+ * @st: the connect's status, replaced by the server's reason.
+ */
+void ibpost_speer_rejected(const struct ibpost_speer *p,
+			   struct ibpost_status *st)
+{
+	ibpost_wire_reject_get(&p->cp, st);
 }
 
 /**

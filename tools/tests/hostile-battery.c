@@ -371,8 +371,12 @@ static void cat_hello(const struct hopts *o)
 	h.version = htobe16(1);
 	hello_round(o, "version 1 (before regions)", &h, sizeof(h));
 	hello_init(&h, 1, 0);
-	h.flags = htobe16(2);
-	hello_round(o, "flags 2 (only 1 is known)", &h, sizeof(h));
+	h.flags = htobe16(4);
+	hello_round(o, "flags 4 (only 1 and 2 are known)", &h, sizeof(h));
+	hello_init(&h, 1, 0);
+	h.flags = htobe16(IBPOST_WIRE_HELLO_JOIN);
+	hello_round(o, "a join of 16 bytes (no session, no token)", &h,
+		    sizeof(h));
 	hello_init(&h, 0, 0);
 	hello_round(o, "depth 0", &h, sizeof(h));
 	hello_init(&h, IBPOST_WIRE_MAX_DEPTH + 1, 0);

@@ -120,7 +120,7 @@ static void ibpost_sjoin_unlink(struct ibpost_server *srv,
 	list_del(&sj->node);
 	sc->njoins--;
 	if (set_up)
-		sc->joining--;
+		WRITE_ONCE(sc->joining, sc->joining - 1);
 	srv->active--;
 	mutex_unlock(&srv->lock);
 	if (set_up)
@@ -184,7 +184,7 @@ int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 	/* The session's teardown waits for @joining: its PD stays. */
 	list_add_tail(&sj->node, &sc->joins);
 	sc->njoins++;
-	sc->joining++;
+	WRITE_ONCE(sc->joining, sc->joining + 1);
 	srv->active++;
 	mutex_unlock(&srv->lock);
 
@@ -202,21 +202,10 @@ int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 	/* Said before the session's teardown may take @sj (it waits). */
 	mutex_lock(&srv->lock);
 	ibpost_sjoin_event(sj, 1 + sc->njoins);
-	sc->joining--;
+	WRITE_ONCE(sc->joining, sc->joining - 1);
 	mutex_unlock(&srv->lock);
 	wake_up(&sc->wake);
 	return 0;
-}
-
-/* Nothing joining the session is being set up (srv->lock). */
-static bool ibpost_sjoin_settled(struct ibpost_sconn *sc)
-{
-	bool done;
-
-	mutex_lock(&sc->srv->lock);
-	done = !sc->joining;
-	mutex_unlock(&sc->srv->lock);
-	return done;
 }
 
 /**
@@ -237,7 +226,8 @@ void ibpost_sjoin_end_all(struct ibpost_sconn *sc)
 	mutex_lock(&srv->lock);
 	sc->joinable = false;
 	mutex_unlock(&srv->lock);
-	wait_event(sc->wake, ibpost_sjoin_settled(sc));
+	/* Written under the lock, then woken: no lock in the condition. */
+	wait_event(sc->wake, !READ_ONCE(sc->joining));
 	/* Only the request handler adds, and only while @joinable. */
 	list_for_each_entry_safe(sj, tmp, &sc->joins, node) {
 		rdma_disconnect(sj->id);

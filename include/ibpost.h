@@ -85,7 +85,12 @@ enum ibpost_session_event {
  *	one QP each (loopback: one pair each, all in one PD), each with its
  *	CQ from the device's CQ pool on completion vector i modulo the
  *	device's vectors.  A submission names its queue (&ibpost_req.queue).
- *	Loopback only: a session with @peer has one queue.
+ *	With @peer: one connection each to the same server, queue 0's
+ *	asking for the region and the others joining its session there
+ *	(Documentation/wire.rst); all reach the one region, and the server
+ *	allows one session as many connections as one client address
+ *	(``ibpost serve --max-per-addr``).  A lost connection fails the
+ *	session's I/O.
  * @region_bytes: a region of this many bytes (a multiple of PAGE_SIZE),
  *	zeroed, registered for RDMA READ and WRITE in as many fast-reg MRs as
  *	it needs, each of &ibpost_session_limits.region_chunk bytes; requests

@@ -57,8 +57,14 @@ static void ibpost_reason_cap_test(struct kunit *test)
 			(u32)IBPOST_R_SRV_PER_ADDR + 1);
 	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_REGION_CROSS,
 			(u32)IBPOST_R_QUEUE + 1);
-	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX,
+	/* ... then joining a session's other queues (issue 14, step 2). */
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_JOIN_UNKNOWN,
 			(u32)IBPOST_R_REGION_CROSS + 1);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_JOIN_MAX,
+			(u32)IBPOST_R_JOIN_UNKNOWN + 3);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_JOIN_MAX + 1);
+	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_JOIN_TOKEN),
+			   "wrong token to join the session");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_CAP_IMM),
 			   "device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM)");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_CAP_CM_ONLY),

@@ -801,9 +801,12 @@ static void tk_attr_reason_test(struct kunit *test)
 	tk_open_refused(test, &attr, -EINVAL, IBPOST_R_PORT);
 	attr = ok;
 	attr.peer = &ss;
+	/*
+	 * A peer's region: exactly one of region_bytes and remote_bytes
+	 * (several queues with a peer are no refusal of their own now).
+	 */
 	attr.nr_queues = 2;
-	tk_open_refused(test, &attr, -EOPNOTSUPP, IBPOST_R_PEER_FLAG);
-	/* A peer's region: exactly one of region_bytes and remote_bytes. */
+	tk_open_refused(test, &attr, -EINVAL, IBPOST_R_BUF_SIZE);
 	attr.nr_queues = 1;
 	tk_open_refused(test, &attr, -EINVAL, IBPOST_R_BUF_SIZE);
 	attr.region_bytes = 1ULL << 20;

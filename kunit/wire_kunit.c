@@ -31,7 +31,12 @@ struct hello_case {
 	int err;
 	u32 reason;
 	u64 value, limit;
+	u8 token;		/* a join: every byte of its token */
 };
+
+#define JOIN	IBPOST_WIRE_HELLO_JOIN
+#define JLEN	((u32)sizeof(struct ibpost_wire_join))
+#define JTOK	offsetof(struct ibpost_wire_join, token)
 
 #define MG	IBPOST_WIRE_MAGIC
 #define VER	IBPOST_WIRE_VERSION
@@ -42,8 +47,35 @@ static const struct hello_case hello_cases[] = {
 	  IBPOST_R_NONE },
 	{ "flags 1 (a region), well formed", 16, MG, VER, 1, 64, 0, 0, 0,
 	  IBPOST_R_NONE },
-	{ "flags 2", 16, MG, VER, 2, 64, 0, 0, -EPROTO, IBPOST_R_FLAGS, 2,
+	{ "flags 4", 16, MG, VER, 4, 64, 0, 0, -EPROTO, IBPOST_R_FLAGS, 4,
 	  IBPOST_WIRE_HELLO_FLAGS },
+	{ "join, 40 bytes, well formed", JLEN, MG, VER, JOIN, 64, 0, 0, 0,
+	  IBPOST_R_NONE, 0, 0, 0xa5 },
+	{ "join in RoCE padding, well formed", PRIV_ROCE, MG, VER, JOIN, 4096, 0,
+	  0, 0, IBPOST_R_NONE, 0, 0, 0x01 },
+	{ "join cut in its token (32 bytes)", 32, MG, VER, JOIN, 64, 0, 0,
+	  -EPROTO, IBPOST_R_PEER_PROTO, 32, JLEN, 0xa5 },
+	{ "join without session or token (16 bytes)", 16, MG, VER, JOIN, 64, 0,
+	  0, -EPROTO, IBPOST_R_PEER_PROTO, 16, JLEN, 0xa5 },
+	{ "join with a zero token (cut, padded by RoCE)", PRIV_ROCE, MG, VER,
+	  JOIN, 64, 0, 0, -EPROTO, IBPOST_R_PEER_PROTO, JTOK, JLEN, 0 },
+	{ "join, a byte in its pad (offset 20)", PRIV_ROCE, MG, VER, JOIN, 64, 0,
+	  20, -EPROTO, IBPOST_R_PEER_PROTO, 20, JLEN, 0xa5 },
+	{ "join, a byte past it (offset 40)", PRIV_ROCE, MG, VER, JOIN, 64, 0,
+	  JLEN, -EPROTO, IBPOST_R_PEER_PROTO, JLEN, JLEN, 0xa5 },
+	{ "join, the last padding byte", PRIV_ROCE, MG, VER, JOIN, 64, 0,
+	  PRIV_ROCE - 1, -EPROTO, IBPOST_R_PEER_PROTO, PRIV_ROCE - 1, JLEN,
+	  0xa5 },
+	{ "join that also asks for a region (flags 3)", PRIV_ROCE, MG, VER,
+	  JOIN | IBPOST_WIRE_HELLO_REGION, 64, 0, 0, -EPROTO, IBPOST_R_FLAGS,
+	  JOIN | IBPOST_WIRE_HELLO_REGION, JOIN, 0xa5 },
+	{ "join and an unknown flag (0x12)", PRIV_ROCE, MG, VER, JOIN | 0x10, 64,
+	  0, 0, -EPROTO, IBPOST_R_FLAGS, JOIN | 0x10, IBPOST_WIRE_HELLO_FLAGS,
+	  0xa5 },
+	{ "join with receive SGEs", PRIV_ROCE, MG, VER, JOIN, 64, 1, 0, -EINVAL,
+	  IBPOST_R_NUM_SGE, 1, 0, 0xa5 },
+	{ "join of depth 0", PRIV_ROCE, MG, VER, JOIN, 0, 0, 0, -EINVAL,
+	  IBPOST_R_DEPTH, 0, IBPOST_WIRE_MAX_DEPTH, 0xa5 },
 	{ "flags 0x8000 in RoCE padding", PRIV_ROCE, MG, VER, 0x8000, 64, 0, 0,
 	  -EPROTO, IBPOST_R_FLAGS, 0x8000, IBPOST_WIRE_HELLO_FLAGS },
 	{ "12 bytes", 12, MG, VER, 0, 64, 0, 0, -EPROTO, IBPOST_R_PEER_PROTO, 12,
@@ -60,8 +92,10 @@ static const struct hello_case hello_cases[] = {
 	  -EPROTO, IBPOST_R_PEER_PROTO, 0x12345678, IBPOST_WIRE_MAGIC },
 	{ "version 1 (before regions)", 16, MG, 1, 0, 64, 0, 0, -EPROTO,
 	  IBPOST_R_PEER_VERSION, 1, IBPOST_WIRE_VERSION },
-	{ "version 3", 16, MG, 3, 0, 64, 0, 0, -EPROTO,
-	  IBPOST_R_PEER_VERSION, 3, IBPOST_WIRE_VERSION },
+	{ "version 2 (before joins)", 16, MG, 2, 0, 64, 0, 0, -EPROTO,
+	  IBPOST_R_PEER_VERSION, 2, IBPOST_WIRE_VERSION },
+	{ "version 4", 16, MG, VER + 1, 0, 64, 0, 0, -EPROTO,
+	  IBPOST_R_PEER_VERSION, VER + 1, IBPOST_WIRE_VERSION },
 	{ "depth 0", 16, MG, VER, 0, 0, 0, 0, -EINVAL, IBPOST_R_DEPTH, 0,
 	  IBPOST_WIRE_MAX_DEPTH },
 	{ "depth 4097", 16, MG, VER, 0, IBPOST_WIRE_MAX_DEPTH + 1, 0, 0, -EINVAL,
@@ -80,12 +114,18 @@ KUNIT_ARRAY_PARAM(hello, hello_cases, hello_desc);
 static void ibpost_wire_hello_test(struct kunit *test)
 {
 	const struct hello_case *c = test->param_value;
-	struct ibpost_wire_hello *w, h = {};
+	struct ibpost_wire_join *jw, j;
+	struct ibpost_wire_hello *w;
 	struct ibpost_status st = {};
 	u8 buf[PRIV_ROCE] = {};
 	int ret;
 
-	w = (void *)buf;
+	jw = (void *)buf;
+	w = &jw->hello;
+	if (c->flags & JOIN) {
+		jw->session = cpu_to_be32(7);
+		memset(jw->token, c->token, sizeof(jw->token));
+	}
 	w->magic = cpu_to_be32(c->magic);
 	w->version = cpu_to_be16(c->version);
 	w->flags = cpu_to_be16(c->flags);
@@ -93,24 +133,30 @@ static void ibpost_wire_hello_test(struct kunit *test)
 	w->recv_sge = cpu_to_be32(c->recv_sge);
 	if (c->tail_off)
 		buf[c->tail_off] = 0xa5;
-	ret = ibpost_wire_hello_check(buf, c->len, 4, &h, &st);
+	ret = ibpost_wire_hello_check(buf, c->len, 4, &j, &st);
 	KUNIT_EXPECT_EQ(test, ret, c->err);
 	KUNIT_EXPECT_EQ(test, st.reason, c->reason);
 	if (c->err) {
 		KUNIT_EXPECT_EQ(test, st.value, c->value);
 		KUNIT_EXPECT_EQ(test, st.limit, c->limit);
-	} else {
-		KUNIT_EXPECT_EQ(test, be32_to_cpu(h.depth), c->depth);
-		KUNIT_EXPECT_EQ(test, be32_to_cpu(h.recv_sge), c->recv_sge);
+		return;
 	}
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(j.hello.depth), c->depth);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(j.hello.recv_sge), c->recv_sge);
+	/* A join's session and token come out as sent; a hello's are 0. */
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(j.session),
+			c->flags & JOIN ? 7U : 0U);
+	KUNIT_EXPECT_EQ(test, j.token[0], c->flags & JOIN ? c->token : 0);
+	KUNIT_EXPECT_EQ(test, j.token[IBPOST_WIRE_TOKEN_LEN - 1],
+			c->flags & JOIN ? c->token : 0);
 }
 
 static void ibpost_wire_hello_null_test(struct kunit *test)
 {
-	struct ibpost_wire_hello h;
+	struct ibpost_wire_join j;
 	struct ibpost_status st = {};
 
-	KUNIT_EXPECT_EQ(test, ibpost_wire_hello_check(NULL, 56, 4, &h, &st),
+	KUNIT_EXPECT_EQ(test, ibpost_wire_hello_check(NULL, 56, 4, &j, &st),
 			-EPROTO);
 	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_PEER_PROTO);
 	KUNIT_EXPECT_EQ(test, st.value, 0ULL);

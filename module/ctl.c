@@ -308,6 +308,34 @@ void ibpost_wire_st_put(struct ibpost_wire_status *w, int err,
 }
 
 /**
+ * ibpost_wire_reject_get() - the server's reason for rejecting a connect
+ *	request, bounded.
+ * @cp: the connect parameters, whose @rej holds the rejection's private
+ *	data.
+ * @st: out: the reason, value and limit the server gave.
+ *
+ * Return: true when the rejection carried an ibpost server's words (an
+ * unknown reason reads as IBPOST_R_PEER_PROTO), false otherwise (@st
+ * untouched).
+ */
+bool ibpost_wire_reject_get(const struct ibpost_conn_peer *cp,
+			    struct ibpost_status *st)
+{
+	const struct ibpost_wire_reject *r = (const void *)cp->rej;
+	u32 reason;
+
+	if (cp->rej_len < sizeof(*r) ||
+	    be32_to_cpu(r->magic) != IBPOST_WIRE_MAGIC)
+		return false;
+	reason = be32_to_cpu(r->reason);
+	if (reason >= IBPOST_R_MAX)
+		reason = IBPOST_R_PEER_PROTO;
+	ibpost_status_set(st, reason, be64_to_cpu(r->value),
+			  be64_to_cpu(r->limit));
+	return true;
+}
+
+/**
  * ibpost_wire_st_get() - a status from the wire, bounded.
  * @w: what the peer sent.
  * @st: out.

@@ -77,6 +77,8 @@ int ibpost_wire_hdr_check(const struct ibpost_wire_hdr *h, u32 len, u16 type,
 			  struct ibpost_status *st);
 void ibpost_wire_st_put(struct ibpost_wire_status *w, int err,
 			const struct ibpost_status *st);
+bool ibpost_wire_reject_get(const struct ibpost_conn_peer *cp,
+			    struct ibpost_status *st);
 int ibpost_wire_st_get(const struct ibpost_wire_status *w,
 		       struct ibpost_status *st);
 void ibpost_wire_layout_put(struct ibpost_wire_sge *w,
@@ -85,7 +87,7 @@ void ibpost_wire_layout_get(struct ibpost_sge_desc *d,
 			    const struct ibpost_wire_sge *w, u32 n);
 /* wirechk.c: what a peer sends, checked */
 int ibpost_wire_hello_check(const void *priv, u32 len, u32 max_rsge,
-			    struct ibpost_wire_hello *h,
+			    struct ibpost_wire_join *j,
 			    struct ibpost_status *st);
 int ibpost_wire_job_check(const struct ibpost_wire_job *m, u32 len,
 			  struct ibpost_status *st);

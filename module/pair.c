@@ -333,7 +333,8 @@ void ibpost_pair_destroy(struct ibpost_pair *p)
  * @ep: zeroed endpoint to fill.
  * @ibdev: the device.
  * @port: port number.
- * @caps: queue sizes, with @caps->peer.
+ * @caps: queue sizes, with @caps->peer (and @caps->pd_share for another
+ *	queue of a session).
  * @addr: the server's address.
  * @st: failure reason.
  *
@@ -351,8 +352,11 @@ int ibpost_peer_ep_create(struct ibpost_ep *ep, struct ib_device *ibdev,
 	int ret;
 
 	ibpost_conn_ini_caps(caps, &ec);
-	/* Its own PD: the trust domain is this connection. */
-	ret = ibpost_ep_cq(ep, ibdev, NULL, port, &ec);
+	/*
+	 * Its own PD: the trust domain is this connection; or the one of
+	 * @caps->pd_share: another queue of the same session.
+	 */
+	ret = ibpost_ep_cq(ep, ibdev, caps->pd_share, port, &ec);
 	if (ret)
 		goto err;
 	ret = ibpost_cm_connect(ep, caps, addr, st);

@@ -110,19 +110,9 @@ bool ibpost_peer_hold(struct ibpost_job *job)
  */
 void ibpost_peer_rejected(struct ibpost_job *job)
 {
-	const struct ibpost_wire_reject *r = (const void *)job->peer.cp.rej;
-	struct ibpost_status *st = &job->run->status;
-	u32 reason;
-
-	if (job->peer.cp.rej_len < sizeof(*r) ||
-	    be32_to_cpu(r->magic) != IBPOST_WIRE_MAGIC)
-		return;		/* not an ibpost server's words */
-	reason = be32_to_cpu(r->reason);
-	if (reason >= IBPOST_R_MAX)
-		reason = IBPOST_R_PEER_PROTO;
-	ibpost_status_set(st, reason, be64_to_cpu(r->value),
-			  be64_to_cpu(r->limit));
-	job->run->result.peer = 1;
+	/* Not an ibpost server's words: the connect's own status stays. */
+	if (ibpost_wire_reject_get(&job->peer.cp, &job->run->status))
+		job->run->result.peer = 1;
 }
 
 /* A wait for the server (ibpost_ep_poll_until()). */

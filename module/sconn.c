@@ -18,6 +18,7 @@
  * is noticed within the idle time.
  */
 #include <linux/kthread.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 
 #include "abi.h"
@@ -390,6 +391,26 @@ static int ibpost_sconn_setup(struct ibpost_sconn *sc,
 	return 0;
 }
 
+/*
+ * A session's other queues may join it from now on (sjoin.c): its token,
+ * new from the kernel's RNG.  Before the ready is sent, for the client may
+ * connect them as soon as it reads it; the token is in no other message.
+ */
+static void ibpost_sconn_joinable(struct ibpost_sconn *sc)
+{
+	u8 token[IBPOST_WIRE_TOKEN_LEN];
+
+	do
+		get_random_bytes(token, sizeof(token));
+	while (ibpost_mem_is_zero(token, sizeof(token)));
+	mutex_lock(&sc->srv->lock);
+	memcpy(sc->token, token, sizeof(token));
+	sc->has_token = true;
+	sc->joinable = true;
+	mutex_unlock(&sc->srv->lock);
+	memzero_explicit(token, sizeof(token));
+}
+
 /* Send the answer to the job: a refusal (@err) or the slots. */
 static int ibpost_sconn_ready(struct ibpost_sconn *sc, int err,
 			      struct ibpost_status *st)
@@ -405,8 +426,12 @@ static int ibpost_sconn_ready(struct ibpost_sconn *sc, int err,
 	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_READY, len, sc->num);
 	ibpost_wire_st_put(&m->st, err, st);
 	m->nslots = cpu_to_be32(n);
-	if (n && ibpost_sconn_session(sc))
+	if (n && ibpost_sconn_session(sc)) {
 		m->chunk = cpu_to_be32(sc->chunk);
+		ibpost_sconn_joinable(sc);
+		m->session = cpu_to_be32(sc->num);
+		memcpy(m->token, sc->token, sizeof(m->token));
+	}
 	for (i = 0; i < n; i++) {
 		ibpost_target_remote(&sc->target, i, &addr, &rkey);
 		m->slot[i].addr = cpu_to_be64(addr);
@@ -482,6 +507,8 @@ static void ibpost_sconn_teardown(struct ibpost_sconn *sc, bool qp_ok)
 {
 	if (qp_ok)
 		ibpost_target_invalidate(&sc->target);
+	/* The session's other queues: in its PD, gone before its MRs. */
+	ibpost_sjoin_end_all(sc);
 	rdma_disconnect(sc->id);
 	ibpost_ep_drain(&sc->ep);
 	ibpost_target_free(&sc->target);
@@ -562,6 +589,10 @@ static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 	ret = ibpost_sconn_wait(sc, ibpost_sconn_have_fin, 0, true, st);
 	if (ret)
 		return ret;
+	/* A session's end: no queue joins it any more. */
+	mutex_lock(&sc->srv->lock);
+	sc->joinable = false;
+	mutex_unlock(&sc->srv->lock);
 	/*
 	 * A message out of order ends the job: said first, for the client's
 	 * WRs may meet the dead rkeys and take the QP to error.

@@ -85,8 +85,12 @@ void ibpost_srv_event(struct ibpost_server *srv,
 	wake_up_interruptible(&srv->ev_wq);
 }
 
-static void ibpost_srv_peer(struct ibpost_serve_event *ev,
-			    const struct sockaddr *sa)
+/**
+ * ibpost_srv_peer() - put a client's address into an event.
+ * @ev: the event.
+ * @sa: the address (AF_INET or AF_INET6; any other leaves @ev as it is).
+ */
+void ibpost_srv_peer(struct ibpost_serve_event *ev, const struct sockaddr *sa)
 {
 	const struct sockaddr_in *in4 = (const void *)sa;
 	const struct sockaddr_in6 *in6 = (const void *)sa;
@@ -195,17 +199,19 @@ int ibpost_srv_charge(struct ibpost_sconn *sc, u64 bytes, u32 mrs,
 }
 
 /**
- * ibpost_srv_uncharge() - give back what ibpost_srv_charge() took.
- * @sc: the connection; its slots and MRs are freed.
+ * ibpost_srv_uncharge() - give back what ibpost_srv_charge() and the
+ *	connect request took.
+ * @sc: the connection; its slots, MRs and control slots are freed.
  */
 void ibpost_srv_uncharge(struct ibpost_sconn *sc)
 {
 	struct ibpost_server *srv = sc->srv;
 
 	mutex_lock(&srv->lock);
-	srv->pinned -= sc->charged;
+	srv->pinned -= sc->charged + sc->charged_ctl;
 	srv->mrs -= sc->charged_mrs;
 	sc->charged = 0;
+	sc->charged_ctl = 0;
 	sc->charged_mrs = 0;
 	mutex_unlock(&srv->lock);
 }
@@ -245,9 +251,22 @@ static u32 ibpost_srv_addr_conns(struct ibpost_server *srv,
 	return n;
 }
 
-/* Refuse a connect request; rdma_cm destroys the id when we return 1. */
-static int ibpost_srv_reject(struct rdma_cm_id *id, int err, u32 reason,
-			     u64 value, u64 limit)
+/**
+ * ibpost_srv_reject() - refuse a connect request with the reason.
+ * @id: the request's new id (its context the server).
+ * @err: negative errno.
+ * @reason: enum ibpost_reason.
+ * @value: the offending value.
+ * @limit: the limit it broke.
+ *
+ * The client reads the reason in the rejection's private data; the owner
+ * of the server gets an IBPOST_SRV_REFUSED event.
+ *
+ * Return: 1: the connect request handler returns it, and rdma_cm destroys
+ * the id.
+ */
+int ibpost_srv_reject(struct rdma_cm_id *id, int err, u32 reason, u64 value,
+		      u64 limit)
 {
 	struct ibpost_wire_reject rej = {
 		.magic = cpu_to_be32(IBPOST_WIRE_MAGIC),
@@ -272,17 +291,33 @@ static int ibpost_srv_reject(struct rdma_cm_id *id, int err, u32 reason,
 	return 1;
 }
 
-/* Check the hello; 0 or the reason to refuse in @st. */
+/* Check the hello (or join); 0 or the reason to refuse in @st. */
 static int ibpost_srv_hello(const struct rdma_cm_event *ev,
 			    const struct ib_device *ibdev,
-			    struct ibpost_wire_hello *h, struct ibpost_status *st)
+			    struct ibpost_wire_join *j, struct ibpost_status *st)
 {
 	u32 max_rsge = min_t(u32, ibdev->attrs.max_recv_sge,
 			     IBPOST_WIRE_MAX_SGE);
 
 	return ibpost_wire_hello_check(ev->param.conn.private_data,
 				       ev->param.conn.private_data_len,
-				       max_rsge, h, st);
+				       max_rsge, j, st);
+}
+
+/* Bytes of each control slot: room for the answer's slots. */
+static size_t ibpost_srv_ctl_size(const struct ibpost_wire_hello *h)
+{
+	/* The answer's slots: a job's, or a session's region's chunks. */
+	u32 nslots = be16_to_cpu(h->flags) & IBPOST_WIRE_HELLO_REGION ?
+		     IBPOST_WIRE_MAX_CHUNKS : 2 * be32_to_cpu(h->depth);
+
+	return ibpost_ctl_size(nslots);
+}
+
+/* Memory the control slots of a connection with this hello pin. */
+static u64 ibpost_srv_ctl_pinned(const struct ibpost_wire_hello *h)
+{
+	return ibpost_buf_pinned(IBPOST_CTL_RX + 1, ibpost_srv_ctl_size(h));
 }
 
 /* The connection's CQ and QP, sized by the hello, and its receives. */
@@ -290,9 +325,6 @@ static int ibpost_srv_qp(struct ibpost_sconn *sc)
 {
 	u32 depth = be32_to_cpu(sc->hello.depth);
 	u32 rsge = max_t(u32, be32_to_cpu(sc->hello.recv_sge), 1);
-	/* The answer's slots: a job's, or a session's region's chunks. */
-	u32 nslots = be16_to_cpu(sc->hello.flags) & IBPOST_WIRE_HELLO_REGION ?
-		     IBPOST_WIRE_MAX_CHUNKS : 2 * depth;
 	struct ibpost_ep_caps ec = {
 		.send_wr = IBPOST_MR_CHAIN + 2,
 		.send_sge = 1,
@@ -328,23 +360,42 @@ static int ibpost_srv_qp(struct ibpost_sconn *sc)
 	 * One control receive, for the job: data messages take receives in
 	 * order, so with a SEND opcode every receive after it is a data one.
 	 */
-	return ibpost_ctl_init(&sc->ctl, &sc->ep, ibpost_ctl_size(nslots), 1);
+	return ibpost_ctl_init(&sc->ctl, &sc->ep,
+			       ibpost_srv_ctl_size(&sc->hello), 1);
+}
+
+/**
+ * ibpost_srv_ep_free() - free a drained served endpoint whose QP is its
+ *	rdma_cm id's (the id stays).
+ * @ep: the endpoint (@ep->cm_id set once the QP exists); may be partly
+ *	built.
+ */
+void ibpost_srv_ep_free(struct ibpost_ep *ep)
+{
+	if (ep->qp) {
+		rdma_destroy_qp(ep->cm_id);
+		ep->qp = NULL;
+	}
+	ibpost_ep_destroy(ep);
 }
 
 /* Undo ibpost_srv_qp() (the connection was never accepted). */
 static void ibpost_srv_qp_free(struct ibpost_sconn *sc)
 {
-	if (sc->ep.qp) {
-		ibpost_ep_drain(&sc->ep);
-		rdma_destroy_qp(sc->id);
-		sc->ep.qp = NULL;
-	}
+	/* Receives posted: the QP is drained before their slots go. */
+	ibpost_ep_drain(&sc->ep);
 	ibpost_ctl_free(&sc->ctl);
-	ibpost_ep_destroy(&sc->ep);
+	ibpost_srv_ep_free(&sc->ep);
 }
 
-static int ibpost_srv_accept(struct ibpost_sconn *sc,
-			     const struct rdma_cm_event *ev)
+/**
+ * ibpost_srv_accept() - accept a connect request whose QP is created.
+ * @id: the request's id.
+ * @ev: the request.
+ *
+ * Return: 0 or a negative errno.
+ */
+int ibpost_srv_accept(struct rdma_cm_id *id, const struct rdma_cm_event *ev)
 {
 	struct rdma_conn_param param = {
 		.responder_resources = min_t(u8, 16,
@@ -357,9 +408,9 @@ static int ibpost_srv_accept(struct ibpost_sconn *sc,
 	int ret;
 
 	/* RNR NAKs wait 40 us, not the 655 ms a zero timer would mean. */
-	ret = rdma_set_min_rnr_timer(sc->id, IB_RNR_TIMER_000_04);
+	ret = rdma_set_min_rnr_timer(id, IB_RNR_TIMER_000_04);
 	if (!ret)
-		ret = rdma_accept(sc->id, &param);
+		ret = rdma_accept(id, &param);
 	return ret;
 }
 
@@ -380,6 +431,7 @@ static struct ibpost_sconn *ibpost_srv_conn_alloc(struct ibpost_server *srv,
 	memcpy(&sc->peer, &id->route.addr.dst_addr, sizeof(sc->peer));
 	sc->t_kick = jiffies;
 	init_waitqueue_head(&sc->wake);
+	INIT_LIST_HEAD(&sc->joins);
 	return sc;
 }
 
@@ -388,9 +440,10 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 			      const struct rdma_cm_event *ev)
 {
 	struct ibpost_status st = {};
-	struct ibpost_wire_hello h;
+	struct ibpost_wire_join j;
 	struct ibpost_sconn *sc;
 	struct ibpost_dev *dev;
+	u64 ctl;
 	u32 n;
 	int ret;
 
@@ -399,10 +452,13 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 				(struct sockaddr *)&id->route.addr.dst_addr))
 		return ibpost_srv_reject(id, -EACCES, IBPOST_R_PEER_DENIED,
 					 srv->nallow, 0);
-	ret = ibpost_srv_hello(ev, id->device, &h, &st);
+	ret = ibpost_srv_hello(ev, id->device, &j, &st);
 	if (ret)
 		return ibpost_srv_reject(id, ret, st.reason, st.value,
 					 st.limit);
+	if (be16_to_cpu(j.hello.flags) & IBPOST_WIRE_HELLO_JOIN)
+		return ibpost_srv_join(srv, id, ev, &j);
+	ctl = ibpost_srv_ctl_pinned(&j.hello);
 	mutex_lock(&srv->lock);
 	if (srv->stopping || srv->active >= srv->args.max_conns) {
 		u32 active = srv->active;
@@ -418,6 +474,15 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 		return ibpost_srv_reject(id, -EBUSY, IBPOST_R_SRV_PER_ADDR, n,
 					 srv->args.max_per_addr);
 	}
+	/* The control slots are the connection's first pinned memory. */
+	if (srv->pinned + ctl > srv->max_mem) {
+		u64 want = srv->pinned + ctl;
+
+		mutex_unlock(&srv->lock);
+		return ibpost_srv_reject(id, -ENOMEM, IBPOST_R_SRV_MEM, want,
+					 srv->max_mem);
+	}
+	srv->pinned += ctl;
 	srv->active++;
 	mutex_unlock(&srv->lock);
 	dev = ibpost_dev_get_by_ibdev(id->device);
@@ -425,14 +490,14 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 		ret = ibpost_srv_reject(id, -ENODEV, IBPOST_R_NO_DEVICE, 0, 0);
 		goto err_active;
 	}
-	sc = ibpost_srv_conn_alloc(srv, id, dev, &h);
+	sc = ibpost_srv_conn_alloc(srv, id, dev, &j.hello);
 	if (!sc) {
 		ret = ibpost_srv_reject(id, -ENOMEM, IBPOST_R_NOMEM, 0, 0);
 		goto err_dev;
 	}
 	ret = ibpost_srv_qp(sc);
 	if (!ret)
-		ret = ibpost_srv_accept(sc, ev);
+		ret = ibpost_srv_accept(id, ev);
 	if (ret) {
 		ibpost_srv_qp_free(sc);
 		ret = ibpost_srv_reject(id, ret, IBPOST_R_CONNECT, -ret, 0);
@@ -453,6 +518,8 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 		goto err_free;
 	}
 	get_task_struct(sc->thread);
+	/* From now on the connection's teardown gives it back. */
+	sc->charged_ctl = ctl;
 	list_add_tail(&sc->node, &srv->conns);
 	atomic_long_inc(&ibpost_live.jobs);
 	mutex_unlock(&srv->lock);
@@ -467,6 +534,7 @@ err_dev:
 	ibpost_dev_put(dev);
 err_active:
 	mutex_lock(&srv->lock);
+	srv->pinned -= ctl;
 	srv->active--;
 	mutex_unlock(&srv->lock);
 	return ret;
@@ -506,6 +574,7 @@ static int ibpost_srv_listener_lost(struct ibpost_server *srv)
 static int ibpost_srv_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	enum ibpost_srv_kind *kind = id->context;
+	struct ibpost_sjoin *sj;
 	struct ibpost_sconn *sc;
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
@@ -513,7 +582,6 @@ static int ibpost_srv_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (*kind == IBPOST_SRV_KIND_LISTEN)
 		return ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL ?
 		       ibpost_srv_listener_lost(id->context) : 0;
-	sc = id->context;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
@@ -522,12 +590,19 @@ static int ibpost_srv_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_REJECTED:
-		WRITE_ONCE(sc->lost, true);
-		wake_up(&sc->wake);
 		break;
 	default:
-		break;
+		return 0;
 	}
+	/* A joined queue: its session's teardown ends it. */
+	if (*kind == IBPOST_SRV_KIND_JOIN) {
+		sj = id->context;
+		WRITE_ONCE(sj->lost, true);
+		return 0;
+	}
+	sc = id->context;
+	WRITE_ONCE(sc->lost, true);
+	wake_up(&sc->wake);
 	return 0;
 }
 

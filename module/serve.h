@@ -27,6 +27,7 @@
 enum ibpost_srv_kind {
 	IBPOST_SRV_KIND_LISTEN,
 	IBPOST_SRV_KIND_CONN,
+	IBPOST_SRV_KIND_JOIN,
 };
 
 /**
@@ -34,10 +35,12 @@ enum ibpost_srv_kind {
  * @kind: IBPOST_SRV_KIND_LISTEN (the listener's context).
  * @args: what it was started with (defaults filled in).
  * @listen: the listening id; NULL once its device went away.
- * @lock: @listen, @conns, @active, @next_conn, @stopping, @listen_lost.
+ * @lock: @listen, @conns, @active, @next_conn, @stopping, @listen_lost,
+ *	each connection's @joinable, @joins, @njoins and @joining.
  * @conns: every connection whose thread has not been reaped.
  * @active: connections not yet reaped (what --max-conns counts: a
- *	finished connection holds its thread until it is reaped).
+ *	finished connection holds its thread until it is reaped), joined
+ *	ones (struct ibpost_sjoin) included.
  * @next_conn: number of the next connection.
  * @stopping: the file is being released: refuse new connections.
  * @max_mem: @args.max_mem_mib in bytes.
@@ -93,6 +96,9 @@ struct ibpost_server {
  * @num: the server's number of the connection.
  * @peer: the client's address (the per-address limit).
  * @charged: bytes of the server's memory budget this job holds.
+ * @charged_ctl: bytes of it the control slots hold (charged at the
+ *	connect request: a region's hello sizes them for
+ *	IBPOST_WIRE_MAX_CHUNKS chunks).
  * @charged_mrs: MRs of the server's MR budget it holds.
  * @hello: what the connect request said.
  * @ctl: control channel.
@@ -123,6 +129,14 @@ struct ibpost_server {
  * @kick_out: that keep-alive has not completed yet.
  * @t_job: jiffies the job was accepted.
  * @job_ms: the job's time limit (0: none, a session).
+ * @token: a session's join token (random; zero before its ready).
+ * @has_token: @token was given in a ready (set once, by the thread).
+ * @joinable: other connections may join the session now (from its ready
+ *	until its fin or its teardown; server's @lock).
+ * @joins: the connections that joined it (struct ibpost_sjoin.node).
+ * @njoins: their number (server's @lock).
+ * @joining: joins being set up in its PD (server's @lock); the teardown
+ *	waits for none, on @wake.
  */
 struct ibpost_sconn {
 	enum ibpost_srv_kind kind;
@@ -159,18 +173,58 @@ struct ibpost_sconn {
 	bool kick_out;
 	unsigned long t_job;
 	u32 job_ms;
+	u64 charged_ctl;
+	u8 token[IBPOST_WIRE_TOKEN_LEN];
+	bool has_token;
+	bool joinable;
+	struct list_head joins;
+	u32 njoins;
+	u32 joining;
+};
+
+/**
+ * struct ibpost_sjoin - a connection that joined a session: one more queue
+ *	of the client's session, in the session's PD (its region's rkeys work
+ *	on it), no job, no thread; the session's teardown ends it.
+ * @kind: IBPOST_SRV_KIND_JOIN (the id's context).
+ * @node: entry in the session's @joins.
+ * @owner: the session's connection.
+ * @id: the rdma_cm id of the connection.
+ * @ep: its endpoint (QP on @id, CQ; the owner's PD).
+ * @num: the server's number of the connection.
+ * @lost: the rdma_cm connection ended (set by the id's handler).
+ */
+struct ibpost_sjoin {
+	enum ibpost_srv_kind kind;
+	struct list_head node;
+	struct ibpost_sconn *owner;
+	struct rdma_cm_id *id;
+	struct ibpost_ep ep;
+	u32 num;
+	bool lost;
 };
 
 long ibpost_ioc_serve(struct file *file, struct ibpost_serve __user *uarg);
 void ibpost_serve_release(struct file *file);
 void ibpost_srv_event(struct ibpost_server *srv,
 		      const struct ibpost_serve_event *ev);
+void ibpost_srv_peer(struct ibpost_serve_event *ev, const struct sockaddr *sa);
 void ibpost_srv_conn_event(struct ibpost_sconn *sc, u32 kind, int err,
 			   const struct ibpost_status *st);
 void ibpost_srv_finished(struct ibpost_sconn *sc);
 int ibpost_srv_charge(struct ibpost_sconn *sc, u64 bytes, u32 mrs,
 		      struct ibpost_status *st);
 void ibpost_srv_uncharge(struct ibpost_sconn *sc);
+int ibpost_srv_reject(struct rdma_cm_id *id, int err, u32 reason, u64 value,
+		      u64 limit);
+int ibpost_srv_accept(struct rdma_cm_id *id, const struct rdma_cm_event *ev);
+void ibpost_srv_ep_free(struct ibpost_ep *ep);
+
+/* sjoin.c */
+int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
+		    const struct rdma_cm_event *ev,
+		    const struct ibpost_wire_join *j);
+void ibpost_sjoin_end_all(struct ibpost_sconn *sc);
 
 /* sconn.c */
 int ibpost_sconn_thread(void *arg);

@@ -11,10 +11,13 @@
  * (IBPOST_EV_LOST); only the empty shell then waits for
  * ibpost_session_close().
  *
- * A loopback session may have several queues: one pair each, every pair
- * in queue 0's PD (one trust domain: the region's rkeys work on each), each
- * initiator's CQ from the pool on its own completion vector; and a local
- * region (region.c) as the far end of its requests.
+ * A session may have several queues, each initiator's CQ from the pool on
+ * its own completion vector, every QP in queue 0's PD (one trust domain:
+ * the region's rkeys work on each).  A loopback session's queues are a
+ * pair each, with a local region (region.c) as the far end of their
+ * requests; a session with a peer's are connections to the same server,
+ * the others joining queue 0's session there (speer.c), all addressing
+ * the server's one region.
  */
 #include <linux/debugfs.h>
 #include <linux/mm.h>
@@ -43,6 +46,26 @@ static struct ibpost_dev *ibpost_session_dev(const struct ibpost_session_attr *a
 	return a->ibdev ? ibpost_dev_get_by_ibdev(a->ibdev) : NULL;
 }
 
+/* A loopback pair of a session's queue, or ERR_PTR(). */
+static struct ibpost_pair *
+ibpost_session_pair_new(struct ib_device *ibdev, u32 port,
+			const struct ibpost_conn_caps *caps,
+			const struct sockaddr_storage *addr,
+			struct ibpost_status *st)
+{
+	struct ibpost_pair *p = kzalloc(sizeof(*p), GFP_KERNEL);
+	int ret;
+
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	ret = ibpost_pair_create(p, ibdev, port, caps, addr, st);
+	if (ret) {
+		kfree(p);
+		return ERR_PTR(ret);
+	}
+	return p;
+}
+
 /*
  * The session's endpoint: one connected to a server (@caps->peer), or the
  * initiator of a loopback pair.
@@ -62,12 +85,9 @@ static int ibpost_session_connect(struct ibpost_session *s,
 			s->ep = &s->pep;
 		return ret;
 	}
-	s->pair = kzalloc(sizeof(*s->pair), GFP_KERNEL);
-	if (!s->pair)
-		return -ENOMEM;
-	ret = ibpost_pair_create(s->pair, dev->ibdev, port, caps, addr, st);
-	if (ret) {
-		kfree(s->pair);
+	s->pair = ibpost_session_pair_new(dev->ibdev, port, caps, addr, st);
+	if (IS_ERR(s->pair)) {
+		ret = PTR_ERR(s->pair);
 		s->pair = NULL;
 		return ret;
 	}
@@ -95,6 +115,11 @@ static void ibpost_session_disconnect(struct ibpost_session *s)
 
 	/* Queue 0's PD is every queue's: the others go first. */
 	for (i = s->nr_queues - 1; i > 0; i--) {
+		if (!s->queues[i].pair) {
+			ibpost_ep_drain(s->queues[i].ep);
+			ibpost_speer_queue_free(&s->queues[i]);
+			continue;
+		}
 		ibpost_pair_drain(s->queues[i].pair);
 		ibpost_pair_destroy(s->queues[i].pair);
 		kfree(s->queues[i].pair);
@@ -258,9 +283,27 @@ void ibpost_session_leave(struct ibpost_session *s)
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 
+/* A loopback queue: a pair like queue 0's. */
+static int ibpost_session_pair_queue(struct ibpost_session *s,
+				     struct ibpost_squeue *q,
+				     const struct ibpost_conn_caps *caps,
+				     struct ibpost_status *st)
+{
+	struct ibpost_pair *p;
+
+	p = ibpost_session_pair_new(s->dev->ibdev, s->attr.port, caps, NULL,
+				    st);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	q->pair = p;
+	q->ep = &p->ini;
+	return 0;
+}
+
 /*
- * Queues 1 to @n - 1 of a loopback session: pairs like queue 0's, in its
- * PD, each initiator's CQ on completion vector i modulo the device's.
+ * Queues 1 to @n - 1: pairs like queue 0's (loopback) or connections that
+ * join its session on the server (a peer), in its PD, each initiator's CQ
+ * on completion vector i modulo the device's.
  */
 static int ibpost_session_queues(struct ibpost_session *s, u32 n,
 				 const struct ibpost_conn_caps *caps,
@@ -279,19 +322,14 @@ static int ibpost_session_queues(struct ibpost_session *s, u32 n,
 	qc.pd_share = s->ep;
 	for (i = 1; i < n; i++) {
 		qc.cq_vector = 1 + i % vecs;
-		q[i].pair = kzalloc(sizeof(*q[i].pair), GFP_KERNEL);
-		if (!q[i].pair)
-			return -ENOMEM;
-		ret = ibpost_pair_create(q[i].pair, s->dev->ibdev,
-					 s->attr.port, &qc, NULL, st);
-		if (ret) {
-			kfree(q[i].pair);
-			q[i].pair = NULL;
-			return ret;
-		}
 		q[i].s = s;
 		q[i].idx = i;
-		q[i].ep = &q[i].pair->ini;
+		if (s->peer)
+			ret = ibpost_speer_queue(s, &q[i], &qc, st);
+		else
+			ret = ibpost_session_pair_queue(s, &q[i], &qc, st);
+		if (ret)
+			return ret;
 		q[i].sq_free = q[0].sq_free;
 		/* Counted: the session's death drains and frees it. */
 		s->nr_queues = i + 1;
@@ -322,9 +360,6 @@ static int ibpost_session_check(const struct ibpost_session_attr *attr,
 	*reason = IBPOST_R_QUEUE;
 	if (attr->nr_queues > IBPOST_SESSION_QUEUES_MAX)
 		return -EINVAL;
-	*reason = IBPOST_R_PEER_FLAG;
-	if (attr->peer && attr->nr_queues > 1)
-		return -EOPNOTSUPP;
 	*reason = IBPOST_R_BUF_SIZE;
 	if (!PAGE_ALIGNED(attr->region_bytes))
 		return -EINVAL;
@@ -353,7 +388,7 @@ static int ibpost_session_extend(struct ibpost_session *s,
 	struct ibpost_status st = {};
 	int ret;
 
-	if (attr->nr_queues > 1) {
+	if (attr->nr_queues > 1 && !s->peer) {
 		ret = ibpost_session_queues(s, attr->nr_queues, caps, &st);
 		if (ret) {
 			*reason = st.reason ? st.reason : IBPOST_R_NOMEM;
@@ -371,9 +406,17 @@ static int ibpost_session_extend(struct ibpost_session *s,
 		*reason = IBPOST_R_NOMEM;
 		return ret;
 	}
-	/* A peer's region: the server's answer gives it. */
+	/*
+	 * A peer's region: the server's answer gives it, and the session's
+	 * number and token the other queues join it with.
+	 */
 	if (s->peer)
 		ret = ibpost_speer_start(s, reason);
+	if (!ret && s->peer && attr->nr_queues > 1) {
+		ret = ibpost_session_queues(s, attr->nr_queues, caps, &st);
+		if (ret)
+			*reason = st.reason ? st.reason : IBPOST_R_NOMEM;
+	}
 	if (!ret)
 		ibpost_session_limits_init(s);
 	return ret;
@@ -393,8 +436,7 @@ static int ibpost_session_extend(struct ibpost_session *s,
  * IBPOST_R_DEPTH; a port the device lacks: IBPOST_R_PORT; queues:
  * IBPOST_R_QUEUE; a region size: IBPOST_R_BUF_SIZE; lat_samples:
  * IBPOST_R_COUNT; with a peer, not exactly one of region_bytes and
- * remote_bytes: IBPOST_R_BUF_SIZE), -EOPNOTSUPP for queues with a peer
- * (IBPOST_R_PEER_FLAG), -ENODEV for an unknown or departing device
+ * remote_bytes: IBPOST_R_BUF_SIZE), -ENODEV for an unknown or departing device
  * (IBPOST_R_NO_DEVICE; also when it goes while opening), -EINTR when a
  * signal ended the rdma_cm connect, -ENOMEM (IBPOST_R_NOMEM), the server's
  * refusal with its reason (IBPOST_R_SRV_MEM: past its memory budget), or
@@ -460,6 +502,8 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	}
 	s = ibpost_session_create(dev, port, &caps, attr->peer, &st);
 	if (IS_ERR(s)) {
+		if (peer)
+			ibpost_speer_rejected(peer, &st);
 		ibpost_speer_free(peer);
 		s = ibpost_session_refuse(attr, st.reason ? st.reason :
 					  IBPOST_R_CONNECT, PTR_ERR(s));

@@ -28,7 +28,9 @@ enum ibpost_sess_state {
  * struct ibpost_squeue - one queue of a session.
  * @s: the session.
  * @idx: its index.
- * @ep: its initiator endpoint (queue 0: the session's @ep).
+ * @ep: its initiator endpoint (queue 0: the session's @ep; another queue
+ *	of a session with a peer: a connection that joined the session on
+ *	the server, speer.c).
  * @pair: its loopback pair (queue 0: the session's @pair), or NULL.
  * @sq_free: send-queue slots not reserved by a request (session lock).
  */
@@ -91,7 +93,7 @@ struct ibpost_lat_ring {
  * @region: the session's region (local, or on its peer), or NULL.
  * @lat: latencies for exact percentiles (@lock).
  * @limits: I/O limits, computed at open (ibpost_session_get_limits()).
- * @pep: a session with a peer: its one endpoint (@ep points here).
+ * @pep: a session with a peer: queue 0's endpoint (@ep points here).
  * @max_sge: SGEs per send WR (granted; rdma_rw splits at the QP's
  *	max_write_sge / max_read_sge).
  * @max_msg: bytes per WR (the port's max_msg_sz).
@@ -208,7 +210,13 @@ struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 				      struct ibpost_conn_caps *caps);
 int ibpost_speer_start(struct ibpost_session *s, u32 *reason);
 void ibpost_speer_fin(struct ibpost_session *s);
+int ibpost_speer_queue(struct ibpost_session *s, struct ibpost_squeue *q,
+		       const struct ibpost_conn_caps *caps,
+		       struct ibpost_status *st);
+void ibpost_speer_queue_free(struct ibpost_squeue *q);
 void ibpost_speer_release(struct ibpost_session *s);
+void ibpost_speer_rejected(const struct ibpost_speer *p,
+			   struct ibpost_status *st);
 void ibpost_speer_free(struct ibpost_speer *p);
 
 #endif /* _IBPOST_SESSION_H */

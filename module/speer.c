@@ -29,21 +29,40 @@
 /**
  * struct ibpost_speer - the peer side of a session.
  * @cp: connect parameters.
+ * @addr: the server's address (the other queues connect to it too).
  * @hello: private data of the connect request.
  * @ctl: control channel on the session's QP.
  * @bytes: the region asked for.
  * @remote: &ibpost_session_attr.remote_bytes: the region's one chunk.
  * @timeout_ms: bound on the server's answers.
  * @started: the server accepted the job (a fin is owed).
+ * @session: the server's number of the session (other queues join it).
+ * @token: the session's join token, from the server's ready.
  */
 struct ibpost_speer {
 	struct ibpost_conn_peer cp;
+	struct sockaddr_storage addr;
 	struct ibpost_wire_hello hello;
 	struct ibpost_ctl ctl;
 	u64 bytes;
 	struct ibpost_rdesc remote;
 	u32 timeout_ms;
 	bool started;
+	u32 session;
+	u8 token[IBPOST_WIRE_TOKEN_LEN];
+};
+
+/**
+ * struct ibpost_speer_q - another queue of a session with a peer: a
+ *	connection that joins the session on the server.
+ * @ep: its endpoint (&ibpost_squeue.ep), in queue 0's PD.
+ * @cp: connect parameters.
+ * @join: private data of its connect request.
+ */
+struct ibpost_speer_q {
+	struct ibpost_ep ep;
+	struct ibpost_conn_peer cp;
+	struct ibpost_wire_join join;
 };
 
 static u16 ibpost_speer_port(const struct sockaddr_storage *ss)
@@ -79,6 +98,7 @@ struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 				ibpost_speer_port(attr->peer),
 				attr->cm_timeout_ms, caps);
 	p->hello.flags = cpu_to_be16(IBPOST_WIRE_HELLO_REGION);
+	p->addr = *attr->peer;
 	p->timeout_ms = p->cp.timeout_ms;
 	p->bytes = attr->region_bytes ?: PAGE_ALIGN((u64)attr->remote_bytes);
 	p->remote.length = attr->remote_bytes;
@@ -175,6 +195,8 @@ static int ibpost_speer_ready(struct ibpost_session *s,
 	}
 	p->remote.addr = be64_to_cpu(m->slot[0].addr);
 	p->remote.rkey = be32_to_cpu(m->slot[0].rkey);
+	p->session = be32_to_cpu(m->session);
+	memcpy(p->token, m->token, sizeof(p->token));
 	ret = ibpost_region_remote(s, p->bytes, chunk, n, m->slot);
 	if (ret)
 		*reason = IBPOST_R_NOMEM;
@@ -250,6 +272,71 @@ void ibpost_speer_fin(struct ibpost_session *s)
 }
 
 /**
+ * ibpost_speer_queue() - connect another queue of a session with a peer.
+ * @s: the session, started (ibpost_speer_start()).
+ * @q: the queue to fill: its endpoint joins the session on the server.
+ * @caps: the session's queue sizes, with the queue's completion vector
+ *	and queue 0's endpoint as @caps->pd_share.
+ * @st: failure reason (the server's, when it refused the join).
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or a negative errno with nothing left allocated.
+ */
+int ibpost_speer_queue(struct ibpost_session *s, struct ibpost_squeue *q,
+		       const struct ibpost_conn_caps *caps,
+		       struct ibpost_status *st)
+{
+	struct ibpost_speer *p = s->peer;
+	struct ibpost_conn_caps qc = *caps;
+	struct ibpost_speer_q *pq;
+	int ret;
+
+	pq = kzalloc(sizeof(*pq), GFP_KERNEL);
+	if (!pq)
+		return -ENOMEM;
+	pq->cp = p->cp;
+	pq->cp.rej_len = 0;
+	pq->join.hello = p->hello;
+	pq->join.hello.flags = cpu_to_be16(IBPOST_WIRE_HELLO_JOIN);
+	pq->join.hello.recv_sge = 0;
+	pq->join.session = cpu_to_be32(p->session);
+	memcpy(pq->join.token, p->token, sizeof(pq->join.token));
+	pq->cp.priv = &pq->join;
+	pq->cp.priv_len = sizeof(pq->join);
+	qc.peer = &pq->cp;
+	ret = ibpost_peer_ep_create(&pq->ep, s->dev->ibdev, s->attr.port, &qc,
+				    &p->addr, st);
+	if (ret) {
+		/* The server's reason (JOIN_MAX, PEER_BUSY ...), logged. */
+		if (ibpost_wire_reject_get(&pq->cp, st))
+			pr_info("ibpost: session %u: the server refused queue %u: %s (value %llu, limit %llu)\n",
+				s->id, q->idx, ibpost_reason_str(st->reason),
+				st->value, st->limit);
+		kfree(pq);
+		return ret;
+	}
+	q->ep = &pq->ep;
+	return 0;
+}
+
+/**
+ * ibpost_speer_queue_free() - disconnect and free a queue of
+ *	ibpost_speer_queue().
+ * @q: the queue, drained; its endpoint is gone afterwards.
+ */
+void ibpost_speer_queue_free(struct ibpost_squeue *q)
+{
+	struct ibpost_speer_q *pq;
+
+	if (!q->ep)
+		return;
+	pq = container_of(q->ep, struct ibpost_speer_q, ep);
+	ibpost_peer_ep_destroy(&pq->ep);
+	kfree(pq);
+	q->ep = NULL;
+}
+
+/**
  * ibpost_speer_release() - free the control channel (QP flushed).
  * @s: the session.
  */
@@ -257,6 +344,18 @@ void ibpost_speer_release(struct ibpost_session *s)
 {
 	if (s->peer)
 		ibpost_ctl_free(&s->peer->ctl);
+}
+
+/**
+ * ibpost_speer_rejected() - the server's reason for refusing queue 0's
+ *	connection, if it gave one.
+ * @p: the peer state of a session whose connect failed.
+ * @st: the connect's status, replaced by the server's reason.
+ */
+void ibpost_speer_rejected(const struct ibpost_speer *p,
+			   struct ibpost_status *st)
+{
+	ibpost_wire_reject_get(&p->cp, st);
 }
 
 /**

@@ -139,8 +139,9 @@ static int ibpost_wc_errno(struct ibpost_session *s, const struct ib_wc *wc)
 	return -EIO;
 }
 
-static void ibpost_count_wc(struct ibpost_session *s, const struct ib_wc *wc)
+static void ibpost_count_wc(struct ibpost_req *req, const struct ib_wc *wc)
 {
+	struct ibpost_session *s = req->sess;
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->lock, flags);
@@ -149,9 +150,10 @@ static void ibpost_count_wc(struct ibpost_session *s, const struct ib_wc *wc)
 	spin_unlock_irqrestore(&s->lock, flags);
 	/*
 	 * A flush follows the error that put the QP in error, which said so,
-	 * or the peer's disconnect did (cm.c: the session is lost).
+	 * or the peer's disconnect did (cm.c: the session is lost), on this
+	 * request's queue: any lost queue fails the session.
 	 */
-	if (wc->status != IB_WC_WR_FLUSH_ERR || READ_ONCE(s->ep->lost))
+	if (wc->status != IB_WC_WR_FLUSH_ERR || READ_ONCE(req->q->ep->lost))
 		ibpost_session_error(s);
 }
 
@@ -164,7 +166,7 @@ static void ibpost_req_done(struct ib_cq *cq, struct ib_wc *wc)
 	int err = ibpost_wc_errno(s, wc);
 
 	if (err)
-		ibpost_count_wc(s, wc);
+		ibpost_count_wc(req, wc);
 	if (err && !req->status)
 		req->status = err;
 	ibpost_req_complete(s, req, req->status);
@@ -180,7 +182,7 @@ static void ibpost_req_mid_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (!err)
 		return;
-	ibpost_count_wc(s, wc);
+	ibpost_count_wc(req, wc);
 	if (!req->status)
 		req->status = err;
 }

@@ -14,6 +14,9 @@
  *   zero-byte SEND_WITH_IMM: fin (WRs)    ->
  *                                         <-  SEND: result
  *   DISCONNECT
+ *
+ * Another queue of a session: CONNECT REQUEST, private data: join (the
+ * session and its token from the ready) -> accept or reject; no messages.
  */
 #ifndef _IBPOST_WIRE_H
 #define _IBPOST_WIRE_H
@@ -21,7 +24,7 @@
 #include <linux/types.h>
 
 #define IBPOST_WIRE_MAGIC	0x49425057	/* "IBPW" */
-#define IBPOST_WIRE_VERSION	2
+#define IBPOST_WIRE_VERSION	3
 
 /* Message types (struct ibpost_wire_hdr.type). */
 #define IBPOST_WIRE_JOB		1
@@ -47,7 +50,16 @@
  * server sizes its control slots for IBPOST_WIRE_MAX_CHUNKS chunks.
  */
 #define IBPOST_WIRE_HELLO_REGION	(1U << 0)
-#define IBPOST_WIRE_HELLO_FLAGS		IBPOST_WIRE_HELLO_REGION
+/*
+ * The connection joins a session (struct ibpost_wire_join): one more queue
+ * in its trust domain, no job of its own.  Not with IBPOST_WIRE_HELLO_REGION.
+ */
+#define IBPOST_WIRE_HELLO_JOIN		(1U << 1)
+#define IBPOST_WIRE_HELLO_FLAGS		(IBPOST_WIRE_HELLO_REGION | \
+					 IBPOST_WIRE_HELLO_JOIN)
+
+/* Bytes of a session's join token (struct ibpost_wire_ready.token). */
+#define IBPOST_WIRE_TOKEN_LEN		16
 
 /**
  * struct ibpost_wire_hello - private data of the connect request.
@@ -64,6 +76,25 @@ struct ibpost_wire_hello {
 	__be16 flags;
 	__be32 depth;
 	__be32 recv_sge;
+};
+
+/**
+ * struct ibpost_wire_join - private data of a connect request that joins a
+ *	session (hello flag IBPOST_WIRE_HELLO_JOIN).
+ * @hello: the hello: @hello.flags IBPOST_WIRE_HELLO_JOIN, @hello.depth the
+ *	queue's depth (1 to IBPOST_WIRE_MAX_DEPTH), @hello.recv_sge 0.
+ * @session: the session's number (struct ibpost_wire_ready.session).
+ * @pad: zero.
+ * @token: the session's token (struct ibpost_wire_ready.token).
+ *
+ * 40 bytes, within the 56 of an IB CM REQ's private data; every byte past
+ * them must be zero (RoCE pads the private data to 56 bytes).
+ */
+struct ibpost_wire_join {
+	struct ibpost_wire_hello hello;
+	__be32 session;
+	__be32 pad;
+	u8 token[IBPOST_WIRE_TOKEN_LEN];
 };
 
 /**
@@ -197,6 +228,11 @@ struct ibpost_wire_status {
  *	(i + 1) * @chunk).
  * @chunk: a session: bytes of each chunk (a power-of-two multiple of the
  *	page size, every slot's length); 0 otherwise.
+ * @session: a session: its number on the server, which other queues name
+ *	to join it (struct ibpost_wire_join); 0 otherwise.
+ * @pad: zero.
+ * @token: a session: random bytes (the kernel's RNG, new for each
+ *	session) a joining queue must give; zero otherwise.
  * @slot: the slots.
  */
 struct ibpost_wire_ready {
@@ -204,6 +240,9 @@ struct ibpost_wire_ready {
 	struct ibpost_wire_status st;
 	__be32 nslots;
 	__be32 chunk;
+	__be32 session;
+	__be32 pad;
+	u8 token[IBPOST_WIRE_TOKEN_LEN];
 	struct ibpost_wire_slot slot[];
 };
 

@@ -25,29 +25,60 @@ static int ibpost_wirechk_fail(struct ibpost_status *st, int err, u32 reason,
 	return err;
 }
 
+/* The join's own fields: a non-zero pad, a token cut short or zero. */
+static int ibpost_wire_join_fields(const struct ibpost_wire_join *j, u32 len,
+				   struct ibpost_status *st)
+{
+	if (be16_to_cpu(j->hello.flags) & IBPOST_WIRE_HELLO_REGION)
+		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_FLAGS,
+					   be16_to_cpu(j->hello.flags),
+					   IBPOST_WIRE_HELLO_JOIN);
+	if (len < sizeof(*j))
+		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_PROTO, len,
+					   sizeof(*j));
+	if (j->pad)
+		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
+					   offsetof(struct ibpost_wire_join, pad),
+					   sizeof(*j));
+	/* No server gives a zero token: a join whose token was lost. */
+	if (ibpost_mem_is_zero(j->token, sizeof(j->token)))
+		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
+					   offsetof(struct ibpost_wire_join,
+						    token), sizeof(*j));
+	return 0;
+}
+
 /**
  * ibpost_wire_hello_check() - check the private data of a connect request.
  * @priv: what arrived (may be NULL).
  * @len: its bytes.  RoCE and IB pad the private data to 56 bytes, so
- *	every byte past the hello must be zero: a longer or garbled hello
- *	is refused, not cut.  (A hello cut short is seen as one whose last
- *	fields are zero there; the job's own checks bound them.)
+ *	every byte past the hello (or the join) must be zero: a longer or
+ *	garbled hello is refused, not cut.  (A hello cut short is seen as one
+ *	whose last fields are zero there; the job's own checks bound them.)
  * @max_rsge: most SGEs per receive the device gives a QP.
- * @h: out: the hello.
+ * @j: out: the hello (@j->hello) and, with IBPOST_WIRE_HELLO_JOIN, the
+ *	session and token to join; zero past the hello otherwise.
  * @st: the refusal: IBPOST_R_PEER_PROTO (length, magic, a non-zero byte
- *	past the hello: @value its offset, @limit the hello's size),
- *	IBPOST_R_PEER_VERSION, IBPOST_R_FLAGS (a flag other than
- *	IBPOST_WIRE_HELLO_FLAGS), IBPOST_R_DEPTH or IBPOST_R_NUM_SGE.
+ *	past the hello or the join: @value its offset, @limit the size; a
+ *	join shorter than struct ibpost_wire_join: @value the length; a join
+ *	whose @pad is not zero or whose token is zero: @value the field's
+ *	offset), IBPOST_R_PEER_VERSION, IBPOST_R_FLAGS (a flag other than
+ *	IBPOST_WIRE_HELLO_FLAGS, or a join that asks for a region),
+ *	IBPOST_R_DEPTH or IBPOST_R_NUM_SGE (a join's must be 0).
  *
  * Return: 0, -EPROTO or -EINVAL.
  */
 int ibpost_wire_hello_check(const void *priv, u32 len, u32 max_rsge,
-			    struct ibpost_wire_hello *h,
+			    struct ibpost_wire_join *j,
 			    struct ibpost_status *st)
 {
+	struct ibpost_wire_hello *h = &j->hello;
 	const u8 *p = priv;
-	u32 i;
+	u32 i, size = sizeof(*h);
+	bool join;
+	int ret;
 
+	memset(j, 0, sizeof(*j));
 	if (!priv || len < sizeof(*h))
 		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
 					   priv ? len : 0, sizeof(*h));
@@ -64,18 +95,27 @@ int ibpost_wire_hello_check(const void *priv, u32 len, u32 max_rsge,
 		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_FLAGS,
 					   be16_to_cpu(h->flags),
 					   IBPOST_WIRE_HELLO_FLAGS);
-	for (i = sizeof(*h); i < len; i++)
+	join = be16_to_cpu(h->flags) & IBPOST_WIRE_HELLO_JOIN;
+	if (join) {
+		memcpy(j, priv, min_t(u32, len, sizeof(*j)));
+		ret = ibpost_wire_join_fields(j, len, st);
+		if (ret)
+			return ret;
+		size = sizeof(*j);
+	}
+	for (i = size; i < len; i++)
 		if (p[i])
 			return ibpost_wirechk_fail(st, -EPROTO,
 						   IBPOST_R_PEER_PROTO, i,
-						   sizeof(*h));
+						   size);
 	if (!h->depth || be32_to_cpu(h->depth) > IBPOST_WIRE_MAX_DEPTH)
 		return ibpost_wirechk_fail(st, -EINVAL, IBPOST_R_DEPTH,
 					   be32_to_cpu(h->depth),
 					   IBPOST_WIRE_MAX_DEPTH);
-	if (be32_to_cpu(h->recv_sge) > max_rsge) {
+	if (be32_to_cpu(h->recv_sge) > (join ? 0 : max_rsge)) {
 		ibpost_wirechk_fail(st, -EINVAL, IBPOST_R_NUM_SGE,
-				    be32_to_cpu(h->recv_sge), max_rsge);
+				    be32_to_cpu(h->recv_sge),
+				    join ? 0 : max_rsge);
 		st->wr = IBPOST_STATUS_RECV_WR;
 		return -EINVAL;
 	}

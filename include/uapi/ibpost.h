@@ -107,6 +107,16 @@
  *	queue the session does not have.
  * @IBPOST_R_REGION_CROSS: the request crosses a boundary of the session's
  *	region's MRs (or leaves the region, or the session has none).
+ * @IBPOST_R_JOIN_UNKNOWN: a connection asked to join a session the server
+ *	does not have (or a connection that is not a session): @value is the
+ *	session it named.
+ * @IBPOST_R_JOIN_TOKEN: a connection asked to join a session with a token
+ *	that is not the session's: @value is the session.
+ * @IBPOST_R_JOIN_ENDED: a connection asked to join a session that has
+ *	ended (or is ending): @value is the session.
+ * @IBPOST_R_JOIN_MAX: the session has as many connections as the server
+ *	allows one session (its per-address limit): @value connections,
+ *	@limit the limit.
  * @IBPOST_R_MAX: number of codes (not a code).
  */
 enum ibpost_reason {
@@ -164,6 +174,10 @@ enum ibpost_reason {
 	IBPOST_R_SRV_PER_ADDR,
 	IBPOST_R_QUEUE,
 	IBPOST_R_REGION_CROSS,
+	IBPOST_R_JOIN_UNKNOWN,
+	IBPOST_R_JOIN_TOKEN,
+	IBPOST_R_JOIN_ENDED,
+	IBPOST_R_JOIN_MAX,
 	IBPOST_R_MAX
 };
 
@@ -223,6 +237,10 @@ enum ibpost_reason {
 	[IBPOST_R_SRV_PER_ADDR] = "the server is at its connection limit for this address", \
 	[IBPOST_R_QUEUE] = "no such queue, or a queue count of 0 or above the limit", \
 	[IBPOST_R_REGION_CROSS] = "request crosses an MR boundary of the session's region, or leaves it", \
+	[IBPOST_R_JOIN_UNKNOWN] = "the server has no such session to join", \
+	[IBPOST_R_JOIN_TOKEN] = "wrong token to join the session", \
+	[IBPOST_R_JOIN_ENDED] = "the session to join has ended", \
+	[IBPOST_R_JOIN_MAX] = "the session is at the server's connection limit for one session", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
@@ -608,6 +626,12 @@ struct ibpost_run {
 #define IBPOST_SRV_LOST		6
 /** The listener's device went away: serving stopped (@err). */
 #define IBPOST_SRV_STOPPED	7
+/*
+ * A client's connection joined a session (another queue of it): @value is
+ * the session (the number of its first connection), @limit the session's
+ * connections now.
+ */
+#define IBPOST_SRV_JOIN		8
 
 /**
  * struct ibpost_serve_event - one thing that happened on a server.
@@ -615,8 +639,8 @@ struct ibpost_run {
  * @conn: the server's number for the connection (from 1), 0 for none.
  * @err: negative errno of a refusal or a loss, else 0.
  * @reason: enum ibpost_reason of a refusal or a loss.
- * @value: the offending value (REFUSED).
- * @limit: the limit it broke (REFUSED).
+ * @value: the offending value (REFUSED); the session joined (JOIN).
+ * @limit: the limit it broke (REFUSED); the session's connections (JOIN).
  * @peer: the client's address (network byte order, IPv4 in 4 bytes).
  * @peer_family: AF_INET or AF_INET6, 0 when unknown.
  * @port: the client's port, or the listening port (LISTEN).

@@ -28,6 +28,11 @@
 #define IBPOST_BLK_MAX_SEGS	256
 /* Send-queue slots per request the session is sized for. */
 #define IBPOST_BLK_WRS_PER_REQ	8
+/*
+ * Default queues with connect=: `ibpost serve`'s default --max-per-addr,
+ * the connections it allows one session (each queue is one).
+ */
+#define IBPOST_BLK_PEER_QUEUES	8
 /* Length of the reason of the last control write. */
 #define IBPOST_BLK_RESULT_LEN	160
 
@@ -37,7 +42,8 @@
  * @port: its port (port=, 0 for the first).
  * @size: bytes of the device (size=, a multiple of 4 KiB).
  * @queues: hardware queues asked for (queues=, capped by the device's
- *	completion vectors and the CPUs).
+ *	completion vectors and the CPUs; default one per CPU, with connect=
+ *	at most IBPOST_BLK_PEER_QUEUES).
  * @depth: requests per hardware queue (depth=).
  * @server: connect=: the address of ``ibpost serve`` whose memory is the
  *	backing store, as given; empty: a local region (loopback).

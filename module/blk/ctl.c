@@ -51,7 +51,7 @@ static const match_table_t ibpost_blk_opts = {
 };
 
 #define IBPOST_BLK_USAGE \
-	"dev=RDMA_DEVICE size=BYTES[K|M|G] [queues=N (default: one per CPU)] [depth=1..1024 (64)] [port=P] [connect=SERVER_ADDR [server_port=P (18520)]]\n"
+	"dev=RDMA_DEVICE size=BYTES[K|M|G] [queues=N (default: one per CPU; with connect=, at most 8)] [depth=1..1024 (64)] [port=P] [connect=SERVER_ADDR [server_port=P (18520)]]\n"
 
 /* The outcome of a control write, kept for last_result and logged. */
 static __printf(2, 3) void ibpost_blk_set_result(int err, const char *fmt, ...)
@@ -148,6 +148,7 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 			    size_t len)
 {
 	substring_t args[MAX_OPT_ARGS];
+	bool queues_given = false;
 	char *p;
 	int token, ret;
 
@@ -166,7 +167,11 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 		ret = ibpost_blk_opt(m, token, args, p, why, len);
 		if (ret)
 			return ret;
+		queues_given |= token == IBPOST_BLK_OPT_QUEUES;
 	}
+	/* Within what a default server allows one session, unless asked. */
+	if (m->server[0] && !queues_given)
+		m->queues = min_t(u32, m->queues, IBPOST_BLK_PEER_QUEUES);
 	if (!m->rdma[0]) {
 		snprintf(why, len, "dev= (the RDMA device) is required");
 		return -EINVAL;

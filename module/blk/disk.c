@@ -64,17 +64,15 @@ static __printf(4, 5) int ibpost_blk_refuse(char *why, size_t len, int err, cons
 
 /*
  * Hardware queues: those asked for, at most one per CPU and one per
- * completion vector of the device (each queue's CQ is on its own vector).
+ * completion vector of the device (each queue's CQ is on its own vector);
+ * loopback or on a server's memory alike.
  */
 static u32 ibpost_blk_nr_queues(const struct ibpost_blk_map *m,
 				struct ib_device *ibdev)
 {
 	u32 n = min_t(u32, m->queues, nr_cpu_ids);
 
-	/* A session with a peer has one queue (one connection) for now. */
-	if (m->server[0])
-		return 1;
-
+	/* With a server: as many connections, each joining the session. */
 	return max(min_t(u32, n, ibdev->num_comp_vectors), 1U);
 }
 

@@ -35,13 +35,20 @@ void help_blk(FILE *f)
 		"  -d, --dev NAME     RDMA device (map)\n"
 		"  -s, --size BYTES   device size, a multiple of 4 KiB (map)\n"
 		"  -q, --queues N     hardware queues, capped by the device's\n"
-		"                     completion vectors and the CPUs (default: CPUs)\n"
+		"                     completion vectors and the CPUs (default: CPUs;\n"
+		"                     with --connect at most 8)\n"
 		"  -D, --depth D      requests per queue, 1..1024 (default 64)\n"
 		"  -p, --port P       port of the RDMA device (default: its first)\n"
-		"  -c, --connect HOST[:PORT]  the server: an IPv4 or IPv6 address or a\n"
-		"                     host name ([V6]:PORT with a port; default port\n"
-		"                     18520);\n"
-		"                     one queue, the region in the server's budget\n"
+		"  -c, --connect HOST[:PORT]  the server: an IPv4 or IPv6 address or a
+"
+		"                     host name ([V6]:PORT with a port; default port
+"
+		"                     18520); the region in the server's budget, one
+"
+		"                     connection per queue (the server allows a
+"
+		"                     session its --max-per-addr connections)
+"
 		"  -j, --json         list: JSON\n"
 		"  -h, --help         this text\n", prog, prog, prog, prog);
 }

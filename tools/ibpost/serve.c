@@ -282,6 +282,7 @@ static const char *kind_str(unsigned int kind)
 		[IBPOST_SRV_DONE] = "done",
 		[IBPOST_SRV_LOST] = "lost",
 		[IBPOST_SRV_STOPPED] = "stopped",
+		[IBPOST_SRV_JOIN] = "join",
 	};
 
 	if (kind < ARRAY_SIZE(kinds) && kinds[kind])
@@ -348,6 +349,12 @@ static void text_event(const struct serve_opts *o,
 		break;
 	case IBPOST_SRV_STOPPED:
 		printf("serve: stopped: %s\n", strerror(abs(e->err)));
+		break;
+	case IBPOST_SRV_JOIN:
+		printf("conn %u: joined session %llu (%llu connections) from %s port %u\n",
+		       e->conn, (unsigned long long)e->value,
+		       (unsigned long long)e->limit,
+		       peer_str(addr, sizeof(addr), e), e->port);
 		break;
 	default:
 		printf("serve: event of kind %u (unknown to this tool)\n",

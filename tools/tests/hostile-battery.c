@@ -31,6 +31,12 @@
  *   conns      --conns connections at once (at most --max-per-addr get
  *              through, the rest rejected with a reason), then a churn of
  *              connections opened and closed at once.
+ *   join       other queues joining a victim's session: a wrong token, an
+ *              unknown session, a job that is not a session, a session at
+ *              its connection cap (--max-per-addr connections), a session
+ *              whose fin came: each rejected with its own reason; the
+ *              joins with the right token reach the victim's region, and
+ *              the victim's data and job are untouched.
  *
  * Then a correct job must succeed (a slot written, read back, its fin
  * answered without error).  A line per round, a summary per category.
@@ -57,6 +63,7 @@ enum want {
 	W_DROP,		/* the server disconnects */
 	W_ANSWER,	/* any answer: a result or a refusal */
 	W_RESULT,	/* a result without error */
+	W_ACCEPT,	/* the connection is accepted */
 };
 
 /* What it got. */
@@ -73,11 +80,11 @@ static const char *const got_name[G_MAX] = {
 };
 
 enum cat { C_HELLO, C_JOB, C_LIMIT, C_ORDER, C_BOUNDS, C_RKEYS, C_NOFIN,
-	   C_FLOOD, C_CONNS, C_MAX };
+	   C_FLOOD, C_CONNS, C_JOIN, C_MAX };
 
 static const char *const cat_name[C_MAX] = {
 	"hello", "job", "at-limit", "order", "bounds", "rkeys", "never-fin",
-	"flood", "conns",
+	"flood", "conns", "join",
 };
 
 static struct {
@@ -95,6 +102,10 @@ struct answer {
 	struct ibpost_wire_slot slot;	/* the first slot */
 	struct ibpost_wire_slot slot1;	/* the second, if any */
 	uint32_t verify_errors;
+	uint32_t conn;		/* a ready's: the server's connection number */
+	uint32_t session;	/* a session's ready: its number and token */
+	uint8_t token[IBPOST_WIRE_TOKEN_LEN];
+	uint32_t expect;	/* W_REFUSE: this reason only (0: any) */
 };
 
 /* A valid job may still be more than the server's budget or device. */
@@ -117,7 +128,8 @@ static void verdict(enum cat cat, const char *round, enum want want,
 
 	switch (want) {
 	case W_REFUSE:
-		ok = a->got == G_REFUSED && a->err && a->reason;
+		ok = a->got == G_REFUSED && a->err && a->reason &&
+		     (!a->expect || a->reason == a->expect);
 		break;
 	case W_FAIL:
 		ok = a->got == G_OP_FAILED;
@@ -134,6 +146,9 @@ static void verdict(enum cat cat, const char *round, enum want want,
 		break;
 	case W_RESULT:
 		ok = a->got == G_RESULT;
+		break;
+	case W_ACCEPT:
+		ok = a->got == G_ACCEPTED;
 		break;
 	default:
 		ok = a->got == G_RESULT || a->got == G_REFUSED;
@@ -232,6 +247,11 @@ static void await_answer(struct hconn *c, uint64_t ms, struct answer *a)
 		a->got = G_ACCEPTED;
 		a->nslots = be32toh(r->nslots);
 		a->chunk = be32toh(r->chunk);
+		a->conn = be32toh(r->hdr.conn);
+		if (c->last.byte_len >= sizeof(*r)) {
+			a->session = be32toh(r->session);
+			memcpy(a->token, r->token, sizeof(a->token));
+		}
 		if (a->nslots &&
 		    c->last.byte_len >= sizeof(*r) + sizeof(r->slot[0]))
 			a->slot = r->slot[0];
@@ -346,13 +366,17 @@ static void cat_hello(const struct hopts *o)
 	hello_round(o, "magic 0x12345678", &h, sizeof(h));
 	hello_init(&h, 1, 0);
 	h.version = htobe16(IBPOST_WIRE_VERSION + 1);
-	hello_round(o, "version 3", &h, sizeof(h));
+	hello_round(o, "version 4 (next)", &h, sizeof(h));
 	hello_init(&h, 1, 0);
 	h.version = htobe16(1);
 	hello_round(o, "version 1 (before regions)", &h, sizeof(h));
 	hello_init(&h, 1, 0);
-	h.flags = htobe16(2);
-	hello_round(o, "flags 2 (only 1 is known)", &h, sizeof(h));
+	h.flags = htobe16(4);
+	hello_round(o, "flags 4 (only 1 and 2 are known)", &h, sizeof(h));
+	hello_init(&h, 1, 0);
+	h.flags = htobe16(IBPOST_WIRE_HELLO_JOIN);
+	hello_round(o, "a join of 16 bytes (no session, no token)", &h,
+		    sizeof(h));
 	hello_init(&h, 0, 0);
 	hello_round(o, "depth 0", &h, sizeof(h));
 	hello_init(&h, IBPOST_WIRE_MAX_DEPTH + 1, 0);
@@ -412,7 +436,7 @@ struct jcase {
 
 static const struct jcase job_cases[] = {
 	JF("magic 0x12345678", 0, J_MAGIC, 4, 0x12345678),
-	JF("version 3", 0, J_VERSION, 2, IBPOST_WIRE_VERSION + 1),
+	JF("version 4 (next)", 0, J_VERSION, 2, IBPOST_WIRE_VERSION + 1),
 	JF("version 1 (before regions)", 0, J_VERSION, 2, 1),
 	JF("version 0", 0, J_VERSION, 2, 0),
 	JF("type ready", 0, J_TYPE, 2, IBPOST_WIRE_READY),
@@ -1099,6 +1123,153 @@ static void cat_conns(const struct hopts *o)
 	verdict(C_CONNS, name, W_ANSWER, &a);
 }
 
+/* --- join ---------------------------------------------------------------- */
+
+/* A join of @session with @token, as a queue of a session would send it. */
+static void join_init(struct ibpost_wire_join *j, uint32_t session,
+		      const uint8_t *token)
+{
+	memset(j, 0, sizeof(*j));
+	hello_init(&j->hello, 1, 0);
+	j->hello.flags = htobe16(IBPOST_WIRE_HELLO_JOIN);
+	j->session = htobe32(session);
+	memcpy(j->token, token, sizeof(j->token));
+}
+
+/*
+ * Connect @c with @j: 0 when accepted, else @a holds the rejection.  A
+ * rejection for a busy server is waited out by h_open(), as elsewhere.
+ */
+static int join_open(struct hconn *c, const struct hopts *o,
+		     const struct ibpost_wire_join *j, struct answer *a)
+{
+	int ret = h_open(c, o, j, sizeof(*j), 8, 0);
+
+	memset(a, 0, sizeof(*a));
+	if (!ret) {
+		a->got = G_ACCEPTED;
+	} else if (ret > 0 && c->rej_len >= (int)sizeof(c->rej) &&
+		   be32toh(c->rej.magic) == IBPOST_WIRE_MAGIC) {
+		a->got = G_REFUSED;
+		a->err = be32toh(c->rej.err);
+		a->reason = be32toh(c->rej.reason);
+		a->value = be64toh(c->rej.value);
+		a->limit = be64toh(c->rej.limit);
+	} else {
+		a->got = ret > 0 ? G_DROPPED : G_SILENT;
+	}
+	return ret;
+}
+
+/* A join that must be rejected with @reason. */
+static void join_refused(const struct hopts *o, const char *name,
+			 const struct ibpost_wire_join *j, uint32_t reason)
+{
+	struct hconn c = {};
+	struct answer a;
+
+	join_open(&c, o, j, &a);
+	a.expect = reason;
+	verdict(C_JOIN, name, W_REFUSE, &a);
+	teardown(&c);
+}
+
+/* Read 4096 bytes of the victim's chunk 0 on @c: its pattern @pat? */
+static void join_read(struct hconn *c, const struct answer *v, uint8_t pat,
+		      const char *name)
+{
+	struct answer a;
+	uint32_t i, bad = 0;
+
+	memset(c->dbuf, 0, 4096);
+	op_answer(&a, rdma_op(c, 0, be64toh(v->slot.addr),
+			      be32toh(v->slot.rkey), 4096));
+	for (i = 0; i < 4096; i++)
+		bad += c->dbuf[i] != (uint8_t)(pat + 3 * i);
+	if (a.got == G_OP_DONE && bad) {
+		a.got = G_OP_FAILED;
+		printf("battery: join: %u bytes of the victim's region are not its own\n",
+		       bad);
+	}
+	verdict(C_JOIN, name, W_WORK, &a);
+}
+
+static void cat_join(const struct hopts *o)
+{
+	unsigned int n = o->max_per_addr > 1 ? o->max_per_addr - 1 : 0, i;
+	struct hconn v = {}, p = {}, *js;
+	struct ibpost_wire_join j;
+	struct answer va, pa, a;
+	uint8_t pat = 0x2d;
+	char name[96];
+
+	/* The victim: a session of 1 MiB with its pattern in chunk 0. */
+	if (open_region(&v, o, 1 << 20, &va) || !va.session) {
+		printf("battery: join: the victim's session was not accepted (%s, session %u)\n",
+		       got_name[va.got], va.session);
+		va.got = G_SILENT;
+		verdict(C_JOIN, "a session gives its number and token", W_WORK,
+			&va);
+		teardown(&v);
+		return;
+	}
+	for (i = 0; i < 4096; i++)
+		v.dbuf[i] = (uint8_t)(pat + 3 * i);
+	op_answer(&a, rdma_op(&v, 1, be64toh(va.slot.addr),
+			      be32toh(va.slot.rkey), 4096));
+	verdict(C_JOIN, "the victim writes its region", W_WORK, &a);
+
+	join_init(&j, va.session, va.token);
+	j.token[5] ^= 0x01;
+	join_refused(o, "a join with the token one bit off", &j,
+		     IBPOST_R_JOIN_TOKEN);
+	join_init(&j, va.session + 100000, va.token);
+	join_refused(o, "a join of an unknown session", &j,
+		     IBPOST_R_JOIN_UNKNOWN);
+	/* A plain job's connection has a number but is no session. */
+	h_open_valid(&p, o, 1, 0, 8, 0);
+	exchange(&p, p.dbuf, job_build(p.dbuf, IBPOST_OP_WRITE, 0, 4096, 1, 1, 0),
+		 &pa);
+	if (pa.got == G_ACCEPTED && pa.conn) {
+		join_init(&j, pa.conn, va.token);
+		join_refused(o, "a join of a job that is not a session", &j,
+			     IBPOST_R_JOIN_UNKNOWN);
+	}
+	teardown(&p);
+
+	/* The session's other queues, up to its cap, then one more. */
+	js = calloc(n + 1, sizeof(*js));
+	if (!js)
+		die("calloc");
+	join_init(&j, va.session, va.token);
+	for (i = 0; i < n; i++) {
+		join_open(&js[i], o, &j, &a);
+		snprintf(name, sizeof(name), "join %u of %u with the right token",
+			 i + 1, n);
+		verdict(C_JOIN, name, W_ACCEPT, &a);
+		if (a.got != G_ACCEPTED)
+			break;
+	}
+	if (i == n) {
+		if (n)
+			join_read(&js[0], &va, pat,
+				  "a joined queue reads the victim's region");
+		join_refused(o, "a join past the session's cap (--max-per-addr)",
+			     &j, IBPOST_R_JOIN_MAX);
+	}
+	for (i = 0; i < n; i++)
+		teardown(&js[i]);
+	free(js);
+
+	join_read(&v, &va, pat, "the victim reads its region back: intact");
+	finish(&v, &a);
+	verdict(C_JOIN, "the victim's session ends normally", W_RESULT, &a);
+	/* Its fin came: the session is over, its number still known. */
+	join_refused(o, "a join of a session whose fin came", &j,
+		     IBPOST_R_JOIN_ENDED);
+	teardown(&v);
+}
+
 /* --- and then a correct job ----------------------------------------------- */
 
 static int correct_job(const struct hopts *o)
@@ -1132,6 +1303,7 @@ int mode_battery(const struct hopts *o)
 	static void (*const cats[])(const struct hopts *) = {
 		cat_hello, cat_job, cat_limit, cat_bounds, cat_region,
 		cat_rkeys, cat_order, cat_nofin, cat_flood, cat_conns,
+		cat_join,
 	};
 	unsigned int i, j, wrong = 0, rounds = 0;
 	uint64_t t0 = now_ms();

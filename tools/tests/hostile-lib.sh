@@ -9,7 +9,7 @@ hostile_battery() {
 	shift 3
 	timeout 900 tools/tests/hostile battery --server "$s" --port "$port" "$@" \
 		>"$file" 2>&1 || rc=$?
-	for cat in hello job at-limit order bounds rkeys never-fin flood conns; do
+	for cat in hello job at-limit order bounds rkeys never-fin flood conns join; do
 		line=$(grep -E "^  $cat +[0-9]+ rounds:" "$file")
 		if [[ -z $line ]]; then
 			t_fail "hostile battery: $cat" "no summary (exit $rc): $(tail -n 2 "$file" | tr '\n' ' ')"

@@ -3,8 +3,9 @@
 # ibpost_blk on the memory of `ibpost serve` on the other guest
 # (Documentation/blk.rst), rows of the peer suite's client
 # (peer-client.sh sources this and calls peer_blk SERVER): a 64 MiB device
-# on the server's memory, fio --verify=crc32c at 4 KiB, 64 KiB and 1 MiB
-# with 2 jobs, ext4 (a tree in, fsck -n, remount, checksums), a second
+# on the server's memory with 2 queues (2 blk-mq hardware queues, 2
+# connections of one session on the server: peer-server.sh checks its
+# log), fio --verify=crc32c at 4 KiB, 64 KiB and 1 MiB with 2 jobs, ext4 (a tree in, fsck -n, remount, checksums), a second
 # device at once, a map past the limited server's budget refused with its
 # reason, then the limited server killed under fio (peer-server.sh kills it
 # when it sees the marker region of PEER_BLK_MARK bytes): fio's I/O fails
@@ -31,18 +32,18 @@ peer_blk() {
 		return
 	fi
 	t0=$SECONDS
-	name=$($IBPOST blk map --dev rxe0 --connect "$S" --size 64M --depth 16 2>&1)
+	name=$($IBPOST blk map --dev rxe0 --connect "$S" --size 64M --depth 16 --queues 2 2>&1)
 	if [[ $name == ibpostb* ]] && wait_dev "$name"; then
-		t_ok "blk map --connect $S --size 64M: /dev/$name ($((SECONDS - t0)) s)"
+		t_ok "blk map --connect $S --size 64M --queues 2: /dev/$name ($((SECONDS - t0)) s)"
 	else
-		t_fail "blk map --connect $S --size 64M" "$name"
+		t_fail "blk map --connect $S --size 64M --queues 2" "$name"
 		rmmod ibpost_blk
 		return
 	fi
 	A=/sys/block/$name/ibpost
-	lim="server $(cat "$A/server") queues $(cat "$A/queues") chunk $(cat "$A/chunk") size $(blockdev --getsize64 "/dev/$name") state $(cat "$A/state")"
+	lim="server $(cat "$A/server") queues $(cat "$A/queues") hw_queues $(find "/sys/block/$name/mq" -mindepth 1 -maxdepth 1 -type d | wc -l) chunk $(cat "$A/chunk") size $(blockdev --getsize64 "/dev/$name") state $(cat "$A/state")"
 	echo "$name: $lim" >>"$FIG"
-	if [[ $lim == "server $S port 0 queues 1 chunk 1048576 size 67108864 state live" ]]; then
+	if [[ $lim == "server $S port 0 queues 2 hw_queues 2 chunk 1048576 size 67108864 state live" ]]; then
 		t_ok "$name: on the server's memory: $lim"
 	else
 		t_fail "$name: on the server's memory" "$lim"

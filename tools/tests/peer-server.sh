@@ -86,9 +86,9 @@ bad=$(grep ': done: ' "$LOG" | grep -vc ' 0 verify errors')
 t_check "exactly one job had bytes that were not what the client sent (the corrupt one: $bad)" \
 	test "$bad" -eq 1
 t_check "a client speaking wire version 99 was refused at connect" \
-	grep -q 'refused: Protocol error: wire protocol version not supported (value 99, limit 2)' "$LOG"
-t_check "a job message of version 3 was refused" \
-	grep -q 'refused: Protocol error: wire protocol version not supported (value 3, limit 2)' "$LOG"
+	grep -q 'refused: Protocol error: wire protocol version not supported (value 99, limit 3)' "$LOG"
+t_check "a job message of version 4 (the next) was refused" \
+	grep -q 'refused: Protocol error: wire protocol version not supported (value 4, limit 3)' "$LOG"
 t_check "an SGE past the slot was refused" \
 	grep -q 'refused: Invalid argument: .*SGE outside its buffer' "$LOG"
 t_check "the stale rkey broke that connection only (lost with an error)" \
@@ -99,6 +99,11 @@ t_check "the limited serve was killed under the client's ibpost_blk I/O" \
 	grep -qx 'killed the limited serve' "$IBPOST_OUT/events.log"
 t_check "ibpost_blk's devices got regions of the server's memory in 1 MiB chunks (64 MiB: 64 chunks)" \
 	grep -q 'job write size 4194304 depth [0-9]* slots 64$' "$LOG"
+# The 64 MiB device has 2 queues: its session's second connection joined.
+s64=$(sed -n 's/^conn \([0-9]*\): job write size 4194304 depth [0-9]* slots 64$/\1/p' "$LOG" | head -n 1)
+t_check "the 2-queue device's session ${s64:-?} had 2 connections on the server: $(grep -m 1 "joined session ${s64:-x} " "$LOG")" \
+	bash -c "grep -q '^conn [0-9]*: joined session ${s64:-x} (2 connections) from ' '$LOG' &&
+		! grep -q 'joined session ${s64:-x} (3 connections)' '$LOG'"
 t_check "rxe0 was deleted under a job and came back" \
 	grep -qx 'added rxe0' "$IBPOST_OUT/events.log"
 t_check "the job on the deleted device was reported lost" \

@@ -118,8 +118,8 @@ fault_row() {
 	fi
 }
 fault_row "hello flag 0x8000: rejected at connect (flags, value 32768)" 32 \
-	"unknown flag bits set (value 32768, limit 1)" \
-	"refused: Protocol error: unknown flag bits set (value 32768, limit 1)" \
+	"unknown flag bits set (value 32768, limit 3)" \
+	"refused: Protocol error: unknown flag bits set (value 32768, limit 3)" \
 	--op write -n 10
 fault_row "4 bytes past the 16-byte hello (RoCE pads to 56): rejected (offset 16)" 64 \
 	"malformed message on the wire (value 16, limit 16)" \

@@ -39,16 +39,11 @@ void help_blk(FILE *f)
 		"                     with --connect at most 8)\n"
 		"  -D, --depth D      requests per queue, 1..1024 (default 64)\n"
 		"  -p, --port P       port of the RDMA device (default: its first)\n"
-		"  -c, --connect HOST[:PORT]  the server: an IPv4 or IPv6 address or a
-"
-		"                     host name ([V6]:PORT with a port; default port
-"
-		"                     18520); the region in the server's budget, one
-"
-		"                     connection per queue (the server allows a
-"
-		"                     session its --max-per-addr connections)
-"
+		"  -c, --connect HOST[:PORT]  the server: an IPv4 or IPv6 address or a\n"
+		"                     host name ([V6]:PORT with a port; default port\n"
+		"                     18520); the region in the server's budget, one\n"
+		"                     connection per queue (the server allows a\n"
+		"                     session its --max-per-addr connections)\n"
 		"  -j, --json         list: JSON\n"
 		"  -h, --help         this text\n", prog, prog, prog, prog);
 }

@@ -33,20 +33,26 @@ touch "$IBPOST_OUT/ready"
 
 # shellcheck source=tools/tests/peer-blk.sh
 . tools/tests/peer-blk.sh
+# readd_rxe0 [WHAT]: rxe0 deleted under the client's I/O and added back
+# 2 s later (events "deleted rxe0[ WHAT]", "added rxe0[ WHAT]").
+# perftest's servers are stopped first and started again after: rxe cannot
+# take a device away from a process that has it open (no disassociate), so
+# they would block the deletion (the client's bench comes after both).
+readd_rxe0() {
+	perf_servers_stop
+	rdma link del rxe0 && echo "deleted rxe0${1:+ $1}" >>"$IBPOST_OUT/events.log"
+	sleep 2
+	rdma link add rxe0 type rxe netdev eth0 && rig_wait_active rxe0 &&
+		echo "added rxe0${1:+ $1}" >>"$IBPOST_OUT/events.log"
+	perf_servers 1000
+}
 deleted=0 killed=0 blkdel=0 perf_pids=()
 for _ in $(seq 3600); do
 	[[ -e $IBPOST_OUT/stop ]] && break
 	if ((!deleted)) && grep -q 'job write size 12347 ' "$LOG"; then
 		sleep 2
-		rdma link del rxe0 && echo "deleted rxe0" >>"$IBPOST_OUT/events.log"
+		readd_rxe0
 		deleted=1
-		sleep 2
-		rdma link add rxe0 type rxe netdev eth0 && rig_wait_active rxe0 &&
-			echo "added rxe0" >>"$IBPOST_OUT/events.log"
-		# Only now: rxe cannot take a device away from a process that
-		# has it open (no disassociate), so perftest would block the
-		# deletion.  The client's bench comes after that test.
-		perf_servers 1000
 	fi
 	if ((!killed)) && grep -q "job write size $PEER_BLK_MARK " "$LLOG"; then
 		sleep 3
@@ -55,14 +61,8 @@ for _ in $(seq 3600); do
 	fi
 	if ((!blkdel)) && grep -q "job write size $PEER_BLK_DEL_MARK " "$LOG"; then
 		sleep 3
-		# perftest's servers hold rxe0 open (see above): stopped first.
-		perf_servers_stop
-		rdma link del rxe0 && echo "deleted rxe0 under ibpost_blk" >>"$IBPOST_OUT/events.log"
+		readd_rxe0 "under ibpost_blk"
 		blkdel=1
-		sleep 2
-		rdma link add rxe0 type rxe netdev eth0 && rig_wait_active rxe0 &&
-			echo "added rxe0 after ibpost_blk" >>"$IBPOST_OUT/events.log"
-		perf_servers 1000
 	fi
 	sleep 0.5
 done
@@ -110,7 +110,7 @@ t_check "the killed client guest was noticed (lost within the idle time)" \
 t_check "the limited serve was killed under the client's ibpost_blk I/O" \
 	grep -qx 'killed the limited serve' "$IBPOST_OUT/events.log"
 t_check "rxe0 was deleted under the client's ibpost_blk I/O and came back" \
-	grep -qx 'added rxe0 after ibpost_blk' "$IBPOST_OUT/events.log"
+	grep -qx 'added rxe0 under ibpost_blk' "$IBPOST_OUT/events.log"
 t_check "ibpost_blk's devices got regions of the server's memory in 1 MiB chunks (64 MiB: 64 chunks)" \
 	grep -q 'job write size 4194304 depth [0-9]* slots 64$' "$LOG"
 t_check "rxe0 was deleted under a job and came back" \

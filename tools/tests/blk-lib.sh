@@ -105,7 +105,7 @@ no_dstate() {
 # the time is counted from it.  Without: something else ends the session
 # (the server acts on the device's size), the time is counted from the
 # call.  Rows: fio's I/O failed within BOUND seconds; the device is in
-# STATE and new I/O fails at once; no task in D state; the device unmaps.
+# STATE and new I/O fails (within 10 s); no task in D state; it unmaps.
 blk_fault() {
 	local dev=$1 state=$2 bound=$3 tag=$4 fout fpid frc t0 secs st done0=1 rc
 	local A=/sys/block/$1/ibpost
@@ -133,13 +133,17 @@ blk_fault() {
 	else
 		t_fail "$tag: fio's I/O failed in time" "fio exit $frc after $secs s, $done0 requests before: $(tail -n 3 "$fout" | tr '\n' ' ')"
 	fi
-	t0=$SECONDS
+	# New I/O is refused before it reaches the session; the figure is
+	# dd's whole run (its start from the 9p root included: seconds on a
+	# loaded debug guest), so the bound is loose.
+	t0=$(date +%s.%N)
 	rc=0
 	timeout 60 dd if="/dev/$dev" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null || rc=$?
-	if [[ $st == "$state" && $rc != 0 && $rc != 124 ]] && ((SECONDS - t0 <= 2)); then
-		t_ok "$tag: state $st, new I/O fails at once"
+	secs=$(echo "$(date +%s.%N) - $t0" | bc)
+	if [[ $st == "$state" && $rc != 0 && $rc != 124 ]] && (($(echo "$secs < 10" | bc))); then
+		t_ok "$tag: state $st, new I/O fails (dd: $secs s)"
 	else
-		t_fail "$tag: state $state, new I/O fails at once" "state $st, dd exit $rc after $((SECONDS - t0)) s"
+		t_fail "$tag: state $state, new I/O fails within 10 s" "state $st, dd exit $rc after $secs s"
 	fi
 	no_dstate "$tag"
 	t_check "$tag: unmap" "$IBPOST" blk unmap "$dev"

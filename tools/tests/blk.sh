@@ -12,7 +12,7 @@
 #     D state, the device unmaps, the modules unload, ibpost/live back to 0
 #     (rxe_lo is added back at the end).
 # On the debug test kernel (KASAN, lockdep, kmemleak; about a minute): a
-# 64 MiB device, fio --verify=crc32c at 64 KiB (2 jobs x 4 MiB), then the
+# 64 MiB device, fio --verify=crc32c at 64 KiB (2 jobs x 2 MiB), then the
 # RDMA device deleted under fio on that device, unmap, rmmod.
 # TAP on stdout and in $IBPOST_OUT/blk-$IBPOST_KERNEL.tap.
 set -uo pipefail
@@ -68,7 +68,7 @@ if [[ $IBPOST_KERNEL == test ]]; then
 	NAME=$($IBPOST blk map --dev rxe_lo --size 64M --queues 2 --depth 16 2>&1)
 	if [[ $NAME == ibpostb* ]] && wait_dev "$NAME"; then
 		t_ok "map 64M, 2 queues, depth 16: /dev/$NAME ($((SECONDS - t0)) s)"
-		fio_verify "$NAME" 64k 4M 2
+		fio_verify "$NAME" 64k 2M 2
 		blk_fault "$NAME" lost $BLK_LOST_S "rdma link del rxe_lo under fio" \
 			rdma link del rxe_lo
 	else

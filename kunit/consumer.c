@@ -1,30 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ibpost_consumer: a user of ibpost's session API that behaves like a
- * block driver, built only on what include/ibpost.h exports.
+ * ibpost_consumer: a thin test of ibpost's session API, built only on what
+ * include/ibpost.h exports.  The block driver on that API is ibpost_blk
+ * (module/blk/, the model a storage-driver author copies); this module
+ * only checks bytes end to end, where the scripts and the KUnit suite can
+ * load it on any kernel.
  *
- * A "disk" of pages (in shuffled order) is registered for remote READ and
- * WRITE.  Several kthreads then each write 4 KiB-aligned requests made of
- * pages taken out of order from a pool (128 KiB from 32 pages by default)
- * into their own part of the disk, read them back into other pages, again
- * out of order, and compare every byte.  Each request waits for its
- * completion callback; the threads run at once on one session.
+ * A "disk" of single pages is registered for remote READ and WRITE (or, with
+ * peer=, is the memory of ibpost serve on another host).  Several kthreads
+ * share the one session: each writes requests of req_kb from pages of its
+ * own into its part of the disk, reads each back into other pages and
+ * compares every byte; each request waits for its completion callback.
  *
  * Loaded with autorun=1 (the default) it runs one workload from its module
  * parameters, prints the figures and fails to load if anything went wrong;
  * with autorun=0 it only exports ibpost_consumer_run() (the KUnit suite in
- * session_kunit.c drives it).
+ * session_kunit.c drives it); with hold=1 it keeps one registered page for
+ * the isolation tests.
  */
 #include <linux/completion.h>
+#include <linux/inet.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
-#include <linux/in.h>
-#include <linux/in6.h>
-#include <linux/inet.h>
+#include <net/net_namespace.h>
 
 #include "consumer.h"
 
@@ -35,12 +37,11 @@ struct cons {
 	u64 req_bytes;
 };
 
+/* A thread's pages: [0, n) written, [n, 2n) read back into. */
 struct cons_thread {
 	struct cons *c;
 	u32 idx;
-	u32 rng;
 	struct page **pool;
-	u32 *perm;
 	struct scatterlist *sg;
 	struct completion exited;
 	u64 bytes;
@@ -56,46 +57,11 @@ struct cons_io {
 	int status;
 };
 
-/* xorshift32: a cheap, reproducible stream per thread. */
-static u32 cons_rand(u32 *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 17;
-	*x ^= *x << 5;
-	return *x;
-}
-
-static void cons_shuffle(u32 *perm, u32 n, u32 *rng)
-{
-	u32 i, j, t;
-
-	for (i = 0; i < n; i++)
-		perm[i] = i;
-	for (i = n - 1; i > 0; i--) {
-		j = cons_rand(rng) % (i + 1);
-		t = perm[i];
-		perm[i] = perm[j];
-		perm[j] = t;
-	}
-}
-
 static u8 cons_pattern(u32 t, u32 i, u64 off)
 {
 	u32 x = (u32)off * 2654435761U ^ (i + 1) * 40503U ^ (t + 1) * 977U;
 
 	return (u8)(x ^ (x >> 13) ^ (x >> 24));
-}
-
-/* Point the thread's scatterlist at @n pool pages from @base, shuffled. */
-static void cons_build_sg(struct cons_thread *t, u32 base, u32 n)
-{
-	u32 k;
-
-	cons_shuffle(t->perm, n, &t->rng);
-	sg_init_table(t->sg, n);
-	for (k = 0; k < n; k++)
-		sg_set_page(&t->sg[k], t->pool[base + t->perm[k]], PAGE_SIZE,
-			    0);
 }
 
 static void cons_done(struct ibpost_req *req, int status)
@@ -106,11 +72,16 @@ static void cons_done(struct ibpost_req *req, int status)
 	complete(&io->done);
 }
 
-static int cons_io(struct cons_thread *t, u32 op, u32 n, u64 off)
+/* One request over pool pages [base, base + n), waited for. */
+static int cons_io(struct cons_thread *t, u32 op, u32 base, u64 off)
 {
+	u32 k, n = t->c->cfg->req_pages;
 	struct cons_io io = {};
 	int ret;
 
+	sg_init_table(t->sg, n);
+	for (k = 0; k < n; k++)
+		sg_set_page(&t->sg[k], t->pool[base + k], PAGE_SIZE, 0);
 	init_completion(&io.done);
 	io.req.op = op;
 	io.req.sgl = t->sg;
@@ -121,84 +92,41 @@ static int cons_io(struct cons_thread *t, u32 op, u32 n, u64 off)
 		io.req.remote = &t->c->disk;
 	io.req.remote_offset = off;
 	io.req.done = cons_done;
+	t->requests++;
 	ret = ibpost_submit(t->c->s, &io.req);
-	if (ret)
-		return ret;
-	wait_for_completion(&io.done);
-	return io.status;
-}
-
-static void cons_fill(struct cons_thread *t, u32 n, u32 i)
-{
-	struct scatterlist *sg;
-	u32 k, b;
-	u8 *va;
-
-	for_each_sg(t->sg, sg, n, k) {
-		va = page_address(sg_page(sg));
-		for (b = 0; b < PAGE_SIZE; b++)
-			va[b] = cons_pattern(t->idx, i, (u64)k * PAGE_SIZE + b);
+	if (!ret) {
+		wait_for_completion(&io.done);
+		ret = io.status;
 	}
+	if (ret && !t->errors++)
+		t->first_error = ret;
+	if (!ret)
+		t->bytes += t->c->req_bytes;
+	return ret;
 }
 
-static u64 cons_check(struct cons_thread *t, u32 n, u32 i)
-{
-	struct scatterlist *sg;
-	u64 bad = 0;
-	u32 k, b;
-	u8 *va;
-
-	for_each_sg(t->sg, sg, n, k) {
-		va = page_address(sg_page(sg));
-		for (b = 0; b < PAGE_SIZE; b++)
-			if (va[b] != cons_pattern(t->idx, i,
-						  (u64)k * PAGE_SIZE + b))
-				bad++;
-	}
-	return bad;
-}
-
-static void cons_zero(struct cons_thread *t, u32 n)
-{
-	struct scatterlist *sg;
-	u32 k;
-
-	for_each_sg(t->sg, sg, n, k)
-		memset(page_address(sg_page(sg)), 0, PAGE_SIZE);
-}
-
-static void cons_error(struct cons_thread *t, int err)
-{
-	if (!t->errors++)
-		t->first_error = err;
-}
-
-/* Write request @i to its place on the disk, read it back, compare. */
+/* Request @i: stamped, written to its place, read back, every byte compared. */
 static void cons_one(struct cons_thread *t, u32 i)
 {
-	u32 n = t->c->cfg->req_pages;
+	u32 n = t->c->cfg->req_pages, k, b;
 	u64 off = ((u64)t->idx * 2 + (i & 1)) * t->c->req_bytes;
-	int ret;
+	u8 *va;
 
-	cons_build_sg(t, 0, n);
-	cons_fill(t, n, i);
-	ret = cons_io(t, IBPOST_OP_WRITE, n, off);
-	t->requests++;
-	if (ret) {
-		cons_error(t, ret);
-		return;
+	for (k = 0; k < n; k++) {
+		va = page_address(t->pool[k]);
+		for (b = 0; b < PAGE_SIZE; b++)
+			va[b] = cons_pattern(t->idx, i, (u64)k * PAGE_SIZE + b);
+		memset(page_address(t->pool[n + k]), 0, PAGE_SIZE);
 	}
-	t->bytes += t->c->req_bytes;
-	cons_build_sg(t, n, n);
-	cons_zero(t, n);
-	ret = cons_io(t, IBPOST_OP_READ, n, off);
-	t->requests++;
-	if (ret) {
-		cons_error(t, ret);
+	if (cons_io(t, IBPOST_OP_WRITE, 0, off) ||
+	    cons_io(t, IBPOST_OP_READ, n, off))
 		return;
+	for (k = 0; k < n; k++) {
+		va = page_address(t->pool[n + k]);
+		for (b = 0; b < PAGE_SIZE; b++)
+			t->bad += va[b] != cons_pattern(t->idx, i,
+						       (u64)k * PAGE_SIZE + b);
 	}
-	t->bytes += t->c->req_bytes;
-	t->bad += cons_check(t, n, i);
 }
 
 static int cons_thread_fn(void *arg)
@@ -215,57 +143,48 @@ static void cons_free_pages(struct page **pages, u32 n)
 {
 	u32 i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; pages && i < n; i++)
 		if (pages[i])
 			__free_page(pages[i]);
+	kfree(pages);
 }
 
-static int cons_alloc_pages(struct page **pages, u32 n)
+/* @n single pages, zeroed. */
+static struct page **cons_alloc_pages(u32 n)
 {
+	struct page **pages = kcalloc(n, sizeof(*pages), GFP_KERNEL);
 	u32 i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; pages && i < n; i++) {
 		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
-		if (!pages[i])
-			return -ENOMEM;
+		if (!pages[i]) {
+			cons_free_pages(pages, n);
+			return NULL;
+		}
 	}
-	return 0;
-}
-
-static void cons_thread_free(struct cons_thread *t)
-{
-	if (t->pool)
-		cons_free_pages(t->pool, 2 * t->c->cfg->req_pages);
-	kfree(t->pool);
-	kfree(t->perm);
-	kfree(t->sg);
-}
-
-static int cons_thread_alloc(struct cons *c, struct cons_thread *t, u32 idx)
-{
-	u32 n = c->cfg->req_pages;
-
-	t->c = c;
-	t->idx = idx;
-	t->rng = 0x9e3779b9U ^ (idx + 1) * 2246822519U;
-	init_completion(&t->exited);
-	t->pool = kcalloc(2 * n, sizeof(*t->pool), GFP_KERNEL);
-	t->perm = kcalloc(n, sizeof(*t->perm), GFP_KERNEL);
-	t->sg = kcalloc(n, sizeof(*t->sg), GFP_KERNEL);
-	if (!t->pool || !t->perm || !t->sg)
-		return -ENOMEM;
-	return cons_alloc_pages(t->pool, 2 * n);
+	return pages;
 }
 
 /* Run the threads; every started one is waited for. */
 static int cons_run_threads(struct cons *c, struct cons_thread *th,
 			    struct ibpost_consumer_result *res)
 {
+	u32 i, n = c->cfg->req_pages, started = 0;
 	struct task_struct *task;
-	u32 i, started = 0;
-	u64 t0;
 	int ret = 0;
+	u64 t0;
 
+	for (i = 0; i < c->cfg->threads; i++) {
+		th[i].c = c;
+		th[i].idx = i;
+		init_completion(&th[i].exited);
+		th[i].pool = cons_alloc_pages(2 * n);
+		th[i].sg = kcalloc(n, sizeof(*th[i].sg), GFP_KERNEL);
+		if (!th[i].pool || !th[i].sg) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	t0 = ktime_get_ns();
 	for (i = 0; i < c->cfg->threads; i++) {
 		task = kthread_run(cons_thread_fn, &th[i], "ibpost_cons/%u", i);
@@ -286,39 +205,18 @@ static int cons_run_threads(struct cons *c, struct cons_thread *th,
 			res->first_error = th[i].first_error;
 		res->errors += th[i].errors;
 	}
-	return ret;
-}
-
-static int cons_disk(struct cons *c, struct sg_table *sgt, struct page **pages,
-		     u32 n)
-{
-	struct scatterlist *sg;
-	u32 *perm, rng = 12345, k;
-	int ret;
-
-	ret = cons_alloc_pages(pages, n);
-	if (ret)
-		return ret;
-	perm = kcalloc(n, sizeof(*perm), GFP_KERNEL);
-	if (!perm)
-		return -ENOMEM;
-	ret = sg_alloc_table(sgt, n, GFP_KERNEL);
-	if (ret)
-		goto out;
-	cons_shuffle(perm, n, &rng);
-	for_each_sg(sgt->sgl, sg, n, k)
-		sg_set_page(sg, pages[perm[k]], PAGE_SIZE, 0);
 out:
-	kfree(perm);
+	for (i = 0; i < c->cfg->threads; i++) {
+		cons_free_pages(th[i].pool, 2 * n);
+		kfree(th[i].sg);
+	}
 	return ret;
 }
 
-/*
- * A disk of local pages registered for the peer (here: the device); on a
- * session with a peer, a registration that shows ibpost_reg() works there.
- */
+/* Local pages registered for remote READ and WRITE, one entry each. */
 struct cons_local {
 	struct page **pages;
+	u32 n;
 	struct sg_table sgt;
 	struct ibpost_mreg *reg;
 };
@@ -326,14 +224,19 @@ struct cons_local {
 static int cons_local_disk(struct cons *c, struct cons_local *l, u32 n,
 			   struct ibpost_rdesc *desc)
 {
+	struct scatterlist *sg;
+	u32 k;
 	int ret;
 
-	l->pages = kcalloc(n, sizeof(*l->pages), GFP_KERNEL);
+	l->pages = cons_alloc_pages(n);
 	if (!l->pages)
 		return -ENOMEM;
-	ret = cons_disk(c, &l->sgt, l->pages, n);
+	l->n = n;
+	ret = sg_alloc_table(&l->sgt, n, GFP_KERNEL);
 	if (ret)
 		return ret;
+	for_each_sg(l->sgt.sgl, sg, n, k)
+		sg_set_page(sg, l->pages[k], PAGE_SIZE, 0);
 	l->reg = ibpost_reg(c->s, l->sgt.sgl, n, IBPOST_ACCESS_REMOTE_READ |
 			    IBPOST_ACCESS_REMOTE_WRITE, desc);
 	if (IS_ERR(l->reg)) {
@@ -347,32 +250,12 @@ static int cons_local_disk(struct cons *c, struct cons_local *l, u32 n,
 	return 0;
 }
 
-static void cons_local_free(struct cons_local *l, u32 n)
+static void cons_local_free(struct cons_local *l)
 {
 	if (l->reg)
 		ibpost_unreg(l->reg);
 	sg_free_table(&l->sgt);
-	if (l->pages)
-		cons_free_pages(l->pages, n);
-	kfree(l->pages);
-}
-
-/* "a.b.c.d" or an IPv6 address, at ibpost serve's default port. */
-static int cons_peer_addr(const char *str, struct sockaddr_storage *ss)
-{
-	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (in4_pton(str, -1, (u8 *)&in4->sin_addr, -1, NULL)) {
-		in4->sin_family = AF_INET;
-		return 0;
-	}
-	if (in6_pton(str, -1, (u8 *)&in6->sin6_addr, -1, NULL)) {
-		in6->sin6_family = AF_INET6;
-		return 0;
-	}
-	return -EINVAL;
+	cons_free_pages(l->pages, l->n);
 }
 
 /*
@@ -414,7 +297,7 @@ int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
 	struct ibpost_rdesc mine;
 	struct cons_thread *th;
 	struct sockaddr_storage ss;
-	u32 i, ndisk;
+	u32 ndisk;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -423,7 +306,9 @@ int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
 	c.req_bytes = (u64)cfg->req_pages * PAGE_SIZE;
 	ndisk = cfg->threads * 2 * cfg->req_pages;
 	if (cfg->peer) {
-		if (cons_peer_addr(cfg->peer, &ss))
+		/* IPv4 or IPv6, port 0: ibpost serve's default port. */
+		if (inet_pton_with_scope(&init_net, AF_UNSPEC, cfg->peer, NULL,
+					 &ss))
 			return -EINVAL;
 		attr.peer = &ss;
 		if (cfg->region)
@@ -449,16 +334,11 @@ int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
 	} else {
 		ret = cons_local_disk(&c, &local, ndisk, &c.disk);
 	}
-	for (i = 0; i < cfg->threads && !ret; i++)
-		ret = cons_thread_alloc(&c, &th[i], i);
 	if (!ret)
 		ret = cons_run_threads(&c, th, res);
 	ibpost_session_get_stats(c.s, &res->stats);
-	for (i = 0; i < cfg->threads; i++)
-		if (th[i].c)
-			cons_thread_free(&th[i]);
 	kfree(th);
-	cons_local_free(&local, ndisk);
+	cons_local_free(&local);
 out_close:
 	ibpost_session_close(c.s);
 	return ret;
@@ -505,16 +385,10 @@ static struct {
 	struct ibpost_mreg *reg;
 } cons_held;
 
-static u8 cons_held_byte(u32 i)
-{
-	return (u8)(0x3c + i * 7);
-}
-
 static int cons_hold_start(void)
 {
 	struct ibpost_session_attr attr = { .dev_name = dev, .depth = 4 };
 	struct ibpost_rdesc desc;
-	u8 *va;
 	u32 i;
 	int ret;
 
@@ -526,9 +400,8 @@ static int cons_hold_start(void)
 		ret = -ENOMEM;
 		goto err_close;
 	}
-	va = page_address(cons_held.page);
 	for (i = 0; i < PAGE_SIZE; i++)
-		va[i] = cons_held_byte(i);
+		((u8 *)page_address(cons_held.page))[i] = cons_pattern(0, 0, i);
 	sg_init_table(&cons_held.sg, 1);
 	sg_set_page(&cons_held.sg, cons_held.page, PAGE_SIZE, 0);
 	cons_held.reg = ibpost_reg(cons_held.s, &cons_held.sg, 1,
@@ -560,7 +433,7 @@ static void cons_hold_end(void)
 	ibpost_unreg(cons_held.reg);
 	va = page_address(cons_held.page);
 	for (i = 0; i < PAGE_SIZE; i++)
-		bad += va[i] != cons_held_byte(i);
+		bad += va[i] != cons_pattern(0, 0, i);
 	if (bad)
 		pr_info("ibpost_consumer: held registration corrupted: %u bytes\n",
 			bad);
@@ -614,5 +487,5 @@ static void __exit cons_exit(void)
 module_init(cons_init);
 module_exit(cons_exit);
 
-MODULE_DESCRIPTION("ibpost session API consumer: block-driver-like scattered WRITE/READ with verification");
+MODULE_DESCRIPTION("ibpost session API: a thin end-to-end test (WRITE, READ back, every byte compared)");
 MODULE_LICENSE("GPL");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ibpost_consumer: a block-driver-like user of the ibpost session API.
+ * ibpost_consumer: a thin end-to-end test of the ibpost session API.
  */
 #ifndef _IBPOST_CONSUMER_H
 #define _IBPOST_CONSUMER_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: ibpost's session API on an RDMA device (rdma_rxe), through the
- * exported API only: the block-driver-like consumer (consumer.c) with
+ * exported API only: the thin end-to-end consumer (consumer.c) with
  * several threads, rdma_rw's split at max_sge (and IBPOST_REQ_SIGNAL_ALL),
  * one SGE per entry, NOWAIT on a full send queue, callbacks exactly once
  * on success, on error and on close, an rkey dead after ibpost_unreg(),

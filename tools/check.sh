@@ -180,8 +180,9 @@ for kind in test stock; do
 	# The test kernel has siw too: the same scripts on siw_lo (rows "siw: ").
 	tfiles=(integration badinput hardening session isolation races)
 	[[ $kind == stock || ${IBPOST_CHECK_LONG:-0} == 1 ]] && tfiles+=(serve)
-	# ibpost_blk: the stock kernel only (the test kernel has no block layer).
-	[[ $kind == stock ]] && tfiles+=(blk installed)
+	# ibpost_blk on both (the test kernel: its short set, blk.sh).
+	tfiles+=(blk)
+	[[ $kind == stock ]] && tfiles+=(installed)
 	[[ $kind == test ]] && tfiles+=(integration-siw)
 	[[ $kind == test && ${IBPOST_CHECK_LONG:-0} == 1 ]] &&
 		tfiles+=(badinput-siw hardening-siw session-siw)
@@ -193,6 +194,7 @@ for kind in test stock; do
 		fi
 	done
 	[[ -s $gout/siw-time.txt ]] && sed 's/^/siw time: /' "$gout/siw-time.txt"
+	[[ -s $gout/blk-time-$kind.txt ]] && sed "s/^/$kind time: /" "$gout/blk-time-$kind.txt"
 	if [[ -s $gout/kmemleak-$kind.txt ]]; then
 		record fail "$kind kmemleak clean" "$(head -5 "$gout/kmemleak-$kind.txt")"
 	fi

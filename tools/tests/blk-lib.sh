@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # What the ibpost_blk tests do to a mapped device, once for the local
 # region (blk.sh) and the server's memory (peer-blk.sh).  Sourced after
-# tap.sh; $IBPOST is the tool, $FIG the figures file.
+# tap.sh; $IBPOST is the tool, $FIG the figures file, $IBPOST_OUT the
+# guest's output directory.
 
 # wait_dev NAME: /dev/NAME appears (devtmpfs).
 wait_dev() {
@@ -85,13 +86,65 @@ blk_second() {
 		cmp /tmp/blk-8m "/dev/$1"
 }
 
-# no_dstate: a TAP row, no task in D state.
+# no_dstate [WHEN]: a TAP row, no task in D state.
 no_dstate() {
 	local dstate
 	dstate=$(ps -eo stat=,pid=,comm= | awk '$1 ~ /^D/')
 	if [[ -z $dstate ]]; then
-		t_ok "no task in D state"
+		t_ok "${1:+$1: }no task in D state"
 	else
-		t_fail "no task in D state" "$dstate"
+		t_fail "${1:+$1: }no task in D state" "$dstate"
 	fi
+}
+
+# blk_fault DEV STATE BOUND NAME [CMD...]: the session under DEV ends while
+# fio runs on it (2 jobs of 64 KiB random reads and writes at depth 8, for
+# at most 100 s; its output in $IBPOST_OUT/fio-NAME.txt, NAME's spaces as
+# dashes; NAME starts the rows).  With CMD (say
+# 'rdma link del rxe_lo'): CMD runs once fio has moved data for 4 s, and
+# the time is counted from it.  Without: something else ends the session
+# (the server acts on the device's size), the time is counted from the
+# call.  Rows: fio's I/O failed within BOUND seconds; the device is in
+# STATE and new I/O fails (within 10 s); no task in D state; it unmaps.
+blk_fault() {
+	local dev=$1 state=$2 bound=$3 tag=$4 fout fpid frc t0 secs st done0=1 rc
+	local A=/sys/block/$1/ibpost
+	shift 4
+	fout=$IBPOST_OUT/fio-${tag//[^A-Za-z0-9_]/-}.txt
+	t0=$(date +%s.%N)
+	timeout 120 fio --name="$tag" --filename="/dev/$dev" --direct=1 --ioengine=libaio \
+		--rw=randrw --bs=64k --numjobs=2 --iodepth=8 --time_based --runtime=100 \
+		>"$fout" 2>&1 &
+	fpid=$!
+	if (($#)); then
+		sleep 4
+		done0=$(awk '{print $2}' "$A/stats")
+		t0=$(date +%s.%N)
+		"$@" || echo "$tag: '$*' failed" >>"$FIG"
+	fi
+	wait "$fpid"
+	frc=$?
+	secs=$(echo "$(date +%s.%N) - $t0" | bc)
+	st=$(cat "$A/state")
+	echo "$tag: fio exit $frc after $secs s${1:+ from '$*' ($done0 requests before)}, state $st" >>"$FIG"
+	if [[ $frc != 0 && $frc != 124 ]] && ((done0 > 0)) &&
+		(($(echo "$secs < $bound" | bc))) && grep -q 'error' "$fout"; then
+		t_ok "$tag: fio's I/O failed after $secs s (< $bound s)"
+	else
+		t_fail "$tag: fio's I/O failed in time" "fio exit $frc after $secs s, $done0 requests before: $(tail -n 3 "$fout" | tr '\n' ' ')"
+	fi
+	# New I/O is refused before it reaches the session; the figure is
+	# dd's whole run (its start from the 9p root included: seconds on a
+	# loaded debug guest), so the bound is loose.
+	t0=$(date +%s.%N)
+	rc=0
+	timeout 60 dd if="/dev/$dev" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null || rc=$?
+	secs=$(echo "$(date +%s.%N) - $t0" | bc)
+	if [[ $st == "$state" && $rc != 0 && $rc != 124 ]] && (($(echo "$secs < 10" | bc))); then
+		t_ok "$tag: state $st, new I/O fails (dd: $secs s)"
+	else
+		t_fail "$tag: state $state, new I/O fails within 10 s" "state $st, dd exit $rc after $secs s"
+	fi
+	no_dstate "$tag"
+	t_check "$tag: unmap" "$IBPOST" blk unmap "$dev"
 }

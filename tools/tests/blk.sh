@@ -1,16 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# In-guest tests of ibpost_blk (stock kernel; the test kernel has no block
-# layer; run by guest-check.sh):
+# In-guest tests of ibpost_blk (run by guest-check.sh).  On the stock kernel:
 #   - bad map parameters are refused, each with its reason printed;
 #   - a 256 MiB device (2 queues, depth 32): fio --verify=crc32c random
 #     writes then verify at 4 KiB, 64 KiB and 1 MiB with 3 jobs each;
 #   - mkfs.ext4, mount, a tree copied in, umount, fsck -n clean, mount
 #     again, checksums equal; unmapping it while mounted is refused;
 #     unmapped after umount, several devices at once;
-#   - the RDMA device deleted under fio: fio's I/O fails within the stated
-#     time (BLK_LOST_S), no task in D state, the device unmaps, the modules
-#     unload, ibpost/live back to 0 (rxe_lo is added back at the end).
+#   - the RDMA device deleted under fio (blk-lib.sh's blk_fault): fio's I/O
+#     fails within the stated time (BLK_LOST_S), new I/O at once, no task in
+#     D state, the device unmaps, the modules unload, ibpost/live back to 0
+#     (rxe_lo is added back at the end).
+# On the debug test kernel (KASAN, lockdep, kmemleak; about a minute): a
+# 64 MiB device, fio --verify=crc32c at 64 KiB (2 jobs x 2 MiB), then the
+# RDMA device deleted under fio on that device, unmap, rmmod.
 # TAP on stdout and in $IBPOST_OUT/blk-$IBPOST_KERNEL.tap.
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
@@ -23,7 +26,7 @@ rig_tap blk
 . tools/tests/blk-lib.sh
 
 rig_ibpost_paths
-BLK=module/blk/ibpost_blk.ko
+BLK=$(dirname "$KO")/blk/ibpost_blk.ko
 LIVE=/sys/kernel/debug/ibpost/live
 MNT=/tmp/ibpost-blk-mnt
 # Documentation/blk.rst: I/O outstanding when the RDMA device goes fails
@@ -43,6 +46,36 @@ if ! insmod "$BLK"; then
 	exit 1
 fi
 t_ok "insmod ibpost_blk: /sys/class/ibpost-blk/ctl"
+
+# blk_end: the modules unload, nothing of ibpost is left; the TAP plan.
+blk_end() {
+	local live
+	t_check "rmmod ibpost_blk" rmmod ibpost_blk
+	live=$(cat $LIVE 2>&1)
+	if [[ -z $(awk '$2 != 0' <<<"$live") && -z $(cat /sys/kernel/debug/ibpost/sessions) ]]; then
+		t_ok "ibpost/live counts 0, no session left"
+	else
+		t_fail "ibpost/live counts 0, no session left" "$(tr '\n' ' ' <<<"$live")"
+	fi
+	t_check "rmmod ibpost" rmmod ibpost
+	rig_rxe_lo || true
+	t_done
+	exit
+}
+
+if [[ $IBPOST_KERNEL == test ]]; then
+	t0=$SECONDS
+	NAME=$($IBPOST blk map --dev rxe_lo --size 64M --queues 2 --depth 16 2>&1)
+	if [[ $NAME == ibpostb* ]] && wait_dev "$NAME"; then
+		t_ok "map 64M, 2 queues, depth 16: /dev/$NAME ($((SECONDS - t0)) s)"
+		fio_verify "$NAME" 64k 2M 2
+		blk_fault "$NAME" lost $BLK_LOST_S "rdma link del rxe_lo under fio" \
+			rdma link del rxe_lo
+	else
+		t_fail "map 64M" "$NAME"
+	fi
+	blk_end
+fi
 
 # refused NAME WANT_TEXT ARGS...: 'ibpost blk map ARGS' fails and says WANT_TEXT.
 refused() {
@@ -156,43 +189,10 @@ fi
 # The RDMA device deleted under fio.
 NAME=$($IBPOST blk map --dev rxe_lo --size 64M --queues 2 --depth 16 2>&1)
 if [[ $NAME == ibpostb* ]] && wait_dev "$NAME"; then
-	timeout 120 fio --name=lost --filename="/dev/$NAME" --direct=1 --ioengine=libaio \
-		--rw=randrw --bs=64k --numjobs=2 --iodepth=16 --time_based --runtime=100 \
-		>"$IBPOST_OUT/blk-lost-fio.txt" 2>&1 &
-	fpid=$!
-	sleep 4
-	inflight=$(awk '{print $2}' "/sys/block/$NAME/ibpost/stats")
-	t0=$(date +%s.%N)
-	rdma link del rxe_lo
-	wait "$fpid"
-	frc=$?
-	secs=$(echo "$(date +%s.%N) - $t0" | bc)
-	echo "link del under fio: fio exit $frc after $secs s ($inflight requests before)" >>"$FIG"
-	if [[ $frc != 0 && $frc != 124 ]] && (($(echo "$secs < $BLK_LOST_S" | bc))) &&
-		grep -q 'error' "$IBPOST_OUT/blk-lost-fio.txt" && ((inflight > 0)); then
-		t_ok "rdma link del under fio: fio's I/O failed after $secs s (< $BLK_LOST_S s)"
-	else
-		t_fail "rdma link del under fio: I/O errors in time" "fio exit $frc after $secs s, $inflight requests before: $(tail -n 3 "$IBPOST_OUT/blk-lost-fio.txt" | tr '\n' ' ')"
-	fi
-	st=$(cat "/sys/block/$NAME/ibpost/state")
-	if [[ $st == lost ]] && ! dd if="/dev/$NAME" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null; then
-		t_ok "after the removal: state lost, new I/O fails"
-	else
-		t_fail "after the removal: state lost, new I/O fails" "state $st"
-	fi
-	no_dstate
-	t_check "unmap after the removal" $IBPOST blk unmap "$NAME"
+	blk_fault "$NAME" lost $BLK_LOST_S "rdma link del rxe_lo under fio" \
+		rdma link del rxe_lo
 else
 	t_fail "map for the removal test" "$NAME"
 	rdma link del rxe_lo
 fi
-t_check "rmmod ibpost_blk" rmmod ibpost_blk
-live=$(cat $LIVE 2>&1)
-if [[ -z $(awk '$2 != 0' <<<"$live") && -z $(cat /sys/kernel/debug/ibpost/sessions) ]]; then
-	t_ok "ibpost/live counts 0, no session left"
-else
-	t_fail "ibpost/live counts 0, no session left" "$(tr '\n' ' ' <<<"$live")"
-fi
-t_check "rmmod ibpost" rmmod ibpost
-rig_rxe_lo || true
-t_done
+blk_end

@@ -6,8 +6,8 @@
 # ibpost serve in one guest (serve.sh), isolation against a hostile peer
 # (isolation.sh) and the teardown races (races.sh); on the
 # stock kernel first the installed files (installed.sh: modprobe ibpost,
-# the installed tool), then the same without KUnit, then the block device
-# (blk.sh: no block layer in the test kernel).  The test kernel has soft-iWARP too
+# the installed tool), then the same without KUnit; on both the block device
+# (blk.sh: its short set on the test kernel).  The test kernel has soft-iWARP too
 # (siw; the stock kernel has not): after the rxe rows, the engine suite
 # (ibpost_siw) and the same scripts run again on siw0 (IBPOST_PROVIDER=siw:
 # a dummy netdev with 192.0.2.20, every job through rdma_cm), rxe unloaded.
@@ -81,10 +81,12 @@ if [[ $IBPOST_KERNEL != test || $(rig_arg long) == 1 ]]; then
 fi
 tools/tests/isolation.sh || rc=1
 tools/tests/races.sh || rc=1
-# ibpost_blk needs a block layer: the stock kernel only (about 2 minutes).
-if [[ $IBPOST_KERNEL == stock ]]; then
-	tools/tests/blk.sh || rc=1
-fi
+# ibpost_blk: the whole set on the stock kernel (about 2 minutes); on the
+# debug kernel a loopback device, fio verify and the RDMA device deleted
+# under fio (about a minute: KASAN, lockdep and kmemleak watch the fault).
+t0=$SECONDS
+tools/tests/blk.sh || rc=1
+echo "blk.sh: $((SECONDS - t0)) s" >>"$IBPOST_OUT/blk-time-$IBPOST_KERNEL.txt"
 if [[ $IBPOST_KERNEL == test ]] && modinfo -n siw >/dev/null 2>&1; then
 	# Only siw devices from here on.
 	rdma link del rxe_lo 2>/dev/null

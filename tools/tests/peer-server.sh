@@ -6,10 +6,11 @@
 # and perftest's ib_write_bw / ib_send_bw -R servers for the bandwidth
 # table, until the host creates $IBPOST_OUT/stop.  Meanwhile it acts on the
 # client's marker job (a WRITE of 12347 bytes): it deletes rxe0 under it,
-# then adds it back; and on the client's marker region (peer-blk.sh,
-# PEER_BLK_MARK bytes) it kills the limited serve under the client's
-# ibpost_blk I/O.  At the end it checks what the server saw and that
-# nothing is left.  TAP in $IBPOST_OUT/peer-server.tap.
+# then adds it back; on the client's marker regions (peer-blk.sh) it kills
+# the limited serve (PEER_BLK_MARK bytes) and deletes rxe0, then adds it
+# back (PEER_BLK_DEL_MARK bytes), under the client's ibpost_blk I/O.  At
+# the end it checks what the server saw and that nothing is left.  TAP in
+# $IBPOST_OUT/peer-server.tap.
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
@@ -32,25 +33,36 @@ touch "$IBPOST_OUT/ready"
 
 # shellcheck source=tools/tests/peer-blk.sh
 . tools/tests/peer-blk.sh
-deleted=0 killed=0 perf_pids=()
+# readd_rxe0 [WHAT]: rxe0 deleted under the client's I/O and added back
+# 2 s later (events "deleted rxe0[ WHAT]", "added rxe0[ WHAT]").
+# perftest's servers are stopped first and started again after: rxe cannot
+# take a device away from a process that has it open (no disassociate), so
+# they would block the deletion (the client's bench comes after both).
+readd_rxe0() {
+	perf_servers_stop
+	rdma link del rxe0 && echo "deleted rxe0${1:+ $1}" >>"$IBPOST_OUT/events.log"
+	sleep 2
+	rdma link add rxe0 type rxe netdev eth0 && rig_wait_active rxe0 &&
+		echo "added rxe0${1:+ $1}" >>"$IBPOST_OUT/events.log"
+	perf_servers 1000
+}
+deleted=0 killed=0 blkdel=0 perf_pids=()
 for _ in $(seq 3600); do
 	[[ -e $IBPOST_OUT/stop ]] && break
 	if ((!deleted)) && grep -q 'job write size 12347 ' "$LOG"; then
 		sleep 2
-		rdma link del rxe0 && echo "deleted rxe0" >>"$IBPOST_OUT/events.log"
+		readd_rxe0
 		deleted=1
-		sleep 2
-		rdma link add rxe0 type rxe netdev eth0 && rig_wait_active rxe0 &&
-			echo "added rxe0" >>"$IBPOST_OUT/events.log"
-		# Only now: rxe cannot take a device away from a process that
-		# has it open (no disassociate), so perftest would block the
-		# deletion.  The client's bench comes after that test.
-		perf_servers 1000
 	fi
 	if ((!killed)) && grep -q "job write size $PEER_BLK_MARK " "$LLOG"; then
 		sleep 3
 		kill -KILL "$lpid" && echo "killed the limited serve" >>"$IBPOST_OUT/events.log"
 		killed=1
+	fi
+	if ((!blkdel)) && grep -q "job write size $PEER_BLK_DEL_MARK " "$LOG"; then
+		sleep 3
+		readd_rxe0 "under ibpost_blk"
+		blkdel=1
 	fi
 	sleep 0.5
 done
@@ -97,6 +109,8 @@ t_check "the killed client guest was noticed (lost within the idle time)" \
 	grep -q 'lost: Connection timed out\|lost: .*RETRY_EXC_ERR\|lost: Connection reset by peer' "$LOG"
 t_check "the limited serve was killed under the client's ibpost_blk I/O" \
 	grep -qx 'killed the limited serve' "$IBPOST_OUT/events.log"
+t_check "rxe0 was deleted under the client's ibpost_blk I/O and came back" \
+	grep -qx 'added rxe0 under ibpost_blk' "$IBPOST_OUT/events.log"
 t_check "ibpost_blk's devices got regions of the server's memory in 1 MiB chunks (64 MiB: 64 chunks)" \
 	grep -q 'job write size 4194304 depth [0-9]* slots 64$' "$LOG"
 # The 64 MiB device has 2 queues: its session's second connection joined.

@@ -3,8 +3,8 @@
 # In-guest tests of the in-kernel session API through its consumer module
 # (kunit/consumer.c; run by guest-check.sh on both kernels):
 #   - the consumer's workload at load: 4 kthreads writing 128 KiB requests
-#     of 32 pages taken out of order, reading them back into other pages
-#     and checking every byte; its line and 'ibpost run' at 128 KiB on the
+#     of 32 single pages, reading them back into other pages and checking
+#     every byte; its line and 'ibpost run' at 128 KiB on the
 #     same device go to $IBPOST_OUT/session-$IBPOST_KERNEL.txt;
 #   - ibpost cannot be unloaded while a consumer module uses it;
 #   - the device deleted under a running workload: the load fails with an

@@ -32,7 +32,11 @@ if [[ $IBPOST_KERNEL == test ]]; then
 	insmod build/testmod/module/ibpost.ko || rc=1
 	# Pure suites, then the engine on rxe_lo (exported API only).
 	insmod build/testmod/kunit/ibpost_kunit.ko || rc=1
-	insmod build/testmod/kunit/ibpost_rxe_kunit.ko dev=rxe_lo || rc=1
+	# The transfer matrix: two variants per op and shape, all eight in
+	# make check-long (full=1).
+	full=0
+	[[ $(rig_arg long) == 1 ]] && full=1
+	insmod build/testmod/kunit/ibpost_rxe_kunit.ko dev=rxe_lo full=$full || rc=1
 	# The session API: its consumer, driven by the session suite.
 	insmod build/testmod/kunit/ibpost_consumer.ko autorun=0 || rc=1
 	# A waiter woken by its session's close holds 3 s, longer than a close
@@ -58,7 +62,7 @@ if [[ $IBPOST_KERNEL == test ]]; then
 	rig_load_siw || rc=1
 	rig_siw0 || rc=1
 	insmod build/testmod/module/ibpost.ko || rc=1
-	insmod build/testmod/kunit/ibpost_siw_kunit.ko dev=siw0 cm=192.0.2.20 || rc=1
+	insmod build/testmod/kunit/ibpost_siw_kunit.ko dev=siw0 cm=192.0.2.20 full=$full || rc=1
 	dmesg | tail -n +$((seen + 1)) >>"$IBPOST_OUT/kunit-dmesg.txt"
 	rmmod ibpost_siw_kunit || rc=1
 	rmmod ibpost || rc=1

@@ -172,7 +172,7 @@ for kind in test stock; do
 	tfiles=(integration badinput hardening session isolation races)
 	[[ $kind == stock || ${IBPOST_CHECK_LONG:-0} == 1 ]] && tfiles+=(serve)
 	# ibpost_blk: the stock kernel only (the test kernel has no block layer).
-	[[ $kind == stock ]] && tfiles+=(blk installed)
+	[[ $kind == stock ]] && tfiles+=(blk installed trace)
 	[[ $kind == test ]] && tfiles+=(integration-siw)
 	[[ $kind == test && ${IBPOST_CHECK_LONG:-0} == 1 ]] &&
 		tfiles+=(badinput-siw hardening-siw session-siw)

@@ -276,9 +276,9 @@ int ibpost_ep_poll(struct ibpost_ep *ep)
  *
  * A flush while the endpoint drains is the expected end of a WR, not an
  * error.  The first error is kept in @ep->wc_status.  Every failed
- * completion is traced (ibpost_wc); one that is neither a flush
- * (the consequence of an earlier error or a disconnect) nor expected is
- * also logged, rate-limited, with its status, QP and vendor error.
+ * completion is traced (ibpost_wc); an error that is not a flush (a
+ * flush is the consequence of an earlier error or a disconnect) is also
+ * logged, rate-limited, with its status, QP and vendor error.
  * Handlers call this once per completion, before anything else sees it.
  *
  * Context: the CQ's handler (any).

@@ -67,18 +67,23 @@ for d in "$T"/events/ibpost/*/; do
 done
 t_ok "events/ibpost enabled: $nev events"
 
-# ev NAME: the trace lines of event NAME, "key=value ..." after its name.
-ev() { sed -n "s/.* $1: //p" $T/trace; }
+# snap: copy the trace buffer (reading tracefs is slow under TCG: once per
+# step).  ev NAME: the copy's lines of event NAME, "key=value ..." after
+# its name.
+snap() { cat $T/trace >"$TMP/trace"; }
+ev() { sed -n "s/.* $1: //p" "$TMP/trace"; }
 # val KEY: the value of KEY= in each line of stdin.
 val() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p"; }
 hex() { printf '0x%x' "$1"; }
 
 run() { timeout 60 "$IBPOST" run --dev rxe_d0 "$@"; }
 
-# --- a loopback job ----------------------------------------------------------
+# --- a loopback job and a refused one (then one copy of the trace) --------
 N=40 SIZE=4096
 out=$(run --op write --size $SIZE -n $N --warmup 0 --depth 8 --batch 4 --json 2>&1)
 rc=$?
+run --op write --sge-layout "256@0,256@$SLOT_MAX" -n 10 >/dev/null 2>&1
+snap
 qpn=$(grep -o '"qpn": [0-9]*' <<<"$out" | head -n 1 | awk '{ print $2 }')
 tqpn=$(grep -o '"target_qpn": [0-9]*' <<<"$out" | head -n 1 | awk '{ print $2 }')
 if ((rc == 0)) && [[ -n $qpn && -n $tqpn && $qpn != 0 && $tqpn != 0 ]]; then
@@ -114,9 +119,6 @@ if ev ibpost_reg | grep -q "^qpn=$TQ mrs=[1-9][0-9]* access=0x[0-9a-f]* ret=0" &
 else
 	t_fail "reg and inval: the target's MRs on $TQ" "$(ev ibpost_reg | head -n 2 | tr '\n' ' ') / $(ev ibpost_inval | head -n 2 | tr '\n' ' ')"
 fi
-
-# --- a refused job -----------------------------------------------------------
-run --op write --sge-layout "256@0,256@$SLOT_MAX" -n 10 >/dev/null 2>&1
 want="err=-22 reason=[0-9]* wr=0 sge=1 value=$((SLOT_MAX + 256)) limit=$SLOT_MAX text=\"SGE outside its buffer\""
 if ev ibpost_refuse | grep -qx "$want"; then
 	t_ok "refuse: an SGE past the slot names WR 0, SGE 1, value and limit"
@@ -126,19 +128,21 @@ fi
 
 # --- a consumer's session ----------------------------------------------------
 if insmod "$CONS" dev=rxe_d0 autorun=0 hold=1; then
-	live=$(ev ibpost_session | grep 'owner=ibpost_consumer .*state=LIVE' | tail -n 1)
-	sq=$(val qpn <<<"$live")
-	if [[ -n $sq ]] && rdma resource show qp | grep -q "lqpn $((sq)) .*comm \[ibpost_consumer\]"; then
-		t_ok "rdma resource show qp: the session's QP $sq is ibpost_consumer's"
-	else
-		t_fail "rdma resource show qp: the session's QP is ibpost_consumer's" "event: $live; $(rdma resource show qp | grep -c consumer) rows"
-	fi
+	cq=$(rdma resource show qp | sed -n 's/.*lqpn \([0-9]*\) .*comm \[ibpost_consumer\].*/\1/p')
 	if rdma resource show mr | grep -q 'comm \[ibpost_consumer\]'; then
 		t_ok "rdma resource show mr: the session's registration is ibpost_consumer's"
 	else
 		t_fail "rdma resource show mr: the session's registration is ibpost_consumer's" "$(rdma resource show mr | head -n 3 | tr '\n' ' ')"
 	fi
 	rmmod ibpost_consumer
+	snap
+	live=$(ev ibpost_session | grep 'owner=ibpost_consumer .*state=LIVE' | tail -n 1)
+	sq=$(val qpn <<<"$live")
+	if [[ -n $sq ]] && grep -qx "$((sq))" <<<"$cq"; then
+		t_ok "rdma resource show qp: the session's QP $sq (its LIVE event) is ibpost_consumer's"
+	else
+		t_fail "rdma resource show qp: the session's QP is ibpost_consumer's" "event: $live; ibpost_consumer's QPs: $(tr '\n' ' ' <<<"$cq")"
+	fi
 	if ev ibpost_session | grep -q "owner=ibpost_consumer qpn=$sq state=DEAD err=-125"; then
 		t_ok "session: LIVE, then DEAD (-ECANCELED) at close, on QP $sq"
 	else
@@ -148,37 +152,42 @@ else
 	t_fail "ibpost_consumer hold=1 on rxe_d0" "insmod $CONS"
 fi
 
-# --- against ibpost serve here ---------------------------------------------
+# --- against ibpost serve here: a job, a refused hello, a stale rkey --------
 "$IBPOST" serve --port $PORT --idle 3000 >"$TMP/serve.log" 2>&1 &
 spid=$!
 for _ in $(seq 50); do
 	grep -q listening "$TMP/serve.log" && break
 	sleep 0.1
 done
+# The stale-rkey fault uses the rkey of the last job served.
 run --connect "$A4:$PORT" --op write --size 4K -n 10 >/dev/null 2>&1
+echo 1 >$FAULT
+run --connect "$A4:$PORT" --op write --size 4K -n 10 >/dev/null 2>&1
+seen=$(dmesg | wc -l)
+echo 4 >$FAULT
+out=$(run --connect "$A4:$PORT" --op write --size 4K -n 10 2>&1)
+snap
 if ev ibpost_srv | grep -q "^kind=CONNECT conn=[1-9][0-9]* peer=::ffff:$A4 " &&
 	ev ibpost_srv | grep -q '^kind=DONE '; then
 	t_ok "srv: CONNECT from ::ffff:$A4, DONE"
 else
 	t_fail "srv: CONNECT from ::ffff:$A4, DONE" "$(ev ibpost_srv | head -n 4 | tr '\n' ' ')"
 fi
-echo 1 >$FAULT
-run --connect "$A4:$PORT" --op write --size 4K -n 10 >/dev/null 2>&1
 if ev ibpost_srv | grep -q '^kind=REFUSED .*value=99 limit=2 '; then
 	t_ok "srv: a hello of version 99 REFUSED with value and limit"
 else
 	t_fail "srv: a hello of version 99 REFUSED with value and limit" "$(ev ibpost_srv | tail -n 3 | tr '\n' ' ')"
 fi
-# The stale-rkey fault uses the rkey of the last job served.
-run --connect "$A4:$PORT" --op write --size 4K -n 10 >/dev/null 2>&1
-seen=$(dmesg | wc -l)
-echo 4 >$FAULT
-out=$(run --connect "$A4:$PORT" --op write --size 4K -n 10 2>&1)
 eq=$(grep -o 'first error completion: REM_ACCESS_ERR.*qpn 0x[0-9a-f]*' <<<"$out" | sed 's/.*qpn //')
 if [[ -n $eq ]] && ev ibpost_wc | grep -q "^qpn=$eq status=REM_ACCESS_ERR vendor_err=0x[0-9a-f]* opcode=[0-9]* wr_id=[^ ]* counted=1"; then
 	t_ok "wc: REM_ACCESS_ERR on the QP the tool names ($eq)"
 else
 	t_fail "wc: REM_ACCESS_ERR on the QP the tool names" "tool: $(grep 'error completion' <<<"$out" | head -n 1); trace: $(ev ibpost_wc | head -n 2 | tr '\n' ' ')"
+fi
+if ev ibpost_srv | grep -q '^kind=LOST .*err=-5 '; then
+	t_ok "srv: the stale-rkey connection LOST (-EIO)"
+else
+	t_fail "srv: the stale-rkey connection LOST (-EIO)" "$(ev ibpost_srv | tail -n 3 | tr '\n' ' ')"
 fi
 logs=$(dmesg | tail -n +$((seen + 1)) | grep 'ibpost: .*error completion')
 if [[ $(wc -l <<<"$logs") == 1 ]] && grep -q "QP ${eq:-none} (ibpost): error completion: remote access error (status 10, vendor error 0x" <<<"$logs"; then
@@ -191,7 +200,7 @@ wait $spid 2>/dev/null
 echo 0 >$FAULT
 
 echo 0 >$T/events/ibpost/enable
-cp $T/trace "$IBPOST_OUT/trace-events-$IBPOST_KERNEL.txt"
+cp "$TMP/trace" "$IBPOST_OUT/trace-events-$IBPOST_KERNEL.txt"
 echo >$T/trace
 ((loaded)) && { rmmod ibpost || t_fail "rmmod ibpost" "busy"; }
 if ((made_link)); then

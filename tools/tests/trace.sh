@@ -14,8 +14,9 @@
 #     `rdma resource` names the consumer for its QPs and MRs;
 #   - against `ibpost serve` here: connect, a refused hello (the server's
 #     REFUSED event with value and limit), and a job given a stale rkey: an
-#     ibpost_wc event REM_ACCESS_ERR on the QP the tool names, and exactly
-#     one kernel log line for it, with the status text and that QP.
+#     ibpost_wc event REM_ACCESS_ERR on the QP the tool names, the server's
+#     connection LOST, and exactly one kernel log line for it, with the
+#     status text and that QP.
 # TAP on stdout and in $IBPOST_OUT/trace-$IBPOST_KERNEL.tap; its time in
 # $IBPOST_OUT/trace-time-$IBPOST_KERNEL.txt.
 set -uo pipefail

@@ -68,8 +68,8 @@ for d in "$T"/events/ibpost/*/; do
 done
 t_ok "events/ibpost enabled: $nev events"
 
-# snap: copy the trace buffer (reading tracefs is slow under TCG: once per
-# step).  ev NAME: the copy's lines of event NAME, "key=value ..." after
+# snap: copy the trace buffer (a read of tracefs took about a second in
+# the TCG guest: once per step).  ev NAME: the copy's lines of event NAME, "key=value ..." after
 # its name.
 snap() { cat $T/trace >"$TMP/trace"; }
 ev() { sed -n "s/.* $1: //p" "$TMP/trace"; }

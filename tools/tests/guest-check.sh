@@ -74,7 +74,7 @@ tools/tests/integration.sh || rc=1
 tools/tests/badinput.sh || rc=1
 tools/tests/hardening.sh || rc=1
 tools/tests/session.sh || rc=1
-# Tracepoints and logs: the stock kernel (tracefs; about 30 s).
+# Tracepoints and logs: the stock kernel (tracefs; about 60 s).
 if [[ $IBPOST_KERNEL == stock ]]; then
 	tools/tests/trace.sh || rc=1
 fi

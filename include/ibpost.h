@@ -105,6 +105,11 @@ enum ibpost_session_event {
  *	IBPOST_LAT_SAMPLES_DEFAULT, at most IBPOST_LAT_SAMPLES_MAX.
  * @reason: out, may be NULL: IBPOST_R_* when ibpost_session_open() refuses
  *	the attributes (or fails on the device).
+ * @owner: the consumer's name, NULL for "ibpost"; pass KBUILD_MODNAME.
+ *	``rdma resource`` shows it as the owner ("comm [name]") of the
+ *	session's QPs, PD, MRs and the CQs that are its own (CQs from the
+ *	device's pool are ib_core's).  Copied: at most IBPOST_OWNER_MAX - 1
+ *	characters are kept.
  */
 struct ibpost_session_attr {
 	const char *dev_name;
@@ -122,7 +127,11 @@ struct ibpost_session_attr {
 	u64 region_bytes;
 	u32 lat_samples;
 	u32 *reason;
+	const char *owner;
 };
+
+/* Room for a consumer's name (&ibpost_session_attr.owner), NUL included. */
+#define IBPOST_OWNER_MAX	32
 
 /* Most queues of one session (&ibpost_session_attr.nr_queues). */
 #define IBPOST_SESSION_QUEUES_MAX	64

@@ -2,6 +2,8 @@
 /*
  * KUnit: the pure ABI helpers of module/abi.c.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <kunit/test.h>
 #include <linux/module.h>
 

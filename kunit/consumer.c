@@ -18,6 +18,8 @@
  * session_kunit.c drives it); with hold=1 it keeps one registered page for
  * the isolation tests.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/completion.h>
 #include <linux/inet.h>
 #include <linux/kthread.h>
@@ -267,7 +269,7 @@ static int cons_region_check(struct cons *c, u64 bytes)
 	struct ibpost_session_limits lim;
 
 	ibpost_session_get_limits(c->s, &lim);
-	pr_info("ibpost_consumer: the server's region: %llu bytes in chunks of %u\n",
+	pr_info("the server's region: %llu bytes in chunks of %u\n",
 		lim.region_bytes, lim.region_chunk);
 	if (lim.region_bytes != bytes || !lim.region_chunk ||
 	    lim.region_chunk % c->req_bytes)
@@ -291,6 +293,7 @@ int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
 		.dev_name = cfg->dev,
 		.depth = cfg->depth,
 		.max_sge = cfg->max_sge,
+		.owner = KBUILD_MODNAME,
 	};
 	struct cons c = { .cfg = cfg };
 	struct cons_local local = {};
@@ -387,7 +390,8 @@ static struct {
 
 static int cons_hold_start(void)
 {
-	struct ibpost_session_attr attr = { .dev_name = dev, .depth = 4 };
+	struct ibpost_session_attr attr = { .dev_name = dev, .depth = 4,
+					    .owner = KBUILD_MODNAME };
 	struct ibpost_rdesc desc;
 	u32 i;
 	int ret;
@@ -411,7 +415,7 @@ static int cons_hold_start(void)
 		ret = PTR_ERR(cons_held.reg);
 		goto err_page;
 	}
-	pr_info("ibpost_consumer: holding a registration: addr 0x%llx rkey 0x%x length %u\n",
+	pr_info("holding a registration: addr 0x%llx rkey 0x%x length %u\n",
 		desc.addr, desc.rkey, desc.length);
 	return 0;
 
@@ -435,10 +439,10 @@ static void cons_hold_end(void)
 	for (i = 0; i < PAGE_SIZE; i++)
 		bad += va[i] != cons_pattern(0, 0, i);
 	if (bad)
-		pr_info("ibpost_consumer: held registration corrupted: %u bytes\n",
+		pr_info("held registration corrupted: %u bytes\n",
 			bad);
 	else
-		pr_info("ibpost_consumer: held registration intact\n");
+		pr_info("held registration intact\n");
 	__free_page(cons_held.page);
 	ibpost_session_close(cons_held.s);
 }
@@ -467,7 +471,7 @@ static int __init cons_init(void)
 	mib_x100 = res->elapsed_ns ?
 		   div64_u64(res->bytes * 100 * NSEC_PER_SEC,
 			     res->elapsed_ns * 1048576ULL) : 0;
-	pr_info("ibpost_consumer: %s: %u threads x %u requests of %u KiB (WRITE, READ back): %llu bytes in %llu us = %llu.%02llu MiB/s; %llu requests, %llu errors (first %d), %llu bad bytes; session: %llu WRs, %llu sq_full, p50 %llu ns, p99 %llu ns; ret %d\n",
+	pr_info("%s: %u threads x %u requests of %u KiB (WRITE, READ back): %llu bytes in %llu us = %llu.%02llu MiB/s; %llu requests, %llu errors (first %d), %llu bad bytes; session: %llu WRs, %llu sq_full, p50 %llu ns, p99 %llu ns; ret %d\n",
 		dev, threads, reqs, req_kb, res->bytes,
 		div_u64(res->elapsed_ns, 1000), div_u64(mib_x100, 100),
 		mib_x100 % 100, res->requests, res->errors, res->first_error,

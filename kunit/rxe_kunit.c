@@ -7,6 +7,8 @@
  * cm= every job connects through rdma_cm to that address of the device
  * (iWARP devices connect QPs no other way).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <kunit/test.h>
 #include <linux/inet.h>
 #include <linux/module.h>

@@ -8,6 +8,8 @@
  * refusals; several queues, a local region across MRs, the I/O limits,
  * exact latency percentiles and ibpost_session_fail().
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <kunit/test.h>
 #include <linux/bottom_half.h>
 #include <linux/delay.h>

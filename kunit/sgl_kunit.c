@@ -2,6 +2,8 @@
 /*
  * KUnit: SGE layouts, their validation and the data pattern (module/sgl.c).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <kunit/test.h>
 #include <linux/mm.h>
 #include <linux/module.h>

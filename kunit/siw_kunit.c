@@ -9,4 +9,6 @@
 #define ENGINE_DEV	"siw0"
 #define ENGINE_CM	"192.0.2.20"
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include "rxe_kunit.c"

@@ -2,6 +2,8 @@
 /*
  * KUnit: signaling cadence and send-queue accounting (module/sq.c).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <kunit/test.h>
 #include <linux/module.h>
 #include <linux/slab.h>

@@ -6,6 +6,8 @@
  * refuse, with its reason, value and limit, and the well-formed ones it
  * must take.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <kunit/test.h>
 #include <linux/in.h>
 #include <linux/in6.h>

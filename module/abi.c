@@ -5,6 +5,8 @@
  * Nothing here calls a verb or touches user memory, so the KUnit suite in
  * kunit/abi_kunit.c exercises all of it without a device.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/overflow.h>
 #include <linux/string.h>
 #include <linux/errno.h>

@@ -9,6 +9,8 @@
  * rdma_cm reports for the request (the IP header's source on RoCE and
  * iWARP), no name lookups.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/slab.h>

@@ -7,6 +7,8 @@
  * rdma_rxe never fails it.  Never vmalloc memory: virt_to_page() of it is
  * wrong, and a DMA mapping of it is not contiguous.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/gfp.h>
 #include <linux/slab.h>
 

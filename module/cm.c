@@ -15,6 +15,8 @@
  * ends on a signal (the caller's SIGINT: its job ends with -EINTR) and on
  * the removal of the endpoint's device (whose removal waits for the job).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <crypto/algapi.h>
 #include <linux/completion.h>
 #include <linux/delay.h>

@@ -9,6 +9,8 @@
  * are counted in debugfs like every other page ibpost holds.  Completions
  * are reaped by the owner's thread polling its CQ; handlers only record.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/errno.h>
 #include <kunit/visibility.h>
 

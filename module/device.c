@@ -11,6 +11,8 @@
  * one.  Nothing that a peer can reach is ever in that PD: every endpoint
  * has the PD of its own trust domain (ibpost_ep_cq()).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>

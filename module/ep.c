@@ -11,13 +11,20 @@
  * Endpoints polled from softirq (sessions) or a workqueue (served
  * connections) take their CQ from the device's CQ pool; the others are
  * polled by their owner's thread.
+ *
+ * Every chain posted and every failed completion is seen here, so their
+ * tracepoints fire here, and the one log line of an error completion is
+ * written here (rate-limited).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bottom_half.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/sched.h>
 
 #include "ep.h"
+#include "trace.h"
 
 /* One spare send and receive slot for ib_drain_qp(). */
 #define IBPOST_EP_DRAIN_SLOTS	1
@@ -60,10 +67,12 @@ int ibpost_ep_cq(struct ibpost_ep *ep, struct ib_device *ibdev,
 
 	ep->ibdev = ibdev;
 	ep->port = port;
+	ep->owner = caps->owner ?: KBUILD_MODNAME;
 	if (share) {
 		ep->pd = share->pd;
 	} else {
-		ep->pd = ib_alloc_pd(ibdev, 0);
+		/* Its MRs take the PD's name in the resource tracking. */
+		ep->pd = __ib_alloc_pd(ibdev, 0, ep->owner);
 		if (IS_ERR(ep->pd)) {
 			ret = PTR_ERR(ep->pd);
 			ep->pd = NULL;
@@ -73,7 +82,8 @@ int ibpost_ep_cq(struct ibpost_ep *ep, struct ib_device *ibdev,
 	}
 	init_waitqueue_head(&ep->wq);
 	if (caps->poll == IB_POLL_DIRECT) {
-		cq = ib_alloc_cq(ibdev, NULL, n, 0, IB_POLL_DIRECT);
+		cq = __ib_alloc_cq(ibdev, NULL, n, 0, IB_POLL_DIRECT,
+				   ep->owner);
 		ep->bh_post = true;
 	} else {
 		/* The pool would allocate CQs forever for an impossible size. */
@@ -127,11 +137,15 @@ void ibpost_ep_qp_attr(struct ibpost_ep *ep, const struct ibpost_ep_caps *caps,
 }
 
 /**
- * ibpost_ep_qp_set() - the endpoint's QP exists (ib_create_qp() or
+ * ibpost_ep_qp_set() - the endpoint's QP exists (ib_create_qp_kernel() or
  *	rdma_create_qp()): note what the provider granted.
  * @ep: the endpoint.
  * @qp: its QP.
  * @init: attributes after creation.
+ *
+ * rdma_create_qp() takes no caller name on 6.1 (and the resource
+ * tracking's setter is private to ib_core): its QPs are rdma_cm's in
+ * ``rdma resource``; their PD (its pdn) carries the owner's name.
  */
 void ibpost_ep_qp_set(struct ibpost_ep *ep, struct ib_qp *qp,
 		      const struct ib_qp_init_attr *init)
@@ -157,11 +171,23 @@ int ibpost_ep_qp(struct ibpost_ep *ep, const struct ibpost_ep_caps *caps)
 	struct ib_qp *qp;
 
 	ibpost_ep_qp_attr(ep, caps, &init);
-	qp = ib_create_qp(ep->pd, &init);
+	qp = ib_create_qp_kernel(ep->pd, &init, ep->owner);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 	ibpost_ep_qp_set(ep, qp, &init);
 	return 0;
+}
+
+/* Bytes the SGEs of a chain describe (only for its tracepoint). */
+static u64 ibpost_chain_bytes(const struct ib_send_wr *wr)
+{
+	u64 bytes = 0;
+	int i;
+
+	for (; wr; wr = wr->next)
+		for (i = 0; i < wr->num_sge; i++)
+			bytes += wr->sg_list[i].length;
+	return bytes;
 }
 
 /**
@@ -176,6 +202,9 @@ int ibpost_ep_qp(struct ibpost_ep *ep, const struct ibpost_ep_caps *caps)
  * ksoftirqd wake-up and context switch per post) and runs right here when
  * they are turned back on.
  *
+ * The ibpost_post tracepoint sees every chain: its WRs and bytes are
+ * counted only while it is enabled.
+ *
  * Context: any (process context for a bh_post endpoint).
  * Return: 0 or the provider's negative errno.
  */
@@ -183,15 +212,19 @@ int ibpost_ep_post(struct ibpost_ep *ep, struct ib_send_wr *first,
 		   u32 *taken)
 {
 	const struct ib_send_wr *bad = NULL, *wr;
+	bool tracing = trace_ibpost_post_enabled();
 	u32 n = 0, all = 0;
+	u64 bytes = 0;
 	int ret;
 
 	/*
 	 * Counted before the post: once posted, the chain may complete and
 	 * be freed (a session request's rdma_rw WRs) at any moment.
 	 */
-	for (wr = first; taken && wr; wr = wr->next)
+	for (wr = first; (taken || tracing) && wr; wr = wr->next)
 		all++;
+	if (tracing)
+		bytes = ibpost_chain_bytes(first);
 	if (ep->bh_post) {
 		local_bh_disable();
 		ret = ib_post_send(ep->qp, first, &bad);
@@ -199,16 +232,16 @@ int ibpost_ep_post(struct ibpost_ep *ep, struct ib_send_wr *first,
 	} else {
 		ret = ib_post_send(ep->qp, first, &bad);
 	}
-	if (!taken)
-		return ret;
 	if (!ret) {
-		*taken = all;
-		return 0;
+		n = all;
+	} else if (taken || tracing) {
+		/* Refused at @bad: nothing completes or frees the chain. */
+		for (wr = first; wr && wr != bad; wr = wr->next)
+			n++;
 	}
-	/* Refused at @bad: the request cannot end, nothing frees the chain. */
-	for (wr = first; wr && wr != bad; wr = wr->next)
-		n++;
-	*taken = n;
+	trace_ibpost_post(ep->qp->qp_num, all, bytes, n, ret);
+	if (taken)
+		*taken = n;
 	return ret;
 }
 
@@ -242,15 +275,28 @@ int ibpost_ep_poll(struct ibpost_ep *ep)
  * @wc: a completion whose status is not IB_WC_SUCCESS.
  *
  * A flush while the endpoint drains is the expected end of a WR, not an
- * error.  The first error is kept in @ep->wc_status.
+ * error.  The first error is kept in @ep->wc_status.  Every failed
+ * completion is traced (ibpost_wc); an error that is not a flush (a
+ * flush is the consequence of an earlier error or a disconnect) is also
+ * logged, rate-limited, with its status, QP and vendor error.
+ * Handlers call this once per completion, before anything else sees it.
  *
  * Context: the CQ's handler (any).
  * Return: true when @wc counts as an error.
  */
 bool ibpost_ep_wc_error(struct ibpost_ep *ep, const struct ib_wc *wc)
 {
-	if (wc->status == IB_WC_WR_FLUSH_ERR && READ_ONCE(ep->draining))
+	bool counted = wc->status != IB_WC_WR_FLUSH_ERR ||
+		       !READ_ONCE(ep->draining);
+
+	trace_ibpost_wc(ep, wc, counted);
+	if (!counted)
 		return false;
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_err_ratelimited("%s: QP 0x%x (%s): error completion: %s (status %d, vendor error 0x%x)\n",
+				   dev_name(&ep->ibdev->dev), ep->qp->qp_num,
+				   ep->owner, ib_wc_status_msg(wc->status),
+				   wc->status, wc->vendor_err);
 	if (cmpxchg(&ep->wc_status, IB_WC_SUCCESS, wc->status) ==
 	    IB_WC_SUCCESS)
 		WRITE_ONCE(ep->wc_vendor, wc->vendor_err);

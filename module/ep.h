@@ -29,6 +29,9 @@
  * @cq_vector: for a CQ from the pool: 1 + the completion vector it is
  *	taken on (modulo the device's vectors), 0 for the pool's round-robin
  *	choice.
+ * @owner: the consumer ``rdma resource`` names for the endpoint's PD (and
+ *	so its MRs), QP and own CQ (a pooled CQ is ib_core's); it must live
+ *	as long as the endpoint.  NULL: "ibpost".
  */
 struct ibpost_ep_caps {
 	u32 send_wr;
@@ -39,6 +42,7 @@ struct ibpost_ep_caps {
 	u32 rdma_ctxs;
 	enum ib_poll_context poll;
 	u32 cq_vector;
+	const char *owner;
 };
 
 /**
@@ -47,6 +51,8 @@ struct ibpost_ep_caps {
  * @pd: the PD the QP and every MR it uses belong to: its trust domain.
  * @pd_owned: @pd is the endpoint's own (freed with it), not shared.
  * @port: port number.
+ * @owner: its consumer's name in the kernel's resource tracking
+ *	(&ibpost_ep_caps.owner).
  * @cq: send and receive completions of @qp.
  * @cq_size: CQEs of @cq.
  * @cq_pooled: @cq came from ib_cq_pool_get().
@@ -69,6 +75,7 @@ struct ibpost_ep {
 	struct ib_pd *pd;
 	bool pd_owned;
 	u32 port;
+	const char *owner;
 	struct ib_cq *cq;
 	u32 cq_size;
 	bool cq_pooled;

@@ -7,6 +7,8 @@
  * acts, and on refusal writes struct ibpost_status back so the tool can say
  * exactly what was wrong.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_cache.h>
@@ -17,6 +19,7 @@
 #include "sgl.h"
 #include "ioctl.h"
 #include "serve.h"
+#include "trace.h"
 
 static_assert(sizeof(struct ibpost_dev_attr) == IBPOST_DEV_ATTR_SIZE_VER0);
 static_assert(sizeof(struct ibpost_dev_list) == IBPOST_DEV_LIST_SIZE_VER0);
@@ -26,9 +29,10 @@ static_assert(sizeof(struct ibpost_run) == IBPOST_RUN_SIZE_VER0);
 static int ibpost_put_status(struct ibpost_status __user *ust,
 			     const struct ibpost_status *st, int err)
 {
+	trace_ibpost_refuse(st, err);
 	if (copy_to_user(ust, st, sizeof(*st)))
 		return -EFAULT;
-	pr_debug("ibpost: refused (%d): %s, value %llu, limit %llu\n", err,
+	pr_debug("refused (%d): %s, value %llu, limit %llu\n", err,
 		 ibpost_reason_str(st->reason), st->value, st->limit);
 	return err;
 }

@@ -5,6 +5,8 @@
  * (post.c), ping-pong (pingpong.c) and the peer client (peer.c); calls
  * none of them.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/jiffies.h>
 #include <linux/sched/signal.h>
 
@@ -54,19 +56,17 @@ void ibpost_note_mismatch(struct ibpost_job *job, u64 wr, u32 bad)
 /**
  * ibpost_wc_error() - an error completion of one of the job's WRs.
  * @job: the job.
- * @ep: the endpoint it came from.
- * @wc: the completion.
+ * @wc: the completion, one that counts as an error (the handler asked
+ *	ibpost_ep_wc_error() of its endpoint), or a control channel's
+ *	error status.
  * @seq: the WR (or message) it concerns.
  *
- * A flush while @ep drains is no error; any other ends the job.
+ * It ends the job.
  */
-void ibpost_wc_error(struct ibpost_job *job, struct ibpost_ep *ep,
-		     const struct ib_wc *wc, u64 seq)
+void ibpost_wc_error(struct ibpost_job *job, const struct ib_wc *wc, u64 seq)
 {
 	struct ibpost_result *res = &job->run->result;
 
-	if (!ibpost_ep_wc_error(ep, wc))
-		return;
 	if (wc->status < IBPOST_WC_STATUS_MAX)
 		res->wc_status[wc->status]++;
 	if (!res->wc_errors++) {

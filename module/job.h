@@ -150,8 +150,7 @@ static inline void ibpost_kthread_wait_stop(void)
 
 void ibpost_job_fail(struct ibpost_job *job, int err, u32 reason, u64 wr);
 bool ibpost_job_should_stop(struct ibpost_job *job);
-void ibpost_wc_error(struct ibpost_job *job, struct ibpost_ep *ep,
-		     const struct ib_wc *wc, u64 seq);
+void ibpost_wc_error(struct ibpost_job *job, const struct ib_wc *wc, u64 seq);
 void ibpost_stamp(struct ibpost_job *job, u64 seq, u32 slot);
 void ibpost_note_mismatch(struct ibpost_job *job, u64 wr, u32 bad);
 

@@ -8,6 +8,8 @@
  * limits a consumer (a block driver's queue limits) is given are computed
  * from that same worst case, never from a table.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/math.h>
 
 #include "session.h"

@@ -9,6 +9,8 @@
  * kernel ULP are not, hence this file.  Without debugfs it simply does not
  * exist.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 

@@ -2,6 +2,8 @@
 /*
  * ibpost: module init/exit and the /dev/ibpost misc device.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>

@@ -8,6 +8,8 @@
  * IB_WR_LOCAL_INV (or destroyed with the QP in error) and deregistered.
  * Never IB_PD_UNSAFE_GLOBAL_RKEY.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/jiffies.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
@@ -16,6 +18,7 @@
 #include "abi.h"
 #include "live.h"
 #include "mr.h"
+#include "trace.h"
 
 #define IBPOST_MR_TIMEOUT	(5 * HZ)
 
@@ -181,6 +184,10 @@ static int ibpost_mr_run(struct ibpost_mrs *m, struct ibpost_ep *ep,
 	if (ret && !ibpost_mr_all_done(w) && ibpost_mr_wait(w) == -ETIMEDOUT)
 		ibpost_ep_drain(ep);
 	kfree(w);
+	if (reg)
+		trace_ibpost_reg(ep->qp->qp_num, m->n, access, ret);
+	else
+		trace_ibpost_inval(ep->qp->qp_num, m->n, access, ret);
 	return ret;
 }
 

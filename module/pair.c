@@ -11,6 +11,8 @@
  * address of the device, the pair is connected through rdma_cm instead
  * (cm.c), as perftest -R does.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/etherdevice.h>
 #include <linux/inetdevice.h>
 #include <linux/in.h>
@@ -153,6 +155,7 @@ void ibpost_conn_ini_caps(const struct ibpost_conn_caps *caps,
 	ec->rdma_ctxs = caps->rdma_ctxs;
 	ec->poll = caps->softirq ? IB_POLL_SOFTIRQ : IB_POLL_DIRECT;
 	ec->cq_vector = caps->cq_vector;
+	ec->owner = caps->owner;
 }
 
 /* The target endpoint's queues (loopback pairs). */
@@ -165,6 +168,7 @@ static void ibpost_conn_tgt_caps(const struct ibpost_conn_caps *caps,
 	ec->recv_wr = caps->recv_wr;
 	ec->recv_sge = caps->recv_sge;
 	ec->poll = IB_POLL_DIRECT;
+	ec->owner = caps->owner;
 }
 
 static int ibpost_direct_pair(struct ibpost_pair *p,

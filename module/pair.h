@@ -52,6 +52,7 @@ struct ibpost_conn_peer {
  *	one trust domain, so that its region's rkeys work on every queue).
  * @cq_vector: 1 + the completion vector of the initiator's pooled CQ, 0
  *	for the pool's choice (&ibpost_ep_caps.cq_vector).
+ * @owner: the consumer named in ``rdma resource`` (&ibpost_ep_caps.owner).
  */
 struct ibpost_conn_caps {
 	u32 send_wr;
@@ -66,6 +67,7 @@ struct ibpost_conn_caps {
 	struct ibpost_conn_peer *peer;
 	struct ibpost_ep *pd_share;
 	u32 cq_vector;
+	const char *owner;
 };
 
 /**

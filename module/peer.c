@@ -14,6 +14,8 @@
  * Test hook: the module parameter peer_fault makes the next client
  * misbehave on the wire, so that the server's checks can be seen to work.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -136,7 +138,7 @@ static int ibpost_peer_wait_stop(void *arg)
 	if (ctl->wc_status != IB_WC_SUCCESS) {
 		struct ib_wc wc = { .status = ctl->wc_status };
 
-		ibpost_wc_error(job, job->ini, &wc, IBPOST_STATUS_NONE);
+		ibpost_wc_error(job, &wc, IBPOST_STATUS_NONE);
 		return job->err;
 	}
 	return ibpost_job_should_stop(job) ? job->err : 0;

@@ -23,6 +23,8 @@
  * and pong is signaled, and never more are outstanding than each send
  * queue holds.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/cpumask.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
@@ -57,8 +59,9 @@ static void ibpost_pp_ping_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_job *job = ctx->job;
 
 	job->pp.ping_out--;
-	if (unlikely(wc->status != IB_WC_SUCCESS))
-		ibpost_wc_error(job, job->ini, wc, job->pp.ping_done);
+	if (unlikely(wc->status != IB_WC_SUCCESS) &&
+	    ibpost_ep_wc_error(job->ini, wc))
+		ibpost_wc_error(job, wc, job->pp.ping_done);
 	job->pp.ping_done++;
 }
 
@@ -380,7 +383,7 @@ void ibpost_pp_finish(struct ibpost_job *job)
 	ibpost_pp_wait_room(job, false, &pp->ping_out, 1, ibpost_pp_gone);
 	ibpost_pp_stop(job);
 	if (pp->t_wc_errors)
-		ibpost_wc_error(job, job->tgt, &pp->t_wc, pp->t_wr);
+		ibpost_wc_error(job, &pp->t_wc, pp->t_wr);
 	if (job->target.mm.count) {
 		job->mm = job->target.mm;
 		ibpost_note_mismatch(job, pp->t_wr, job->target.mm.count);

@@ -10,6 +10,8 @@
  * are, who verifies and stamps) is computed before the run: this file
  * never asks which kind of job it runs.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 
@@ -68,7 +70,8 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	u64 now = ktime_get_ns(), from = job->sq.retired;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		ibpost_wc_error(job, job->ini, wc, ctx->seq);
+		if (ibpost_ep_wc_error(job->ini, wc))
+			ibpost_wc_error(job, wc, ctx->seq);
 		return;
 	}
 	if (!ibpost_sq_retire(&job->sq, ctx->seq))
@@ -90,7 +93,7 @@ static void ibpost_target_failed(struct ibpost_target *t, u32 reason,
 	struct ibpost_job *job = container_of(t, struct ibpost_job, target);
 
 	if (reason == IBPOST_R_WC_ERROR)
-		ibpost_wc_error(job, t->ep, wc, msg);
+		ibpost_wc_error(job, wc, msg);
 	else if (reason == IBPOST_R_VERIFY)
 		ibpost_note_target(job, t, msg);
 	else

@@ -7,6 +7,8 @@
  * up.  So do what a real consumer does: create small RC QPs, binary search
  * the largest accepted request, and report what the provider wrote back.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include "device.h"
 #include "ep.h"
 

@@ -8,6 +8,8 @@
  * before deregistering, so the rkey is dead before the pages are given
  * back.  Never IB_PD_UNSAFE_GLOBAL_RKEY.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/slab.h>
 
 #include "session.h"

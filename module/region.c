@@ -20,6 +20,8 @@
  * device removed), a server's when the server sees the session end: the
  * contents live exactly as long as the session.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/slab.h>

@@ -8,6 +8,8 @@
  * builds the QP pair, the buffers and the remote MRs, runs warm-up and
  * measured phases, and frees everything in reverse order whatever happens.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/module.h>
@@ -19,6 +21,7 @@
 #include "post.h"
 #include "session.h"
 #include "stats.h"
+#include "trace.h"
 
 /* Most latency samples kept (8 MiB). */
 #define IBPOST_LAT_MAX		(1U << 20)
@@ -244,6 +247,8 @@ static int ibpost_job_connect(struct ibpost_job *job)
 	job->sess = sess;
 	job->ini = sess->ep;
 	job->tgt = sess->pair ? &sess->pair->tgt : NULL;
+	run->result.qpn = job->ini->qp->qp_num;
+	run->result.target_qpn = job->tgt ? job->tgt->qp->qp_num : 0;
 	/* Device removal now waits for this job to leave the session. */
 	if (ibpost_session_publish(sess) || !ibpost_session_enter(sess)) {
 		ibpost_status_set(st, IBPOST_R_DEVICE_GONE, 0, 0);
@@ -471,6 +476,7 @@ int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext)
 {
 	static const struct ibpost_run_ext none;
 	struct ibpost_job *job;
+	bool started = false;
 	int ret;
 
 	memset(&run->status, 0, sizeof(run->status));
@@ -482,11 +488,15 @@ int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext)
 	if (ext->fault & ~IBPOST_FAULTS) {
 		ibpost_status_set(&run->status, IBPOST_R_FLAGS, ext->fault,
 				  IBPOST_FAULTS);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out;
 	}
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
-	if (!job)
-		return -ENOMEM;
+	if (!job) {
+		ibpost_status_set(&run->status, IBPOST_R_NOMEM, sizeof(*job), 0);
+		ret = -ENOMEM;
+		goto out;
+	}
 	atomic_long_inc(&ibpost_live.jobs);
 	job->run = run;
 	job->ext = ext;
@@ -498,17 +508,27 @@ int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext)
 		goto out_free;
 	}
 	ret = ibpost_job_start(job);
-	if (!ret)
+	if (!ret) {
+		started = true;
+		trace_ibpost_job_start(run, run->result.qpn,
+				       run->result.target_qpn);
 		ret = ibpost_job_measure(job);
-	else
+	} else {
 		job->err = ret;
+	}
 	ibpost_job_teardown(job);
 	ibpost_job_results(job);
 	ibpost_job_free_arrays(job);
 	ibpost_dev_put(job->dev);
+	if (started)
+		trace_ibpost_job_end(run, run->result.qpn, ret);
 out_free:
 	atomic_long_dec(&ibpost_live.jobs);
 	kfree(job);
+out:
+	/* Nothing was posted: the request was refused (or could not start). */
+	if (ret && !started)
+		trace_ibpost_refuse(&run->status, ret);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ibpost_run);

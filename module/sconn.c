@@ -17,6 +17,8 @@
  * a keep-alive when the client has been quiet, so that a client that died
  * is noticed within the idle time.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/kthread.h>
 #include <linux/random.h>
 #include <linux/slab.h>

@@ -14,6 +14,8 @@
  * stops every connection and waits for their threads; a connection whose
  * thread never ran is freed by the release itself.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/kthread.h>
@@ -30,6 +32,7 @@
 #include "live.h"
 #include "serve.h"
 #include "testhook.h"
+#include "trace.h"
 
 #define IBPOST_SRV_CONNS	16
 #define IBPOST_SRV_CONNS_MAX	256
@@ -71,6 +74,7 @@ void ibpost_srv_event(struct ibpost_server *srv,
 {
 	struct ibpost_srv_ev *e = kmalloc(sizeof(*e), GFP_KERNEL);
 
+	trace_ibpost_srv(ev);
 	spin_lock(&srv->ev_lock);
 	if (!e || srv->nevents >= IBPOST_SRV_EVENTS_MAX) {
 		srv->dropped++;
@@ -938,6 +942,8 @@ long ibpost_ioc_serve(struct file *file, struct ibpost_serve __user *uarg)
 		ret = ibpost_serve_next(srv, &k.event);
 	} while (ret == -EAGAIN);
 out:
+	if (k.status.reason != IBPOST_R_NONE)
+		trace_ibpost_refuse(&k.status, ret);
 	if (copy_to_user(&uarg->status, &k.status, sizeof(k.status)) ||
 	    copy_to_user(&uarg->event, &k.event, sizeof(k.event)))
 		return -EFAULT;

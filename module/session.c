@@ -19,6 +19,8 @@
  * the others joining queue 0's session there (speer.c), all addressing
  * the server's one region.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -28,6 +30,7 @@
 #include "session.h"
 #include "stats.h"
 #include "testhook.h"
+#include "trace.h"
 
 static LIST_HEAD(ibpost_sessions);
 /* The list, session deaths, device removal against opening. */
@@ -178,6 +181,7 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 		      const struct sockaddr_storage *addr,
 		      struct ibpost_status *st)
 {
+	struct ibpost_conn_caps c;
 	struct ib_port_attr pattr;
 	struct ibpost_session *s;
 	int ret;
@@ -185,6 +189,10 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
+	/* The resource tracking keeps a pointer: the session's own copy. */
+	strscpy(s->owner, caps->owner ?: KBUILD_MODNAME, sizeof(s->owner));
+	c = *caps;
+	c.owner = s->owner;
 	ret = ib_query_port(dev->ibdev, port, &pattr);
 	if (ret)
 		goto err_free;
@@ -201,7 +209,7 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 	INIT_LIST_HEAD(&s->orphans);
 	INIT_LIST_HEAD(&s->regs);
 	mutex_init(&s->reg_lock);
-	ret = ibpost_session_connect(s, dev, port, caps, addr, st);
+	ret = ibpost_session_connect(s, dev, port, &c, addr, st);
 	if (ret)
 		goto err_put;
 	s->max_sge = min(caps->send_sge, s->ep->granted.max_send_sge);
@@ -242,6 +250,7 @@ int ibpost_session_publish(struct ibpost_session *s)
 	s->id = ibpost_session_next_id++;
 	list_add_tail(&s->node, &ibpost_sessions);
 	mutex_unlock(&ibpost_sessions_lock);
+	trace_ibpost_session(s, IBPOST_S_LIVE, 0);
 	return 0;
 }
 
@@ -320,6 +329,7 @@ static int ibpost_session_queues(struct ibpost_session *s, u32 n,
 	q[0] = s->q0;
 	s->queues = q;
 	qc.pd_share = s->ep;
+	qc.owner = s->owner;
 	for (i = 1; i < n; i++) {
 		qc.cq_vector = 1 + i % vecs;
 		q[i].s = s;
@@ -342,6 +352,12 @@ static struct ibpost_session *
 ibpost_session_refuse(const struct ibpost_session_attr *attr, u32 reason,
 		      int err)
 {
+	if (trace_ibpost_refuse_enabled()) {
+		struct ibpost_status st;
+
+		ibpost_status_set(&st, reason, 0, 0);
+		trace_ibpost_refuse(&st, err);
+	}
 	if (attr->reason)
 		*attr->reason = reason;
 	return ERR_PTR(err);
@@ -449,6 +465,7 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	struct ibpost_conn_caps caps = {
 		.target_send_wr = IBPOST_MR_CHAIN,
 		.softirq = true,
+		.owner = attr ? attr->owner : NULL,
 	};
 	struct ibpost_speer *peer = NULL;
 	struct ibpost_status st = {};
@@ -516,6 +533,7 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	s->attr.port = port;
 	s->attr.peer = NULL;
 	s->attr.reason = NULL;
+	s->attr.owner = s->owner;
 	s->peer = peer;
 	/* The control messages' slots are not the consumer's. */
 	s->q0.sq_free = attr->depth;
@@ -570,6 +588,7 @@ static void ibpost_session_kill(struct ibpost_session *s, int err)
 	s->state = IBPOST_S_DEAD;
 	s->kill_err = err;
 	spin_unlock_irqrestore(&s->lock, flags);
+	trace_ibpost_session(s, IBPOST_S_DEAD, err);
 	wake_up_all(&s->wq);
 	wait_event(s->wq, ibpost_session_idle(s));
 	/* Queued only by submitters, who have all left. */
@@ -711,6 +730,7 @@ void ibpost_session_error(struct ibpost_session *s)
 	spin_unlock_irqrestore(&s->lock, flags);
 	if (!first)
 		return;
+	trace_ibpost_session(s, IBPOST_S_ERROR, 0);
 	wake_up_all(&s->wq);
 	if (s->attr.event)
 		s->attr.event(s, IBPOST_EV_ERROR);

@@ -121,6 +121,8 @@ struct ibpost_lat_ring {
  * @stats: counters.
  * @id: number in debugfs.
  * @peer: the server's side of a session with a peer (speer.c), or NULL.
+ * @owner: its consumer's name (&ibpost_session_attr.owner), the name of
+ *	its PD, QPs, own CQs and MRs in the kernel's resource tracking.
  */
 struct ibpost_session {
 	struct list_head node;
@@ -150,6 +152,7 @@ struct ibpost_session {
 	struct ibpost_session_stats stats;
 	u32 id;
 	struct ibpost_speer *peer;
+	char owner[IBPOST_OWNER_MAX];
 };
 
 /**

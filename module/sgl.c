@@ -7,6 +7,8 @@
  * one.  Everything here is pure: no verbs, no allocation, no user memory,
  * so kunit/sgl_kunit.c covers it without a device.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/overflow.h>

@@ -8,6 +8,8 @@
  * the copy (ibpost_lat_summarize(), the jobs' own summary), so percentiles
  * are exact over that window, not read off log2 buckets.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/mm.h>
 #include <linux/slab.h>
 

@@ -12,6 +12,8 @@
  * from softirq, so the control channel wakes the opener instead of being
  * polled; closing sends the fin, and the server invalidates the region.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/module.h>
@@ -187,7 +189,7 @@ static int ibpost_speer_ready(struct ibpost_session *s,
 		ret = -EINVAL;
 	}
 	if (ret) {
-		pr_info("ibpost: session %u: the server refused: %s (value %llu, limit %llu)\n",
+		pr_info("session %u: the server refused: %s (value %llu, limit %llu)\n",
 			s->id, ibpost_reason_str(st.reason), st.value,
 			st.limit);
 		*reason = st.reason ? st.reason : IBPOST_R_PEER_PROTO;

@@ -2,6 +2,8 @@
 /*
  * ibpost: signaling cadence and send-queue accounting.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/kernel.h>
 #include <kunit/visibility.h>
 

@@ -5,6 +5,8 @@
  * Samples are kept whole (one u64 per signaled WR, bounded by the caller),
  * sorted once at the end: percentiles are exact, not estimated.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/sort.h>

@@ -37,6 +37,8 @@
  * A request of one entry on a device that does not register allocates
  * nothing at all.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <kunit/visibility.h>
 #include <linux/ktime.h>
 #include <linux/math.h>
@@ -139,11 +141,13 @@ static int ibpost_wc_errno(struct ibpost_session *s, const struct ib_wc *wc)
 	return -EIO;
 }
 
+/* A failed completion of @req (its queue's endpoint traces and logs it). */
 static void ibpost_count_wc(struct ibpost_req *req, const struct ib_wc *wc)
 {
 	struct ibpost_session *s = req->sess;
 	unsigned long flags;
 
+	ibpost_ep_wc_error(req->q->ep, wc);
 	spin_lock_irqsave(&s->lock, flags);
 	if (wc->status < IBPOST_WC_STATUS_MAX)
 		s->stats.wc_status[wc->status]++;

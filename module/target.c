@@ -11,6 +11,8 @@
  * (error completion, mismatch, failed repost) is passed on, through
  * @failed, never a message that arrived as sent.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/slab.h>

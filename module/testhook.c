@@ -6,6 +6,8 @@
  * time instead of by luck.  Each hook is a module parameter, 0 (off) by
  * default; only root can set it.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
@@ -35,9 +37,9 @@ void ibpost_test_hold(const char *what, unsigned int *ms)
 
 	if (!v)
 		return;
-	pr_info("ibpost: test hook: %s waits %u ms\n", what, v);
+	pr_info("test hook: %s waits %u ms\n", what, v);
 	end = jiffies + msecs_to_jiffies(min(v, IBPOST_TEST_HOLD_MAX_MS));
 	while (READ_ONCE(*ms) && time_before(jiffies, end))
 		msleep(20);
-	pr_info("ibpost: test hook: %s goes on\n", what);
+	pr_info("test hook: %s goes on\n", what);
 }

@@ -8,6 +8,8 @@
  * the limit it broke, as the server reports them to the client and in its
  * events.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/errno.h>
 #include <linux/log2.h>
 #include <linux/math64.h>

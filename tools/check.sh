@@ -182,7 +182,7 @@ for kind in test stock; do
 	[[ $kind == stock || ${IBPOST_CHECK_LONG:-0} == 1 ]] && tfiles+=(serve)
 	# ibpost_blk on both (the test kernel: its short set, blk.sh).
 	tfiles+=(blk)
-	[[ $kind == stock ]] && tfiles+=(installed)
+	[[ $kind == stock ]] && tfiles+=(installed trace)
 	[[ $kind == test ]] && tfiles+=(integration-siw)
 	[[ $kind == test && ${IBPOST_CHECK_LONG:-0} == 1 ]] &&
 		tfiles+=(badinput-siw hardening-siw session-siw)

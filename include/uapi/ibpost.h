@@ -499,6 +499,9 @@ struct ibpost_sge_desc {
  *	of an IBPOST_RUN_PEER run, not found locally.
  * @peer_conn: the server's number for this connection (IBPOST_RUN_PEER).
  * @peer_msgs: messages the server received and checked (IBPOST_RUN_PEER).
+ * @qpn: the number of the QP that posted (0 when the run got none): the
+ *	qpn of its ibpost tracepoints and of ``rdma resource show qp``.
+ * @target_qpn: the loopback target's QP (0 for none, or a peer run).
  * @reserved: zero.
  */
 struct ibpost_result {
@@ -534,7 +537,9 @@ struct ibpost_result {
 	__u32 peer;
 	__u32 peer_conn;
 	__u64 peer_msgs;
-	__u64 reserved[2];
+	__u32 qpn;
+	__u32 target_qpn;
+	__u64 reserved[1];
 };
 
 /**

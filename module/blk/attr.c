@@ -20,6 +20,8 @@
  * They read the device without ibpost_blk_lock: unmapping holds it while
  * del_gendisk() waits for these files' readers.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/device.h>
 #include <linux/sysfs.h>
 

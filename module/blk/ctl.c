@@ -16,6 +16,8 @@
  *
  * Every refusal is also an errno of the write and a line in the kernel log.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/device.h>
 #include <linux/inet.h>
 #include <linux/parser.h>
@@ -65,7 +67,7 @@ static __printf(2, 3) void ibpost_blk_set_result(int err, const char *fmt, ...)
 	if (err) {
 		snprintf(ibpost_blk_result, sizeof(ibpost_blk_result),
 			 "refused: %s", text);
-		pr_warn("ibpost_blk: refused: %s (%d)\n", text, err);
+		pr_warn("refused: %s (%d)\n", text, err);
 	} else {
 		strscpy(ibpost_blk_result, text, sizeof(ibpost_blk_result));
 	}

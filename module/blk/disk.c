@@ -12,6 +12,8 @@
  * what it cannot do), frees the tag set and closes the session, whose
  * region goes with it.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/cpumask.h>
 #include <linux/idr.h>
 #include <linux/slab.h>
@@ -103,6 +105,7 @@ static int ibpost_blk_open_session(struct ibpost_blk_dev *d, char *why,
 	attr.nr_queues = d->queues;
 	attr.depth = d->map.depth * IBPOST_BLK_WRS_PER_REQ;
 	attr.reason = &reason;
+	attr.owner = KBUILD_MODNAME;
 	d->sess = ibpost_session_open(&attr);
 	ib_device_put(ibdev);
 	if (IS_ERR(d->sess)) {
@@ -244,7 +247,7 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 	d->added = true;
 	list_add_tail(&d->node, &ibpost_blk_devs);
 	*id = d->id;
-	pr_info("ibpost_blk: %s: %llu bytes of RAM on %s, %u queue(s) (%u asked) of depth %u, %u segments, %u KiB per request\n",
+	pr_info("%s: %llu bytes of RAM on %s, %u queue(s) (%u asked) of depth %u, %u segments, %u KiB per request\n",
 		d->disk->disk_name, (unsigned long long)m->size, m->rdma,
 		d->queues, m->queues, m->depth, d->segs,
 		queue_max_hw_sectors(d->disk->queue) / 2);
@@ -276,7 +279,7 @@ int ibpost_blk_unmap_dev(struct ibpost_blk_dev *d, bool force)
 	list_del(&d->node);
 	if (d->added)
 		del_gendisk(d->disk);
-	pr_info("ibpost_blk: %s unmapped\n", d->disk->disk_name);
+	pr_info("%s unmapped\n", d->disk->disk_name);
 	ibpost_blk_free(d);
 	return 0;
 }

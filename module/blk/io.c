@@ -21,6 +21,8 @@
  * where a flush would put it, and a RAM region has nothing further to
  * make durable (its contents live only as long as the mapping anyway).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/blk-mq.h>
 
 #include "blk.h"
@@ -34,7 +36,7 @@ static void ibpost_blk_done(struct ibpost_req *req, int status)
 
 	cmd->status = status ? BLK_STS_IOERR : BLK_STS_OK;
 	if (status)
-		pr_err_ratelimited("ibpost_blk: %s: %s of %u bytes at sector %llu failed: %d\n",
+		pr_err_ratelimited("%s: %s of %u bytes at sector %llu failed: %d\n",
 				   rq->q->disk ? rq->q->disk->disk_name : "?",
 				   req->op == IBPOST_OP_READ ? "READ" : "WRITE",
 				   blk_rq_bytes(rq),
@@ -101,7 +103,7 @@ static blk_status_t ibpost_blk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	ret = ibpost_submit(d->sess, req);
 	if (!ret)
 		return BLK_STS_OK;
-	pr_err_ratelimited("ibpost_blk: %s: request refused: %d: %s\n",
+	pr_err_ratelimited("%s: request refused: %d: %s\n",
 			   d->disk->disk_name, ret,
 			   ibpost_blk_reason(req->reason));
 	return BLK_STS_IOERR;
@@ -117,7 +119,7 @@ static enum blk_eh_timer_return ibpost_blk_timeout(struct request *rq)
 {
 	struct ibpost_blk_dev *d = rq->q->queuedata;
 
-	pr_err("ibpost_blk: %s: request at sector %llu timed out after %u s: failing the session's I/O\n",
+	pr_err("%s: request at sector %llu timed out after %u s: failing the session's I/O\n",
 	       d->disk->disk_name, (unsigned long long)blk_rq_pos(rq),
 	       ibpost_blk_io_timeout);
 	WRITE_ONCE(d->state, IBPOST_BLK_ERROR);
@@ -160,11 +162,11 @@ void ibpost_blk_event(struct ibpost_session *s, enum ibpost_session_event ev)
 
 	if (ev == IBPOST_EV_LOST) {
 		WRITE_ONCE(d->state, IBPOST_BLK_LOST);
-		pr_warn("ibpost_blk: %s%d: RDMA device %s removed: I/O fails, unmap the device\n",
+		pr_warn("%s%d: RDMA device %s removed: I/O fails, unmap the device\n",
 			IBPOST_BLK_NAME, d->id, d->map.rdma);
 	} else if (READ_ONCE(d->state) == IBPOST_BLK_LIVE) {
 		WRITE_ONCE(d->state, IBPOST_BLK_ERROR);
-		pr_warn("ibpost_blk: %s%d: session in error: I/O fails, unmap the device\n",
+		pr_warn("%s%d: session in error: I/O fails, unmap the device\n",
 			IBPOST_BLK_NAME, d->id);
 	}
 }

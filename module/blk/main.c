@@ -8,6 +8,8 @@
  * /sys/class/ibpost-blk/ctl (ctl.c); unloading the module unmaps every
  * device (none can be open: an open device pins the module).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 
 #include "blk.h"
@@ -42,7 +44,7 @@ static int __init ibpost_blk_init(void)
 	int ret;
 
 	if (!ibpost_blk_io_timeout || ibpost_blk_io_timeout > 600) {
-		pr_err("ibpost_blk: io_timeout=%u: 1 to 600 s\n",
+		pr_err("io_timeout=%u: 1 to 600 s\n",
 		       ibpost_blk_io_timeout);
 		return -EINVAL;
 	}

@@ -14,9 +14,9 @@ static void print_failure(const struct ibpost_result *r, unsigned int reason)
 	unsigned int i;
 
 	if (reason == IBPOST_R_WC_ERROR || r->wc_errors) {
-		fprintf(stderr, "  first error completion: %s (%u), vendor_err 0x%x, wr %u\n",
+		fprintf(stderr, "  first error completion: %s (%u), vendor_err 0x%x, wr %u, qpn 0x%x\n",
 			out_wc_status(r->first_err_status), r->first_err_status,
-			r->first_err_vendor, r->first_err_wr);
+			r->first_err_vendor, r->first_err_wr, r->qpn);
 		fprintf(stderr, "  error completions: %u:", r->wc_errors);
 		for (i = 1; i < IBPOST_WC_STATUS_MAX; i++)
 			if (r->wc_status[i])

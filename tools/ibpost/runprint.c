@@ -275,6 +275,7 @@ static void json_row(const struct run_opts *o, const struct run_row *w,
 		       r->verify_expected, r->verify_got);
 	printf(", \"sq_max_used\": %u, \"interrupted\": %s",
 	       r->sq_max_used, r->interrupted ? "true" : "false");
+	printf(", \"qpn\": %u, \"target_qpn\": %u", r->qpn, r->target_qpn);
 	if (o->peer.family)
 		printf(", \"peer\": %s, \"peer_conn\": %u, \"peer_msgs\": %llu",
 		       r->peer ? "true" : "false", r->peer_conn,

@@ -78,6 +78,10 @@ tools/tests/integration.sh || rc=1
 tools/tests/badinput.sh || rc=1
 tools/tests/hardening.sh || rc=1
 tools/tests/session.sh || rc=1
+# Tracepoints and logs: the stock kernel (tracefs; about 60 s).
+if [[ $IBPOST_KERNEL == stock ]]; then
+	tools/tests/trace.sh || rc=1
+fi
 # serve.sh takes 5-6 minutes on the debug kernel and checks nothing that
 # kernel sees better: there in make check-long only (the 45-minute budget).
 if [[ $IBPOST_KERNEL != test || $(rig_arg long) == 1 ]]; then

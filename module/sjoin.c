@@ -15,6 +15,8 @@
  * has no job, no control channel and no thread: the session's teardown
  * disconnects and frees it, after the region's MRs were invalidated.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <crypto/algapi.h>
 #include <linux/slab.h>
 

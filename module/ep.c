@@ -178,18 +178,6 @@ int ibpost_ep_qp(struct ibpost_ep *ep, const struct ibpost_ep_caps *caps)
 	return 0;
 }
 
-/* Bytes the SGEs of a chain describe (only for its tracepoint). */
-static u64 ibpost_chain_bytes(const struct ib_send_wr *wr)
-{
-	u64 bytes = 0;
-	int i;
-
-	for (; wr; wr = wr->next)
-		for (i = 0; i < wr->num_sge; i++)
-			bytes += wr->sg_list[i].length;
-	return bytes;
-}
-
 /**
  * ibpost_ep_post() - post a chain of send WRs.
  * @ep: the endpoint.
@@ -215,16 +203,18 @@ int ibpost_ep_post(struct ibpost_ep *ep, struct ib_send_wr *first,
 	bool tracing = trace_ibpost_post_enabled();
 	u32 n = 0, all = 0;
 	u64 bytes = 0;
-	int ret;
+	int ret, i;
 
 	/*
 	 * Counted before the post: once posted, the chain may complete and
 	 * be freed (a session request's rdma_rw WRs) at any moment.
 	 */
-	for (wr = first; (taken || tracing) && wr; wr = wr->next)
+	for (wr = first; (taken || tracing) && wr; wr = wr->next) {
 		all++;
-	if (tracing)
-		bytes = ibpost_chain_bytes(first);
+		/* The bytes the SGEs describe: for the tracepoint only. */
+		for (i = 0; tracing && i < wr->num_sge; i++)
+			bytes += wr->sg_list[i].length;
+	}
 	if (ep->bh_post) {
 		local_bh_disable();
 		ret = ib_post_send(ep->qp, first, &bad);

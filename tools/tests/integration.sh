@@ -296,7 +296,8 @@ if [[ $PROV == rxe ]]; then
 		run_match "-x $i ($t $(cat "$gdir/$i")): write 4K verified" 0 "$vrow" \
 			-x "$i" --op write --size 4K --iters 100 --verify
 	done
-	run_match "--gid-index $i: send verified" 0 "$vrow" --gid-index "$i" \
+	run_match "--gid-index $i: send verified, the header names the index" 0 \
+		"^# device $DEV gid index $i, " --gid-index "$i" \
 		--op send --size 4K --sge 2 --iters 100 --verify
 	if [[ -n $empty ]]; then
 		run_match "-x $empty: an empty GID entry refused, index and table named" 1 \

@@ -31,7 +31,7 @@ int ctl_open(void)
 		if (e == ENOENT)
 			fprintf(stderr, " (is the ibpost module loaded?)");
 		else if (e == EACCES || e == EPERM)
-			fprintf(stderr, " (it is root's, and its group's where the udev rule 60-ibpost.rules made it 0660: group 'rdma'; 'ibpost devices' needs that, 'ibpost run' and 'serve' CAP_SYS_ADMIN too)");
+			fprintf(stderr, " (it opens for root, and for the group 'rdma' where the udev rule 60-ibpost.rules is installed; 'ibpost run' and 'serve' need CAP_SYS_ADMIN too)");
 		fputc('\n', stderr);
 		errno = e;
 	}

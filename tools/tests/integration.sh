@@ -278,11 +278,15 @@ fi
 # derives from lo's all-zero MAC (fe80::200:ff:fe00:0, index 0, an address
 # lo does not hold), then lo's addresses ::ffff:127.0.0.1 (ibpost's pick)
 # and ::1.  Found by content in sysfs: the loopback addresses move verified
-# bytes as the source GID; the link-local one fails with an error
+# bytes as the source GID (::1; ::ffff:127.0.0.1 is what every other row
+# uses); the link-local one fails with an error
 # completion (rxe finds no route to it), which only happens if the index is
-# the one used; an empty entry and one past the table are refused with the
-# index and the table's size (sysfs lists every entry, empty ones as ::).
-if [[ $PROV == rxe ]]; then
+# the one used; an empty entry is refused with the index and the table's
+# size (sysfs lists every entry, empty ones as ::; abi_test has the rows
+# past the table).
+# On the stock kernel only (make check's time; the debug kernel runs
+# abi_test's GID rows, the refusals): about 8 s.
+if [[ $PROV == rxe && $IBPOST_KERNEL == stock ]]; then
 	t0=$SECONDS
 	gdir=/sys/class/infiniband/$DEV/ports/1/gids
 	glen=$(find "$gdir" -mindepth 1 -maxdepth 1 | wc -l)
@@ -301,8 +305,6 @@ if [[ $PROV == rxe ]]; then
 	done
 	echo "# $DEV port 1: $glen GID entries; ::ffff:127.0.0.1 at ${GIX[v4]:-none}, ::1 at ${GIX[v6]:-none}, link-local at ${GIX[ll]:-none}, first empty ${empty:-none}"
 	if [[ -n ${GIX[v4]:-} && -n ${GIX[v6]:-} && -n ${GIX[ll]:-} && -n $empty ]]; then
-		run_match "-x ${GIX[v4]} (::ffff:127.0.0.1, ibpost's pick): write 4K verified" 0 "$vrow" \
-			-x "${GIX[v4]}" --op write --size 4K --iters 100 --verify
 		run_match "--gid-index ${GIX[v6]} (::1): send verified, the header names the index" 0 \
 			"^# device $DEV gid index ${GIX[v6]}, " --gid-index "${GIX[v6]}" \
 			--op send --size 4K --sge 2 --iters 100 --verify
@@ -315,9 +317,6 @@ if [[ $PROV == rxe ]]; then
 	else
 		t_fail "$DEV's GID table has ::ffff:127.0.0.1, ::1, a link-local GID and an empty entry" "$(head -n 4 "$gdir"/[0-3] 2>&1 | tr '\n' ' ')"
 	fi
-	run_match "-x $glen: past the GID table refused, index and table named" 1 \
-		"^ibpost: run refused: Invalid argument: GID index past the port's GID table \\(index $glen, table of $glen\\)\$" \
-		-x "$glen" --op write --size 4K --iters 10
 	echo "# GID index rows: $((SECONDS - t0)) s"
 fi
 
@@ -435,7 +434,10 @@ if [[ $rc != 0 && $out == *"Permission denied"* ]]; then
 else
 	t_fail "non-root open of the 0600 node refused (EACCES)" "rc $rc: $out"
 fi
-if chgrp "$NGID" /dev/ibpost && chmod 0660 /dev/ibpost; then
+# The rest on the stock kernel only (about 17 s of make check).
+if [[ $IBPOST_KERNEL != stock ]]; then
+	:
+elif chgrp "$NGID" /dev/ibpost && chmod 0660 /dev/ibpost; then
 	out=$("${member[@]}" $IBPOST devices 2>&1)
 	if grep -Eq "^$DEV +1 +ACTIVE " <<<"$out"; then
 		t_ok "a member of the node's group (0660): ibpost devices lists $DEV"
@@ -461,20 +463,17 @@ fi
 chgrp 0 /dev/ibpost
 chmod 0600 /dev/ibpost
 # Root without CAP_SYS_ADMIN (a container's root, or one that dropped it):
-# opens the root-owned node and lists, but runs nothing.
+# opens the root-owned node (the listing is the group member's row above),
+# but runs nothing.
 noadmin=(setpriv --inh-caps=-all --bounding-set=-sys_admin)
-out=$("${noadmin[@]}" $IBPOST devices 2>&1)
-if grep -Eq "^$DEV +1 +ACTIVE " <<<"$out"; then
-	t_ok "root without CAP_SYS_ADMIN: ibpost devices lists $DEV"
-else
-	t_fail "root without CAP_SYS_ADMIN: ibpost devices lists $DEV" "$out"
+if [[ $IBPOST_KERNEL == stock ]]; then
+	perm_row "root without CAP_SYS_ADMIN: ibpost run refused (EPERM), the capability named" 1 \
+		"ibpost: run refused: Operation not permitted: $PRIV" \
+		"${noadmin[@]}" $IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 4K --iters 10
 fi
-perm_row "root without CAP_SYS_ADMIN: ibpost run refused (EPERM), the capability named" 1 \
-	"ibpost: run refused: Operation not permitted: $PRIV" \
-	"${noadmin[@]}" $IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 4K --iters 10
 # A descriptor root opened, kept across a drop of every capability: the
 # check is at each call, not at open (abi_test --nocaps, its own rows).
-if [[ $PROV == rxe ]]; then
+if [[ $PROV == rxe && $IBPOST_KERNEL == stock ]]; then
 	abi=$(tools/tests/abi_test --nocaps 2>&1)
 	n=0
 	while read -r line; do

@@ -5,8 +5,9 @@
 #                        tools/ibpost/ibpost for the running kernel
 #   make KDIR=...        build the modules against another kbuild tree
 #   make install         modules (+ depmod), the tool, its man page and bash
-#                        completion, the in-kernel API's headers and
-#                        Module.symvers; DESTDIR=, PREFIX= (/usr/local),
+#                        completion, the udev rule of /dev/ibpost (group
+#                        rdma, UDEVRULESDIR=), the in-kernel API's headers
+#                        and Module.symvers; DESTDIR=, PREFIX= (/usr/local),
 #                        INSTALL_TESTS=1 also installs the test modules
 #   make uninstall       remove what 'make install' installed
 #   make dkms            install the sources into /usr/src/ibpost-VERSION and
@@ -34,6 +35,8 @@ MANDIR ?= $(PREFIX)/share/man
 INCLUDEDIR ?= $(PREFIX)/include
 LIBDIR ?= $(PREFIX)/lib
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# udev reads /lib/udev/rules.d and /etc/udev/rules.d, not PREFIX's.
+UDEVRULESDIR ?= /lib/udev/rules.d
 # External modules go to /lib/modules/KREL/$(INSTALL_MOD_DIR) (kbuild's).
 INSTALL_MOD_DIR ?= extra
 INSTALL_TESTS ?= 0
@@ -91,6 +94,8 @@ install: all
 		>$(DESTDIR)$(MANDIR)/man8/ibpost.8
 	chmod 0644 $(DESTDIR)$(MANDIR)/man8/ibpost.8
 	install -D -m 0644 tools/ibpost/ibpost.bash $(DESTDIR)$(BASHCOMPDIR)/ibpost
+	install -D -m 0644 tools/udev/60-ibpost.rules \
+		$(DESTDIR)$(UDEVRULESDIR)/60-ibpost.rules
 	install -D -m 0644 include/ibpost.h $(DESTDIR)$(INCLUDEDIR)/ibpost/ibpost.h
 	install -D -m 0644 include/uapi/ibpost.h \
 		$(DESTDIR)$(INCLUDEDIR)/ibpost/uapi/ibpost.h
@@ -106,6 +111,7 @@ uninstall: kdir
 	-$(DEPMOD) -b "$(or $(DESTDIR),/)" $(KREL)
 	rm -f $(DESTDIR)$(SBINDIR)/ibpost $(DESTDIR)$(MANDIR)/man8/ibpost.8 \
 		$(DESTDIR)$(BASHCOMPDIR)/ibpost \
+		$(DESTDIR)$(UDEVRULESDIR)/60-ibpost.rules \
 		$(DESTDIR)$(INCLUDEDIR)/ibpost/ibpost.h \
 		$(DESTDIR)$(INCLUDEDIR)/ibpost/uapi/ibpost.h \
 		$(DESTDIR)$(LIBDIR)/ibpost/$(KREL)/Module.symvers

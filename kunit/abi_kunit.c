@@ -64,7 +64,16 @@ static void ibpost_reason_cap_test(struct kunit *test)
 			(u32)IBPOST_R_REGION_CROSS + 1);
 	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_JOIN_MAX,
 			(u32)IBPOST_R_JOIN_UNKNOWN + 3);
-	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_JOIN_MAX + 1);
+	/* ... then privilege and the GID index (issue 15). */
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_PRIV, (u32)IBPOST_R_JOIN_MAX + 1);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_GID_RANGE, (u32)IBPOST_R_PRIV + 1);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_GID_CM,
+			(u32)IBPOST_R_GID_RANGE + 3);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_GID_CM + 1);
+	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_PRIV),
+			   "needs CAP_SYS_ADMIN: running jobs and serving are privileged, listing devices is not");
+	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_GID_RANGE),
+			   "GID index past the port's GID table");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_JOIN_TOKEN),
 			   "wrong token to join the session");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_CAP_IMM),

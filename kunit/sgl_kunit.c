@@ -367,7 +367,7 @@ static const struct ibpost_limits ibpost_lim = {
 enum ibpost_rf {
 	RF_END,
 	RF_FLAGS,
-	RF_RESERVED0,
+	RF_GID_INDEX,
 	RF_RESERVED,
 	RF_CM_PORT,
 	RF_CM_TIMEOUT,
@@ -421,7 +421,8 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	{ "valid msg at IBPOST_MAX_MSG", { { RF_MSG, IBPOST_MAX_MSG } } },
 	{ "valid inline at max_inline", { { RF_FLAGS, IBPOST_RUN_FLAGS &
 					    ~(IBPOST_RUN_PINGPONG |
-					      IBPOST_RUN_PEER) },
+					      IBPOST_RUN_PEER |
+					      IBPOST_RUN_GID) },
 					  { RF_CM_FAMILY, AF_INET },
 					  { RF_MSG, 256 } } },
 	{ "valid inline WRITE", { { RF_OP, IBPOST_OP_WRITE },
@@ -444,8 +445,8 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	{ "READ ignores recv_num_sge", { { RF_OP, IBPOST_OP_READ },
 					 { RF_RECV_NUM_SGE, 99 } } },
 	/* one row per rule */
-	{ "unknown flag", { { RF_FLAGS, 1U << 5 } },
-	  -EINVAL, IBPOST_R_FLAGS, 1U << 5, IBPOST_RUN_FLAGS },
+	{ "unknown flag", { { RF_FLAGS, 1U << 30 } },
+	  -EINVAL, IBPOST_R_FLAGS, 1U << 30, IBPOST_RUN_FLAGS },
 	{ "valid ping-pong WRITE batch 1", { { RF_FLAGS, IBPOST_RUN_PINGPONG },
 					     { RF_OP, IBPOST_OP_WRITE },
 					     { RF_BATCH, 1 } } },
@@ -459,8 +460,19 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	{ "ping-pong WRITE batch 8", { { RF_FLAGS, IBPOST_RUN_PINGPONG },
 				       { RF_OP, IBPOST_OP_WRITE } },
 	  -EINVAL, IBPOST_R_PINGPONG, 8, 0 },
-	{ "reserved0 set", { { RF_RESERVED0, 1 } },
+	{ "gid_index without IBPOST_RUN_GID", { { RF_GID_INDEX, 1 } },
 	  -EINVAL, IBPOST_R_RESERVED, 0, 0 },
+	{ "valid IBPOST_RUN_GID with index 0", { { RF_FLAGS, IBPOST_RUN_GID } } },
+	{ "valid IBPOST_RUN_GID with index 5",
+	  { { RF_FLAGS, IBPOST_RUN_GID }, { RF_GID_INDEX, 5 } } },
+	{ "IBPOST_RUN_GID with IBPOST_RUN_CM",
+	  { { RF_FLAGS, IBPOST_RUN_GID | IBPOST_RUN_CM },
+	    { RF_CM_FAMILY, AF_INET }, { RF_GID_INDEX, 3 } },
+	  -EINVAL, IBPOST_R_GID_CM, 3, 0 },
+	{ "IBPOST_RUN_GID with IBPOST_RUN_PEER",
+	  { { RF_FLAGS, IBPOST_RUN_GID | IBPOST_RUN_PEER },
+	    { RF_CM_FAMILY, AF_INET6 } },
+	  -EINVAL, IBPOST_R_GID_CM, 0, 0 },
 	{ "reserved[0] set", { { RF_RESERVED, 1 } },
 	  -EINVAL, IBPOST_R_RESERVED, 0, 0 },
 	{ "cm_port without IBPOST_RUN_PEER", { { RF_CM_PORT, 7 } },
@@ -657,8 +669,8 @@ static void ibpost_run_apply(struct ibpost_run *r, struct ibpost_limits *lim,
 	case RF_FLAGS:
 		r->flags = s->v;
 		break;
-	case RF_RESERVED0:
-		r->reserved0 = s->v;
+	case RF_GID_INDEX:
+		r->gid_index = s->v;
 		break;
 	case RF_RESERVED:
 		r->reserved[0] = s->v;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ibpost: ioctl dispatch and IBPOST_IOC_DEV_LIST.
+ * ibpost: ioctl dispatch, who may call what, and IBPOST_IOC_DEV_LIST.
  *
  * Every handler copies its argument in with copy_struct_from_user() (the
  * growth rule of include/uapi/ibpost.h), validates every field before it
@@ -9,6 +9,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_cache.h>
@@ -292,6 +293,45 @@ out_free:
 	return ret;
 }
 
+/*
+ * Every ioctl but IBPOST_IOC_DEV_LIST (a read-only query: the records are
+ * what sysfs and 'rdma dev' show anyone) needs CAP_SYS_ADMIN: a job pins
+ * memory, creates QPs and MRs and busy-polls a CPU; a server does that for
+ * clients on other hosts and listens on the network.  CAP_NET_ADMIN would
+ * cover the listener only, not the pinned memory and the CPU, so it is
+ * CAP_SYS_ADMIN, as the node was before (Documentation/security.rst).
+ *
+ * The check is capable(), on the caller at each call, not
+ * file_ns_capable(file, ...) (the opener's credentials) and not at open:
+ * a privileged process that opened the node may pass the descriptor to an
+ * unprivileged one (SCM_RIGHTS, fork and exec after dropping privileges),
+ * which must not run or serve through it.  The other way round, a
+ * privileged caller of an unprivileged opener's descriptor, is harmless
+ * here: an ioctl acts on its explicit argument, not on data a setuid
+ * program could be tricked into writing (the reason write() handlers
+ * must not check capable()).  A server started by a privileged caller
+ * belongs to the open file; each later IBPOST_IOC_SERVE (its events)
+ * is checked again, so a descriptor handed over cannot read them either.
+ *
+ * The refusal is -EPERM with IBPOST_R_PRIV in the argument's status when
+ * the caller's struct is large enough to hold one (every version of the
+ * structs holds it; @ver0 guards a short one, which only gets -EPERM).
+ */
+static long ibpost_ioc_priv(const u32 __user *usize,
+			    struct ibpost_status __user *ust, u32 ver0)
+{
+	struct ibpost_status st;
+	u32 n;
+
+	if (capable(CAP_SYS_ADMIN))
+		return 0;
+	if (get_user(n, usize) || n < ver0)
+		return -EPERM;
+	ibpost_status_set(&st, IBPOST_R_PRIV, 0, 0);
+	ibpost_put_status(ust, &st, -EPERM);
+	return -EPERM;
+}
+
 /**
  * ibpost_ioctl() - unlocked_ioctl of /dev/ibpost.
  * @file: the open device.
@@ -299,19 +339,27 @@ out_free:
  * @arg: user pointer to the command's argument struct.
  *
  * Context: process context, may sleep.
- * Return: 0 or a negative errno; -ENOTTY for unknown commands.
+ * Return: 0 or a negative errno; -ENOTTY for unknown commands, -EPERM
+ * (IBPOST_R_PRIV) for a command that needs CAP_SYS_ADMIN the caller
+ * lacks.
  */
 long ibpost_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	void __user *uarg = (void __user *)arg;
+	struct ibpost_serve __user *userve = (void __user *)arg;
+	struct ibpost_run __user *urun = (void __user *)arg;
+	long ret;
 
 	switch (cmd) {
 	case IBPOST_IOC_DEV_LIST:
-		return ibpost_ioc_dev_list(uarg);
+		return ibpost_ioc_dev_list((void __user *)arg);
 	case IBPOST_IOC_RUN:
-		return ibpost_ioc_run(uarg);
+		ret = ibpost_ioc_priv(&urun->size, &urun->status,
+				      IBPOST_RUN_SIZE_VER0);
+		return ret ?: ibpost_ioc_run(urun);
 	case IBPOST_IOC_SERVE:
-		return ibpost_ioc_serve(file, uarg);
+		ret = ibpost_ioc_priv(&userve->size, &userve->status,
+				      IBPOST_SERVE_SIZE_VER0);
+		return ret ?: ibpost_ioc_serve(file, userve);
 	default:
 		return -ENOTTY;
 	}

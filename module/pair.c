@@ -53,31 +53,118 @@ static const struct ib_gid_attr *ibpost_pick_gid(struct ib_device *ibdev,
 	return best;
 }
 
-/* @pattr: the port's attributes, queried once by the caller. */
+/* Does the port's protocol carry GIDs of this type? */
+static bool ibpost_gid_type_ok(struct ib_device *ibdev, u32 port,
+			       enum ib_gid_type type)
+{
+	switch (type) {
+	case IB_GID_TYPE_IB:
+		return rdma_protocol_ib(ibdev, port);
+	case IB_GID_TYPE_ROCE:
+		return rdma_protocol_roce_eth_encap(ibdev, port);
+	case IB_GID_TYPE_ROCE_UDP_ENCAP:
+		return rdma_protocol_roce_udp_encap(ibdev, port);
+	default:
+		return false;
+	}
+}
+
+/*
+ * The GID at @index of the port, held (rdma_put_gid_attr()), or an
+ * ERR_PTR with the reason in @st: past the table, no GID there (an empty
+ * entry: rdma_get_gid_attr() fails), or a type the port does not carry.
+ * @value is the index, @limit the table's size.
+ */
+static const struct ib_gid_attr *ibpost_gid_get(struct ib_device *ibdev,
+						u32 port, u32 index,
+						struct ibpost_status *st)
+{
+	u32 len = ib_port_immutable_read(ibdev, port)->gid_tbl_len;
+	const struct ib_gid_attr *a;
+
+	if (index >= len) {
+		ibpost_status_set(st, IBPOST_R_GID_RANGE, index, len);
+		return ERR_PTR(-EINVAL);
+	}
+	a = rdma_get_gid_attr(ibdev, port, index);
+	if (IS_ERR(a)) {
+		ibpost_status_set(st, IBPOST_R_GID_EMPTY, index, len);
+		return ERR_PTR(-EINVAL);
+	}
+	if (!ibpost_gid_type_ok(ibdev, port, a->gid_type)) {
+		rdma_put_gid_attr(a);
+		ibpost_status_set(st, IBPOST_R_GID_TYPE, index, len);
+		return ERR_PTR(-EINVAL);
+	}
+	return a;
+}
+
+/**
+ * ibpost_gid_check() - may a directly connected pair use a GID index?
+ * @ibdev: the device.
+ * @port: a valid port number of it.
+ * @index: the index in the port's GID table (IBPOST_RUN_GID).
+ * @st: the refusal: IBPOST_R_GID_RANGE, IBPOST_R_GID_EMPTY or
+ *	IBPOST_R_GID_TYPE, with the index as @value and the table's size as
+ *	@limit.
+ *
+ * The check a job makes before it creates anything on the device; the
+ * connection looks the entry up again (it may change in between: an
+ * address removed from the netdev) and refuses the same way.
+ *
+ * Context: process context.
+ * Return: 0 or -EINVAL.
+ */
+int ibpost_gid_check(struct ib_device *ibdev, u32 port, u32 index,
+		     struct ibpost_status *st)
+{
+	const struct ib_gid_attr *a = ibpost_gid_get(ibdev, port, index, st);
+
+	if (IS_ERR(a))
+		return PTR_ERR(a);
+	rdma_put_gid_attr(a);
+	return 0;
+}
+
+/*
+ * @pattr: the port's attributes, queried once by the caller.  The source
+ * GID is @caps->gid_index when the caller fixed one (IBPOST_RUN_GID),
+ * else the one ibpost_pick_gid() picks; on InfiniBand a fixed GID adds a
+ * GRH to the LID route.
+ */
 static int ibpost_fill_av(struct ibpost_ep *ep, struct rdma_ah_attr *ah,
 			  const struct ib_port_attr *pattr,
+			  const struct ibpost_conn_caps *caps,
 			  struct ibpost_status *st)
 {
+	bool roce = rdma_protocol_roce(ep->ibdev, ep->port);
 	const struct ib_gid_attr *gid;
 	union ib_gid dgid;
-	int ret;
+	int ret = 0;
 
 	ah->type = rdma_ah_find_type(ep->ibdev, ep->port);
 	rdma_ah_set_port_num(ah, ep->port);
 	rdma_ah_set_sl(ah, 0);
-	if (!rdma_protocol_roce(ep->ibdev, ep->port)) {
+	if (!roce)
 		rdma_ah_set_dlid(ah, pattr->lid);
+	if (caps->gid_fixed) {
+		gid = ibpost_gid_get(ep->ibdev, ep->port, caps->gid_index, st);
+		if (IS_ERR(gid))
+			return PTR_ERR(gid);
+	} else if (roce) {
+		gid = ibpost_pick_gid(ep->ibdev, ep->port, pattr->gid_tbl_len);
+		if (!gid) {
+			ret = -EADDRNOTAVAIL;
+			goto refuse;
+		}
+	} else {
 		return 0;
-	}
-	gid = ibpost_pick_gid(ep->ibdev, ep->port, pattr->gid_tbl_len);
-	if (!gid) {
-		ret = -EADDRNOTAVAIL;
-		goto refuse;
 	}
 	dgid = gid->gid;	/* loopback: the destination is our own GID */
 	rdma_ah_set_grh(ah, &dgid, 0, gid->index, 64, 0);
 	/* Loopback: the destination MAC is the port's own. */
-	ret = rdma_read_gid_l2_fields(gid, NULL, ah->roce.dmac);
+	if (roce)
+		ret = rdma_read_gid_l2_fields(gid, NULL, ah->roce.dmac);
 	rdma_put_gid_attr(gid);
 	if (ret)
 		goto refuse;
@@ -191,7 +278,7 @@ static int ibpost_direct_pair(struct ibpost_pair *p,
 	ret = ib_query_port(p->ini.ibdev, p->ini.port, &pattr);
 	if (ret)
 		goto err;
-	ret = ibpost_fill_av(&p->ini, &ah, &pattr, st);
+	ret = ibpost_fill_av(&p->ini, &ah, &pattr, caps, st);
 	if (ret)
 		goto err;
 	ret = ibpost_qp_to_rts(&p->ini, p->tgt.qp->qp_num, &ah,

@@ -53,6 +53,10 @@ struct ibpost_conn_peer {
  * @cq_vector: 1 + the completion vector of the initiator's pooled CQ, 0
  *	for the pool's choice (&ibpost_ep_caps.cq_vector).
  * @owner: the consumer named in ``rdma resource`` (&ibpost_ep_caps.owner).
+ * @gid_fixed: a directly connected pair's source GID is @gid_index of the
+ *	port (IBPOST_RUN_GID; checked with ibpost_gid_check() first), not
+ *	the one ibpost picks.  Never with rdma_cm.
+ * @gid_index: that index.
  */
 struct ibpost_conn_caps {
 	u32 send_wr;
@@ -68,6 +72,8 @@ struct ibpost_conn_caps {
 	struct ibpost_ep *pd_share;
 	u32 cq_vector;
 	const char *owner;
+	bool gid_fixed;
+	u32 gid_index;
 };
 
 /**
@@ -101,6 +107,8 @@ int ibpost_peer_ep_create(struct ibpost_ep *ep, struct ib_device *ibdev,
 			  const struct sockaddr_storage *addr,
 			  struct ibpost_status *st);
 void ibpost_peer_ep_destroy(struct ibpost_ep *ep);
+int ibpost_gid_check(struct ib_device *ibdev, u32 port, u32 index,
+		     struct ibpost_status *st);
 
 /* cm.c */
 int ibpost_cm_pair(struct ibpost_pair *p, const struct ibpost_conn_caps *caps,

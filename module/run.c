@@ -224,6 +224,8 @@ static int ibpost_job_connect(struct ibpost_job *job)
 		.recv_sge = job->recv_num_sge,
 		.target_send_wr = IBPOST_MR_CHAIN,
 		.cm_timeout_ms = run->cm_timeout_ms,
+		.gid_fixed = run->flags & IBPOST_RUN_GID,
+		.gid_index = run->gid_index,
 	};
 	bool cm = run->flags & (IBPOST_RUN_CM | IBPOST_RUN_PEER);
 	struct ibpost_status *st = &run->status;
@@ -417,6 +419,13 @@ static int ibpost_job_start(struct ibpost_job *job)
 	ret = ibpost_run_check(run, &job->lim, &run->status);
 	if (ret)
 		return ret;
+	/* The GID table is the device's: checked before anything is made. */
+	if (run->flags & IBPOST_RUN_GID) {
+		ret = ibpost_gid_check(job->dev->ibdev, job->port,
+				       run->gid_index, &run->status);
+		if (ret)
+			return ret;
+	}
 	job->depth = run->depth;
 	/* WR seq targets remote slot seq % depth until a server says more. */
 	job->rslots = job->depth;

@@ -271,6 +271,10 @@ static int ibpost_run_check_cm(const struct ibpost_run *r,
 	if (cm == (IBPOST_RUN_CM | IBPOST_RUN_PEER))
 		return ibpost_refuse(st, IBPOST_R_PEER_FLAG, IBPOST_STATUS_NONE,
 				     IBPOST_RUN_CM, 0);
+	/* rdma_cm takes the source GID of the address it resolves. */
+	if (cm && (r->flags & IBPOST_RUN_GID))
+		return ibpost_refuse(st, IBPOST_R_GID_CM, IBPOST_STATUS_NONE,
+				     r->gid_index, 0);
 	if (cm ? (r->cm_family != AF_INET && r->cm_family != AF_INET6) :
 	    (r->cm_family || r->cm_timeout_ms ||
 	     !ibpost_mem_is_zero(r->cm_addr, sizeof(r->cm_addr))))
@@ -366,7 +370,8 @@ int ibpost_run_check(const struct ibpost_run *r, const struct ibpost_limits *lim
 	if (r->flags & ~IBPOST_RUN_FLAGS)
 		return ibpost_refuse(st, IBPOST_R_FLAGS, IBPOST_STATUS_NONE,
 				     r->flags, IBPOST_RUN_FLAGS);
-	if (r->reserved0 ||
+	/* gid_index was reserved0: zero unless IBPOST_RUN_GID gives it. */
+	if ((r->gid_index && !(r->flags & IBPOST_RUN_GID)) ||
 	    !ibpost_mem_is_zero(r->reserved, sizeof(r->reserved)))
 		return ibpost_refuse(st, IBPOST_R_RESERVED, IBPOST_STATUS_NONE,
 				     0, 0);

@@ -117,6 +117,21 @@
  * @IBPOST_R_JOIN_MAX: the session has as many connections as the server
  *	allows one session (its per-address limit): @value connections,
  *	@limit the limit.
+ * @IBPOST_R_PRIV: the caller lacks CAP_SYS_ADMIN, which every ioctl but
+ *	IBPOST_IOC_DEV_LIST needs (checked at each call, not at open: a
+ *	descriptor handed over by a privileged process does not carry its
+ *	privilege); the call returns -EPERM.
+ * @IBPOST_R_GID_RANGE: IBPOST_RUN_GID: gid_index is past the port's GID
+ *	table: @value the index, @limit the table's size.
+ * @IBPOST_R_GID_EMPTY: IBPOST_RUN_GID: the port's GID table has no GID at
+ *	gid_index (no netdev address there): @value the index, @limit the
+ *	table's size.
+ * @IBPOST_R_GID_TYPE: IBPOST_RUN_GID: the GID at gid_index is of a type
+ *	the port's protocol does not carry (an IB GID on a RoCE port, a RoCE
+ *	v1/v2 GID the port does not speak, a RoCE GID on an InfiniBand
+ *	port): @value the index, @limit the table's size.
+ * @IBPOST_R_GID_CM: IBPOST_RUN_GID with IBPOST_RUN_CM or IBPOST_RUN_PEER:
+ *	rdma_cm takes the GID of the address; @value the index.
  * @IBPOST_R_MAX: number of codes (not a code).
  */
 enum ibpost_reason {
@@ -178,6 +193,11 @@ enum ibpost_reason {
 	IBPOST_R_JOIN_TOKEN,
 	IBPOST_R_JOIN_ENDED,
 	IBPOST_R_JOIN_MAX,
+	IBPOST_R_PRIV,
+	IBPOST_R_GID_RANGE,
+	IBPOST_R_GID_EMPTY,
+	IBPOST_R_GID_TYPE,
+	IBPOST_R_GID_CM,
 	IBPOST_R_MAX
 };
 
@@ -241,6 +261,11 @@ enum ibpost_reason {
 	[IBPOST_R_JOIN_TOKEN] = "wrong token to join the session", \
 	[IBPOST_R_JOIN_ENDED] = "the session to join has ended", \
 	[IBPOST_R_JOIN_MAX] = "the session is at the server's connection limit for one session", \
+	[IBPOST_R_PRIV] = "needs CAP_SYS_ADMIN: running jobs and serving are privileged, listing devices is not", \
+	[IBPOST_R_GID_RANGE] = "GID index past the port's GID table", \
+	[IBPOST_R_GID_EMPTY] = "no GID at this index of the port's GID table", \
+	[IBPOST_R_GID_TYPE] = "GID at this index is of a type the port does not carry", \
+	[IBPOST_R_GID_CM] = "a GID index is for QPs connected directly: rdma_cm takes the GID of the address", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
@@ -434,9 +459,19 @@ struct ibpost_dev_list {
  * target QP, its buffers and MRs are the server's.
  */
 #define IBPOST_RUN_PEER		(1U << 4)
+/**
+ * IBPOST_RUN_GID - connect the loopback pair's QPs directly with the GID
+ * at gid_index of the port as their source (sgid_index of the address
+ * vector; perftest's -x), instead of the one ibpost picks (the first RoCE
+ * v2 IPv4-mapped GID).  The entry must exist and be of a type the port
+ * carries (IBPOST_R_GID_RANGE, IBPOST_R_GID_EMPTY, IBPOST_R_GID_TYPE);
+ * not with IBPOST_RUN_CM or IBPOST_RUN_PEER (IBPOST_R_GID_CM): rdma_cm
+ * takes the GID of the address.
+ */
+#define IBPOST_RUN_GID		(1U << 5)
 #define IBPOST_RUN_FLAGS	(IBPOST_RUN_INLINE | IBPOST_RUN_VERIFY | \
 				 IBPOST_RUN_CM | IBPOST_RUN_PINGPONG | \
-				 IBPOST_RUN_PEER)
+				 IBPOST_RUN_PEER | IBPOST_RUN_GID)
 
 /** rdma_cm port of ``ibpost serve`` when none is given. */
 #define IBPOST_PEER_PORT	18520
@@ -571,7 +606,9 @@ struct ibpost_result {
  *	IPv6, network byte order.
  * @cm_family: in: AF_INET (2) or AF_INET6 (10) with IBPOST_RUN_CM or
  *	IBPOST_RUN_PEER, else 0.
- * @reserved0: in: zero.
+ * @gid_index: in: with IBPOST_RUN_GID, the index in the port's GID table
+ *	of the source GID of the directly connected pair; else 0 (formerly
+ *	reserved0).
  * @cm_port: in: the server's port with IBPOST_RUN_PEER (0: IBPOST_PEER_PORT),
  *	else 0.
  * @cm_timeout_ms: in: bound on each of address resolution, route resolution
@@ -592,7 +629,7 @@ struct ibpost_run {
 	__u32 layout;
 	__u32 recv_layout;
 	__u32 recv_num_sge;
-	__u32 reserved0;
+	__u32 gid_index;
 	__u64 sges;
 	__u64 recv_sges;
 	__u64 seed;

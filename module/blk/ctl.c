@@ -18,6 +18,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/inet.h>
 #include <linux/parser.h>
@@ -196,6 +197,22 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 	return ibpost_blk_parse_server(m, why, len);
 }
 
+/*
+ * Mapping and unmapping are privileged as running a job is (the ioctls of
+ * /dev/ibpost, Documentation/security.rst): the files are root's (0644,
+ * 0200), and the writer must also hold CAP_SYS_ADMIN, so that root in a
+ * container without it, or a process that dropped it, cannot map.
+ */
+static bool ibpost_blk_ctl_allowed(void)
+{
+	if (capable(CAP_SYS_ADMIN))
+		return true;
+	mutex_lock(&ibpost_blk_lock);
+	ibpost_blk_set_result(-EPERM, "needs CAP_SYS_ADMIN");
+	mutex_unlock(&ibpost_blk_lock);
+	return false;
+}
+
 static ssize_t map_device_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
@@ -211,6 +228,8 @@ static ssize_t map_device_store(struct device *dev,
 	char *copy;
 	int ret, id;
 
+	if (!ibpost_blk_ctl_allowed())
+		return -EPERM;
 	copy = kstrndup(buf, count, GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
@@ -236,6 +255,8 @@ static ssize_t unmap_device_store(struct device *dev,
 	char name[DISK_NAME_LEN];
 	int ret;
 
+	if (!ibpost_blk_ctl_allowed())
+		return -EPERM;
 	if (count >= sizeof(name))
 		return -EINVAL;
 	strscpy(name, buf, sizeof(name));

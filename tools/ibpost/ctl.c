@@ -31,7 +31,7 @@ int ctl_open(void)
 		if (e == ENOENT)
 			fprintf(stderr, " (is the ibpost module loaded?)");
 		else if (e == EACCES || e == EPERM)
-			fprintf(stderr, " (root only)");
+			fprintf(stderr, " (it opens for root, and for the group 'rdma' where the udev rule 60-ibpost.rules is installed; 'ibpost run' and 'serve' need CAP_SYS_ADMIN too)");
 		fputc('\n', stderr);
 		errno = e;
 	}
@@ -51,6 +51,18 @@ void ctl_print_status(FILE *f, const struct ibpost_status *st)
 	else if (st->sge != IBPOST_STATUS_NONE)
 		fprintf(f, "sge[%u]: ", st->sge);
 	fprintf(f, "%s", ctl_reason_str(st->reason));
+	switch (st->reason) {
+	case IBPOST_R_GID_RANGE:
+	case IBPOST_R_GID_EMPTY:
+	case IBPOST_R_GID_TYPE:
+		fprintf(f, " (index %llu, table of %llu)",
+			(unsigned long long)st->value,
+			(unsigned long long)st->limit);
+		return;
+	case IBPOST_R_GID_CM:
+		fprintf(f, " (index %llu)", (unsigned long long)st->value);
+		return;
+	}
 	if (st->value || st->limit)
 		fprintf(f, " (value %llu, limit %llu)",
 			(unsigned long long)st->value,

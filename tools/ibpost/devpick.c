@@ -6,8 +6,7 @@
  * from (/sys/class/infiniband/DEV/ports/P/gid_attrs/ndevs/I, or RDMA
  * netlink for an iWARP port, rdmanl.c); without one,
  * the first device (by name) with an ACTIVE port, as perftest takes the
- * first device it finds.  Also the check of -x/--gid-index against the
- * port's GID table.
+ * first device it finds.
  *
  * IBPOST_SYSFS_IB names another directory than /sys/class/infiniband: the
  * host test (tools/tests/cli.sh) builds devices there.
@@ -346,57 +345,4 @@ int devpick(struct run_opts *o)
 	return pick_by_netdev(o, ifname,
 			      net_addr_str(addr, sizeof(addr), a->family,
 					   a->addr));
-}
-
-/*
- * -x/--gid-index N: GID N of the port must exist (a netdev bound, a
- * non-zero GID).  The kernel picks the GID of a loopback pair itself (the
- * first RoCE v2 IPv4-mapped one, as perftest does by default; see
- * ibpost_pick_gid() in module/pair.c) and rdma_cm the one of the address:
- * the ioctl has no field to choose another, so N is accepted when it is
- * the index used, and refused with that index otherwise.
- */
-int devpick_gid(const struct run_opts *o)
-{
-	char path[512], gid[64], type[32], best_type[32] = "", pnum[12], idx[12];
-	unsigned int port = o->port ? o->port : 1, i, best = 0;
-	int score, best_score = -1;
-
-	if (o->gid_index < 0)
-		return 0;
-	if (o->peer.family || o->cm_family) {
-		fprintf(stderr, "%s: run: -x/--gid-index: with %s rdma_cm uses the GID of the address; give the address instead\n",
-			prog, o->peer.family ? "--connect" : "--cm");
-		return -1;
-	}
-	snprintf(pnum, sizeof(pnum), "%u", port);
-	for (i = 0; i < 4096; i++) {
-		snprintf(idx, sizeof(idx), "%u", i);
-		if (!sys_path(path, sizeof(path), o->dev, pnum, "gids", idx) ||
-		    sysfs_read(path, gid, sizeof(gid)))
-			break;
-		if (!sys_path(path, sizeof(path), o->dev, pnum,
-			      "gid_attrs/types", idx) ||
-		    sysfs_read(path, type, sizeof(type)) ||
-		    !strcmp(gid, "0000:0000:0000:0000:0000:0000:0000:0000"))
-			continue;
-		score = strstr(type, "v2") ? 2 : 0;
-		if (!strncmp(gid, "0000:0000:0000:0000:0000:ffff:", 30))
-			score++;
-		if (score > best_score) {
-			best_score = score;
-			best = i;
-			snprintf(best_type, sizeof(best_type), "%s", type);
-		}
-	}
-	if (best_score < 0) {
-		fprintf(stderr, "%s: run: -x/--gid-index %d: %s port %u has no GID in use (%s/%s/ports/%u/gids)\n",
-			prog, o->gid_index, o->dev, port, ib_root(), o->dev, port);
-		return -1;
-	}
-	if ((unsigned int)o->gid_index == best)
-		return 0;
-	fprintf(stderr, "%s: run: -x/--gid-index %d: ibpost uses GID index %u of %s port %u (%s, IPv4-mapped first, perftest's default) and cannot choose another yet\n",
-		prog, o->gid_index, best, o->dev, port, best_type);
-	return -1;
 }

@@ -159,11 +159,9 @@ int sysfs_read(const char *path, char *buf, size_t len);
 int rdmanl_port_netdev(const char *dev, unsigned int port, char *ifname,
 		       size_t len);
 
-/* devpick.c: the device of a run without --dev, the -x check */
+/* devpick.c: the device of a run without --dev */
 /* Fill @o->dev (and port) when not given: 0, or -1 having said why. */
 int devpick(struct run_opts *o);
-/* -x/--gid-index against the port's GID table: 0, or -1 having said why. */
-int devpick_gid(const struct run_opts *o);
 
 /* runprint.c: results on stdout, the text table or JSON */
 /* The header: text header and column names, or the JSON parameters. */

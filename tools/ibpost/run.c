@@ -85,6 +85,10 @@ static void fill_run(const struct run_opts *o, struct ibpost_run *r,
 		r->cm_port = o->peer.port;
 	}
 	r->cm_timeout_ms = o->cm_timeout_ms;
+	if (o->gid_index >= 0) {
+		r->flags |= IBPOST_RUN_GID;
+		r->gid_index = (unsigned int)o->gid_index;
+	}
 }
 
 /* Refusals a sweep notes and steps over instead of failing. */
@@ -387,7 +391,7 @@ int cmd_run(int argc, char **argv)
 	rc = runopt_parse(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	if (devpick(&o) || devpick_gid(&o))
+	if (devpick(&o))
 		return 2;
 	if (o.print_opts) {
 		runopt_print(&o);

@@ -57,9 +57,11 @@ void help_run(FILE *f)
 		"  -i, --port P            port of the RDMA device (default: the first;\n"
 		"                          perftest --ib-port).  Not perftest's --port: that\n"
 		"                          is the rdma_cm port, -p here\n"
-		"  -x, --gid-index N       GID index (perftest --gid-index): ibpost uses the\n"
-		"                          first RoCE v2 IPv4-mapped GID, perftest's default;\n"
-		"                          N is checked to be that one\n"
+		"  -x, --gid-index N       source GID of the loopback pair: index N of the\n"
+		"                          port's GID table (perftest --gid-index); default:\n"
+		"                          the first RoCE v2 IPv4-mapped GID, perftest's.\n"
+		"                          Not with --cm or --connect (rdma_cm uses the GID\n"
+		"                          of the address)\n"
 		"  -o, --op OP             send, send_imm, write (default), write_imm, read\n"
 		"  -s, --size SIZE         bytes per WR, K/M suffixes are 1024-based\n"
 		"                          (default 64K; with --sge-layout the sum of its lengths)\n"
@@ -589,6 +591,12 @@ static int finish_opts(struct run_opts *o)
 	if (o->cm_family && o->peer.family) {
 		fprintf(stderr, "%s: run: give --cm or --connect, not both (--cm connects the loopback pair through rdma_cm on this host, --connect runs against '%s serve' on another)\n",
 			prog, prog);
+		return -1;
+	}
+	/* The kernel checks N against the port's GID table. */
+	if (o->gid_index >= 0 && (o->peer.family || o->cm_family)) {
+		fprintf(stderr, "%s: run: -x/--gid-index: with %s rdma_cm uses the GID of the address; give the address instead\n",
+			prog, o->peer.family ? "--connect" : "--cm");
 		return -1;
 	}
 	if (o->cm_port) {

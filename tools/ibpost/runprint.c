@@ -72,6 +72,8 @@ static void print_header(const struct run_opts *o, const struct ibpost_result *r
 	printf("# device %s", o->dev);
 	if (o->port)
 		printf(" port %u", o->port);
+	if (o->gid_index >= 0)
+		printf(" gid index %d", o->gid_index);
 	if (o->peer.family)
 		printf(", peer %s port %u", peer_str(addr, sizeof(addr), o),
 		       peer_port(o));
@@ -186,6 +188,8 @@ static void json_params(const struct run_opts *o, unsigned int max_inline)
 	out_json_str(stdout, o->dev);
 	printf(", \"op\": \"%s\", \"params\": {\"port\": %u, \"layout\": \"%s\"",
 	       out_op_name(o->op), o->port, runopt_layout_name(o->layout));
+	if (o->gid_index >= 0)
+		printf(", \"gid_index\": %d", o->gid_index);
 	if (o->nsges)
 		json_sge_list("sge_layout", o->sges, o->nsges);
 	if (o->op <= IBPOST_OP_SEND_IMM) {

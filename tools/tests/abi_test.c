@@ -11,7 +11,12 @@
  * SEND and WRITE with immediate, a loopback job without rdma_cm and a
  * verified WRITE outside ping-pong are refused with EOPNOTSUPP and their
  * reasons, posting nothing; a verified SEND through rdma_cm runs.
+ *
+ * abi_test --nocaps (as root): a descriptor opened with CAP_SYS_ADMIN and
+ * kept across a drop of every capability lists devices but cannot run or
+ * serve (EPERM with IBPOST_R_PRIV): the check is made at each ioctl.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -22,6 +27,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <grp.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 
@@ -145,6 +151,14 @@ enum { NO_WANT = -1 };
 #define R_CAP_WRITE_VERIFY	IBPOST_R_CAP_WRITE_VERIFY, \
 	"device completes RDMA WRITE before the data is placed (IBPOST_DEV_WRITE_UNPLACED): verify WRITE with ping-pong"
 
+#define R_PRIV		IBPOST_R_PRIV, \
+	"needs CAP_SYS_ADMIN: running jobs and serving are privileged, listing devices is not"
+#define R_GID_RANGE	IBPOST_R_GID_RANGE, "GID index past the port's GID table"
+#define R_GID_EMPTY	IBPOST_R_GID_EMPTY, \
+	"no GID at this index of the port's GID table"
+#define R_GID_CM	IBPOST_R_GID_CM, \
+	"a GID index is for QPs connected directly: rdma_cm takes the GID of the address"
+
 static void run_base(struct ibpost_run *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -158,6 +172,51 @@ static void run_base(struct ibpost_run *r)
 	r->depth = 4;
 	r->batch = 1;
 	r->signal_every = 1;
+}
+
+/*
+ * IBPOST_RUN_GID on rxe_lo: an index past the port's GID table, an empty
+ * entry (the table's last: rxe has 1024, lo a handful of addresses), and
+ * the flag with rdma_cm.  Each names the index and the table's size;
+ * nothing is posted.
+ */
+static void gid_cases(int fd)
+{
+	struct ibpost_run r;
+	unsigned int len;
+
+	run_base(&r);
+	r.flags = IBPOST_RUN_GID;
+	r.gid_index = 1U << 20;
+	expect_run(fd, "RUN GID index past the table", &r, EINVAL,
+		   R_GID_RANGE);
+	len = (unsigned int)r.status.limit;
+	report("RUN GID index past the table: value the index, limit the table's size",
+	       r.status.value == 1U << 20 && len > 0 && len < 1U << 20 &&
+	       !r.result.posted, "value %d, limit %d", (int)r.status.value,
+	       (int)len);
+	run_base(&r);
+	r.flags = IBPOST_RUN_GID;
+	r.gid_index = len;
+	expect_run(fd, "RUN GID index = the table's size", &r, EINVAL,
+		   R_GID_RANGE);
+	run_base(&r);
+	r.flags = IBPOST_RUN_GID;
+	r.gid_index = len - 1;
+	expect_run(fd, "RUN GID index of an empty entry (the last)", &r,
+		   EINVAL, R_GID_EMPTY);
+	report("RUN empty GID entry: value the index, limit the table's size",
+	       r.status.value == len - 1 && r.status.limit == len,
+	       "value %d, limit %d", (int)r.status.value,
+	       (int)r.status.limit);
+	run_base(&r);
+	r.flags = IBPOST_RUN_GID | IBPOST_RUN_CM;
+	r.cm_family = AF_INET;
+	r.gid_index = 1;
+	expect_run(fd, "RUN GID index with rdma_cm", &r, EINVAL, R_GID_CM);
+	report("RUN GID index with rdma_cm names the index",
+	       r.status.value == 1, "value %d, want %d", (int)r.status.value,
+	       1);
 }
 
 static void run_cases(int fd, void *unmapped)
@@ -205,8 +264,10 @@ static void run_cases(int fd, void *unmapped)
 	expect_run(fd, "RUN cm_family without the CM flag", &r, EINVAL,
 		   R_CM_ADDR);
 	run_base(&r);
-	r.reserved0 = 1;
-	expect_run(fd, "RUN reserved0", &r, EINVAL, R_RESERVED);
+	r.gid_index = 1;
+	expect_run(fd, "RUN gid_index (was reserved0) without IBPOST_RUN_GID",
+		   &r, EINVAL, R_RESERVED);
+	gid_cases(fd);
 	run_base(&r);
 	r.flags = 1U << 31;
 	expect_run(fd, "RUN unknown flag", &r, EINVAL, R_FLAGS);
@@ -403,6 +464,84 @@ static void serve_cases(int fd)
 	close(sfd);
 }
 
+/* No capability left in this process (CapEff of /proc/self/status). */
+static bool no_caps(void)
+{
+	char line[256];
+	bool none = false;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "CapEff:", 7))
+			none = strtoull(line + 7, NULL, 16) == 0;
+	fclose(f);
+	return none;
+}
+
+/*
+ * abi_test --nocaps: a descriptor root opened (and started a server on),
+ * kept across setresuid() to nobody, which drops every capability: it
+ * lists devices, but cannot run a job, start a server or read the events
+ * of the one root started (EPERM, IBPOST_R_PRIV); a new open of the 0600
+ * node is refused (EACCES).
+ */
+static int nocaps_cases(int fd)
+{
+	struct ibpost_dev_attr recs[4];
+	struct ibpost_dev_list l;
+	struct ibpost_serve a;
+	struct ibpost_run r;
+	int sfd;
+
+	sfd = open(IBPOST_DEVICE_PATH, O_RDWR);
+	serve_base(&a);
+	expect_serve(sfd, "nocaps: root starts a server", &a, 0, R_NONE);
+	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534)) {
+		perror("drop to nobody");
+		return 1;
+	}
+	report("nocaps: setresuid(nobody) left no capability", no_caps(),
+	       "CapEff not zero (%d%d)", 0, 0);
+	base(&l, recs, 4);
+	expect(fd, "nocaps: root's fd lists devices", IBPOST_IOC_DEV_LIST, &l,
+	       0, R_NONE);
+	report("nocaps: the list has records", l.written >= 1,
+	       "written %d total %d", l.written, l.total);
+	run_base(&r);
+	expect_run(fd, "nocaps: root's fd cannot run a job", &r, EPERM,
+		   R_PRIV);
+	report("nocaps: nothing posted", !r.result.posted && !r.result.wrs,
+	       "posted %d wrs %d", (int)r.result.posted, (int)r.result.wrs);
+	run_base(&r);
+	r.size = IBPOST_RUN_SIZE_VER0 - 8;
+	r.status.reason = 0xdead;
+	expect_run(fd, "nocaps: RUN below VER0: EPERM", &r, EPERM, NO_REASON);
+	report("nocaps: RUN below VER0 leaves the status alone",
+	       r.status.reason == 0xdead, "reason %d, want %d",
+	       (int)r.status.reason, 0xdead);
+	expect_run(fd, "nocaps: RUN NULL argument: EPERM", NULL, EPERM,
+		   NO_REASON);
+	serve_base(&a);
+	a.port = 18598;
+	expect_serve(fd, "nocaps: root's fd cannot start a server", &a, EPERM,
+		     R_PRIV);
+	serve_base(&a);
+	expect_serve(sfd, "nocaps: nor read root's server's events", &a,
+		     EPERM, R_PRIV);
+	close(sfd);
+	sfd = open(IBPOST_DEVICE_PATH, O_RDWR);
+	report("nocaps: a new open of the 0600 node: EACCES",
+	       sfd < 0 && errno == EACCES, "fd %d errno %d", sfd,
+	       sfd < 0 ? errno : 0);
+	if (sfd >= 0)
+		close(sfd);
+	printf("1..%d\n", ncase);
+	return nfail ? 1 : 0;
+}
+
 /* The capability refusals of an iWARP device (see the header). */
 static int iwarp_cases(int fd, const char *dev, const char *addr)
 {
@@ -499,8 +638,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "--iwarp"))
 		return iwarp_cases(fd, argv[2], argv[3]);
+	if (argc == 2 && !strcmp(argv[1], "--nocaps"))
+		return nocaps_cases(fd);
 	if (argc != 1) {
-		fprintf(stderr, "usage: abi_test [--iwarp DEV ADDR]\n");
+		fprintf(stderr, "usage: abi_test [--iwarp DEV ADDR | --nocaps]\n");
 		return 2;
 	}
 	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,

@@ -20,7 +20,7 @@
 # marked "badinput" needs a row below that passed.
 #   ARG_SIZE     abi_test (DEV_LIST, RUN): size below VER0 is EINVAL and the status is left alone; never reported
 #   ARG_TAIL     abi_test (DEV_LIST, RUN): non-zero tail, E2BIG
-#   RESERVED     abi_test (DEV_LIST reserved; RUN reserved, reserved0, reserved2)
+#   RESERVED     abi_test (DEV_LIST reserved; RUN reserved, gid_index without IBPOST_RUN_GID, reserved2)
 #   FLAGS        abi_test (DEV_LIST, RUN unknown flag bits)
 #   REC_SIZE     abi_test (DEV_LIST attr_size too small, too big)
 #   COUNT        abi_test (DEV_LIST count above IBPOST_DEV_LIST_MAX)
@@ -58,6 +58,11 @@
 #   CAP_IMM      abi_test --iwarp (siw); rows here on siw (send_imm, write_imm with and without --cm)
 #   CAP_CM_ONLY  abi_test --iwarp (siw); a row here on siw (a loopback job without --cm)
 #   CAP_WRITE_VERIFY abi_test --iwarp (siw); a row here on siw (write --verify without --pingpong)
+#   PRIV         integration.sh (a member of the node's group: run, serve; root without CAP_SYS_ADMIN: run) and abi_test --nocaps (root's fd after a drop of every capability: RUN, SERVE)
+#   GID_RANGE    abi_test (an index past the table, one at its size); integration.sh (run -x past the table, rxe)
+#   GID_EMPTY    abi_test (the table's last entry); integration.sh (run -x on the first empty entry, rxe)
+#   GID_TYPE     not reachable on rxe or siw: a RoCE port's GID table holds only the types it carries, siw connects through rdma_cm (no test)
+#   GID_CM       abi_test (IBPOST_RUN_GID with IBPOST_RUN_CM); the tool refuses -x with --cm or --connect itself (cli.sh)
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh

@@ -9,7 +9,8 @@
 #   - --dev left out: the device picked from a sysfs tree built here
 #     (IBPOST_SYSFS_IB): the first ACTIVE one; the one whose GID table
 #     lists lo for --connect 127.0.0.1 (the route this host takes);
-#     none or ambiguous with the reason; -x against the GID table.
+#     none or ambiguous with the reason; -x passed on (the kernel checks
+#     it), refused with --cm/--connect.
 # TAP on stdout and in $TAP_FILE.  Usage: tools/tests/cli.sh [IBPOST]
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -84,17 +85,16 @@ else
 	t_fail "perftest's server -p: 'serve -p' is 'serve --port'" "'$s1' '$s2'"
 fi
 
-# -x/--gid-index is checked against the port's GID table: a tree with a
-# RoCE v1 link-local GID 0 and a RoCE v2 IPv4-mapped GID 1 (ibpost's pick).
-g=$T/gid/rxe_t0/ports/1
-mkdir -p "$g/gids" "$g/gid_attrs/types"
-echo fe80:0000:0000:0000:0000:0000:0000:0001 >"$g/gids/0"
-echo "IB/RoCE v1" >"$g/gid_attrs/types/0"
-echo 0000:0000:0000:0000:0000:ffff:c000:0201 >"$g/gids/1"
-echo "RoCE v2" >"$g/gid_attrs/types/1"
-export IBPOST_SYSFS_IB=$T/gid
+# -x/--gid-index: the index goes to the kernel (IBPOST_RUN_GID, which
+# checks it against the port's GID table); any index, 0 too, is given.
 same "perftest -x (GID index)" "-x 1" "--gid-index 1"
-same "perftest --gid-index" "--gid-index 1" "--gid-index 1"
+same "perftest --gid-index" "--gid-index 0" "-x 0"
+out=$(opts -d rxe_t0 -x 3)
+if grep -qx "gid_index=3" <<<"$out" && opts -d rxe_t0 | grep -qx "gid_index=-1"; then
+	t_ok "-x 3 gives gid_index 3, none gives -1 (ibpost's pick)"
+else
+	t_fail "-x 3 gives gid_index 3, none gives -1 (ibpost's pick)" "$(grep gid_index <<<"$out")"
+fi
 
 # --- refusals and perftest's options ibpost lacks ---------------------------------
 # refused WANT_LINE ARGS...: exit 2 and WANT_LINE among the output.
@@ -108,11 +108,10 @@ refused() {
 		t_fail "run $*: $want" "exit $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
 	fi
 }
-refused "ibpost: run: -x/--gid-index 0: ibpost uses GID index 1 of rxe_t0 port 1 (RoCE v2, IPv4-mapped first, perftest's default) and cannot choose another yet" \
-	-d rxe_t0 -x 0
 refused "ibpost: run: -x/--gid-index: with --connect rdma_cm uses the GID of the address; give the address instead" \
 	-d rxe_t0 -x 1 --connect 192.0.2.1
-unset IBPOST_SYSFS_IB
+refused "ibpost: run: -x/--gid-index: with --cm rdma_cm uses the GID of the address; give the address instead" \
+	-d rxe_t0 --gid-index 0 --cm 192.0.2.1
 refused "ibpost: run: perftest's -b (--bidirectional): ibpost has none: a job runs one way (run 'ibpost run --connect' from each host)" -d x -b
 refused "ibpost: run: perftest's -c (--connection): ibpost has none: RC only" -d x -c RC
 refused "ibpost: run: perftest's -R (--rdma_cm): use --cm ADDR (an address of the device) for the loopback pair; --connect always uses rdma_cm" -d x -R

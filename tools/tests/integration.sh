@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # In-guest integration tests of ibpost.ko and the ibpost tool (issue 2 scope:
 # module load/unload, /dev/ibpost, device listing against ibv_devinfo, device
-# add/delete/rename, ABI misuse, permissions).  Run by tools/check.sh through
+# add/delete/rename, ABI misuse, permissions: who may list, run and serve;
+# the GID index of a directly connected pair).  Run by tools/check.sh through
 # tools/rig/boot.sh on both kernels.  TAP on stdout and in $IBPOST_OUT.
 # IBPOST_PROVIDER=siw (test kernel only): the same on soft-iWARP (siw0 on a
 # dummy netdev, every job through rdma_cm to 192.0.2.20; rows "siw: ").
@@ -271,6 +272,54 @@ else
 	t_fail "run --json is valid and complete" "$(head -c 300 <<<"$json")"
 fi
 
+# --- the GID index of a directly connected pair (-x, IBPOST_RUN_GID) -----------------
+# rxe only: siw connects through rdma_cm, where -x is refused (cli.sh).
+# rxe_lo's GID table (1024 entries, all RoCE v2): the link-local GID rxe
+# derives from lo's all-zero MAC (fe80::200:ff:fe00:0, index 0, an address
+# lo does not hold), then lo's addresses ::ffff:127.0.0.1 (ibpost's pick)
+# and ::1.  Found by content in sysfs: the loopback addresses move verified
+# bytes as the source GID (::1; ::ffff:127.0.0.1 is what every other row
+# uses); the link-local one fails with an error
+# completion (rxe finds no route to it), which only happens if the index is
+# the one used; an empty entry is refused with the index and the table's
+# size (sysfs lists every entry, empty ones as ::; abi_test has the rows
+# past the table).
+# On the stock kernel only (make check's time; the debug kernel runs
+# abi_test's GID rows, the refusals): about 8 s.
+if [[ $PROV == rxe && $IBPOST_KERNEL == stock ]]; then
+	t0=$SECONDS
+	gdir=/sys/class/infiniband/$DEV/ports/1/gids
+	glen=$(find "$gdir" -mindepth 1 -maxdepth 1 | wc -l)
+	declare -A GIX=()
+	empty=''
+	for ((i = 0; i < glen; i++)); do
+		g=$(cat "$gdir/$i" 2>/dev/null)
+		case $g in
+		0000:0000:0000:0000:0000:0000:0000:0000)
+			[[ -n $empty ]] && break
+			empty=$i ;;
+		0000:0000:0000:0000:0000:ffff:7f00:0001) GIX[v4]=$i ;;
+		0000:0000:0000:0000:0000:0000:0000:0001) GIX[v6]=$i ;;
+		fe80:*) GIX[ll]=${GIX[ll]:-$i} ;;
+		esac
+	done
+	echo "# $DEV port 1: $glen GID entries; ::ffff:127.0.0.1 at ${GIX[v4]:-none}, ::1 at ${GIX[v6]:-none}, link-local at ${GIX[ll]:-none}, first empty ${empty:-none}"
+	if [[ -n ${GIX[v4]:-} && -n ${GIX[v6]:-} && -n ${GIX[ll]:-} && -n $empty ]]; then
+		run_match "--gid-index ${GIX[v6]} (::1): send verified, the header names the index" 0 \
+			"^# device $DEV gid index ${GIX[v6]}, " --gid-index "${GIX[v6]}" \
+			--op send --size 4K --sge 2 --iters 100 --verify
+		run_match "-x ${GIX[ll]} (link-local, not an address of lo): the index is used: an error completion" 1 \
+			'^ibpost: run failed: Input/output error: wr 0: work completion error$' \
+			-x "${GIX[ll]}" --op write --size 4K --iters 10
+		run_match "-x $empty: an empty GID entry refused, index and table named" 1 \
+			"^ibpost: run refused: Invalid argument: no GID at this index of the port's GID table \\(index $empty, table of $glen\\)\$" \
+			-x "$empty" --op write --size 4K --iters 10
+	else
+		t_fail "$DEV's GID table has ::ffff:127.0.0.1, ::1, a link-local GID and an empty entry" "$(head -n 4 "$gdir"/[0-3] 2>&1 | tr '\n' ' ')"
+	fi
+	echo "# GID index rows: $((SECONDS - t0)) s"
+fi
+
 # --- friendlier defaults (issue 15) ------------------------------------------------
 # No --dev: on siw the device of --cm's address (the route), on rxe the
 # first device by name with an ACTIVE port.
@@ -355,20 +404,87 @@ else
 fi
 
 # --- permissions -----------------------------------------------------------------
-out=$(setpriv --reuid 65534 --regid 65534 --clear-groups $IBPOST devices 2>&1)
+# Who may open is the node's mode; listing is for whoever opened it, running
+# and serving need CAP_SYS_ADMIN, checked at each ioctl.  The guest's /etc is
+# the host's, read-only: users are bare ids (nobody, 65534) and the node's
+# group is a bare gid, as the udev rule (tools/udev/60-ibpost.rules: group
+# rdma, 0660) would make it.
+PRIV='needs CAP_SYS_ADMIN: running jobs and serving are privileged, listing devices is not'
+NGID=4242
+t0=$SECONDS
+# uid/gid 65534 (nobody) in the node's group, and in none.
+member=(setpriv --reuid 65534 --regid 65534 --groups "$NGID")
+nobody=(setpriv --reuid 65534 --regid 65534 --clear-groups)
+# perm_row NAME WANT_RC WANT_LINE CMD...: CMD exits WANT_RC with WANT_LINE in
+# its output (WANT_LINE "": none asked).
+perm_row() {
+	local name=$1 want=$2 line=$3 out rc=0
+	shift 3
+	out=$(timeout 60 "$@" 2>&1) || rc=$?
+	if [[ $rc == "$want" ]] && { [[ -z $line ]] || grep -Fxq -- "$line" <<<"$out"; }; then
+		t_ok "$name"
+	else
+		t_fail "$name" "exit $rc (want $want): $(tail -n 2 <<<"$out" | tr '\n' ' ')"
+	fi
+}
+out=$("${nobody[@]}" $IBPOST devices 2>&1)
 rc=$?
 if [[ $rc != 0 && $out == *"Permission denied"* ]]; then
-	t_ok "non-root open refused (EACCES)"
+	t_ok "non-root open of the 0600 node refused (EACCES)"
 else
-	t_fail "non-root open refused (EACCES)" "rc $rc: $out"
+	t_fail "non-root open of the 0600 node refused (EACCES)" "rc $rc: $out"
 fi
-out=$(setpriv --inh-caps=-all --bounding-set=-sys_admin $IBPOST devices 2>&1)
-rc=$?
-if [[ $rc != 0 && $out == *"Operation not permitted"* ]]; then
-	t_ok "root without CAP_SYS_ADMIN refused (EPERM)"
+# The rest on the stock kernel only (about 17 s of make check).
+if [[ $IBPOST_KERNEL != stock ]]; then
+	:
+elif chgrp "$NGID" /dev/ibpost && chmod 0660 /dev/ibpost; then
+	out=$("${member[@]}" $IBPOST devices 2>&1)
+	if grep -Eq "^$DEV +1 +ACTIVE " <<<"$out"; then
+		t_ok "a member of the node's group (0660): ibpost devices lists $DEV"
+	else
+		t_fail "a member of the node's group (0660): ibpost devices lists $DEV" "$out"
+	fi
+	perm_row "a member of the node's group: ibpost run refused, the capability named" 1 \
+		"ibpost: run refused: Operation not permitted: $PRIV" \
+		"${member[@]}" $IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 4K --iters 10
+	perm_row "a member of the node's group: ibpost serve refused, the capability named" 1 \
+		"ibpost: serve refused: Operation not permitted: $PRIV" \
+		"${member[@]}" $IBPOST serve --port 18596
+	out=$("${nobody[@]}" $IBPOST devices 2>&1)
+	rc=$?
+	if [[ $rc != 0 && $out == *"Permission denied"* ]]; then
+		t_ok "not a member of the node's group: open refused (EACCES)"
+	else
+		t_fail "not a member of the node's group: open refused (EACCES)" "rc $rc: $out"
+	fi
 else
-	t_fail "root without CAP_SYS_ADMIN refused (EPERM)" "rc $rc: $out"
+	t_fail "chgrp/chmod /dev/ibpost as the udev rule does" "$(ls -l /dev/ibpost)"
 fi
+chgrp 0 /dev/ibpost
+chmod 0600 /dev/ibpost
+# Root without CAP_SYS_ADMIN (a container's root, or one that dropped it):
+# opens the root-owned node (the listing is the group member's row above),
+# but runs nothing.
+noadmin=(setpriv --inh-caps=-all --bounding-set=-sys_admin)
+if [[ $IBPOST_KERNEL == stock ]]; then
+	perm_row "root without CAP_SYS_ADMIN: ibpost run refused (EPERM), the capability named" 1 \
+		"ibpost: run refused: Operation not permitted: $PRIV" \
+		"${noadmin[@]}" $IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 4K --iters 10
+fi
+# A descriptor root opened, kept across a drop of every capability: the
+# check is at each call, not at open (abi_test --nocaps, its own rows).
+if [[ $PROV == rxe && $IBPOST_KERNEL == stock ]]; then
+	abi=$(tools/tests/abi_test --nocaps 2>&1)
+	n=0
+	while read -r line; do
+		case $line in
+		"ok "*) t_ok "${line#ok * - }"; n=$((n + 1)) ;;
+		"not ok "*) t="${line#not ok * - }"; t_fail "${t%% # *}" "${t#* # }"; n=$((n + 1)) ;;
+		esac
+	done <<<"$abi"
+	((n >= 12)) || t_fail "abi_test --nocaps ran all its cases" "$abi"
+fi
+echo "# permission rows: $((SECONDS - t0)) s"
 
 # --- unload and reload --------------------------------------------------------------
 exec 3</dev/ibpost

@@ -34,11 +34,15 @@
  * @sges: explicit send layout, run->num_sge entries (IBPOST_LAYOUT_EXPLICIT).
  * @recv_sges: explicit receive layout, run->recv_num_sge entries.
  * @fault: IBPOST_FAULT_* to inject, 0 normally.
+ * @hist: NULL, or IBPOST_HIST_LL_BUCKETS counts the run's log-linear
+ *	latency histogram is written to when it ends (a kernel caller's
+ *	&struct ibpost_run.hist: leave IBPOST_RUN_HIST clear and run->hist 0).
  */
 struct ibpost_run_ext {
 	const struct ibpost_sge_desc *sges;
 	const struct ibpost_sge_desc *recv_sges;
 	u32 fault;
+	u64 *hist;
 };
 
 int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext);

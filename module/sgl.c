@@ -366,10 +366,12 @@ int ibpost_run_check(const struct ibpost_run *r, const struct ibpost_limits *lim
 	if (r->flags & ~IBPOST_RUN_FLAGS)
 		return ibpost_refuse(st, IBPOST_R_FLAGS, IBPOST_STATUS_NONE,
 				     r->flags, IBPOST_RUN_FLAGS);
-	if (r->reserved0 ||
-	    !ibpost_mem_is_zero(r->reserved, sizeof(r->reserved)))
+	if (r->reserved0)
 		return ibpost_refuse(st, IBPOST_R_RESERVED, IBPOST_STATUS_NONE,
 				     0, 0);
+	if (!(r->flags & IBPOST_RUN_HIST) != !r->hist)
+		return ibpost_refuse(st, IBPOST_R_HIST, IBPOST_STATUS_NONE,
+				     r->flags, 0);
 	ret = ibpost_run_check_cm(r, st);
 	if (ret)
 		return ret;

@@ -20,7 +20,7 @@
 # marked "badinput" needs a row below that passed.
 #   ARG_SIZE     abi_test (DEV_LIST, RUN): size below VER0 is EINVAL and the status is left alone; never reported
 #   ARG_TAIL     abi_test (DEV_LIST, RUN): non-zero tail, E2BIG
-#   RESERVED     abi_test (DEV_LIST reserved; RUN reserved, reserved0, reserved2)
+#   RESERVED     abi_test (DEV_LIST reserved; RUN reserved0, reserved2)
 #   FLAGS        abi_test (DEV_LIST, RUN unknown flag bits)
 #   REC_SIZE     abi_test (DEV_LIST attr_size too small, too big)
 #   COUNT        abi_test (DEV_LIST count above IBPOST_DEV_LIST_MAX)
@@ -58,6 +58,7 @@
 #   CAP_IMM      abi_test --iwarp (siw); rows here on siw (send_imm, write_imm with and without --cm)
 #   CAP_CM_ONLY  abi_test --iwarp (siw); a row here on siw (a loopback job without --cm)
 #   CAP_WRITE_VERIFY abi_test --iwarp (siw); a row here on siw (write --verify without --pingpong)
+#   HIST         abi_test (IBPOST_RUN_HIST without run.hist, run.hist without the flag)
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh

@@ -270,6 +270,30 @@ if python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["results"][0]; sys.e
 else
 	t_fail "run --json is valid and complete" "$(head -c 300 <<<"$json")"
 fi
+# -q 2: the total's latency is that of the two QPs' histograms merged.
+json=$(timeout 120 $IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 64 --iters 300 -q 2 --json 2>&1)
+why=$(python3 -c 'import json,sys
+d=json.load(sys.stdin)["results"][0]; q=d["qps"]; t=d["total"]; L=t["lat_ns"]
+def hsum(h): return sum(c for _, c in h)
+def hmerge(a, b):
+    m = {}
+    for lo, c in a + b: m[lo] = m.get(lo, 0) + c
+    return sorted(m.items())
+bad = []
+if len(q) != 2: bad.append("%d qps" % len(q))
+for r in q:
+    if hsum(r["hist_ns"]) != r["lat_ns"]["samples"] or r["lat_ns"]["samples"] != 300: bad.append("qp%d hist sum" % r["qp"])
+if L["max"] != max(r["lat_ns"]["max"] for r in q): bad.append("max %d" % L["max"])
+if L["min"] != min(r["lat_ns"]["min"] for r in q): bad.append("min %d" % L["min"])
+if L["samples"] != sum(r["lat_ns"]["samples"] for r in q): bad.append("samples %d" % L["samples"])
+if [tuple(x) for x in t["hist_ns"]] != hmerge(q[0]["hist_ns"], q[1]["hist_ns"]): bad.append("hist not the merge")
+if not L["min"] <= L["median"] <= L["p99"] <= L["p999"] <= L["max"]: bad.append("not monotone %r" % L)
+print(" ".join(bad))' <<<"$json" 2>&1)
+if [[ $? == 0 && -z $why ]]; then
+	t_ok "run -q 2 --json: total max, min, samples and histogram are those of the QPs, percentiles monotone within min..max"
+else
+	t_fail "run -q 2 --json: total max, min, samples and histogram are those of the QPs, percentiles monotone within min..max" "$why $(head -c 300 <<<"$json")"
+fi
 
 # --- friendlier defaults (issue 15) ------------------------------------------------
 # No --dev: on siw the device of --cm's address (the route), on rxe the

@@ -271,7 +271,7 @@ else
 	t_fail "run --json is valid and complete" "$(head -c 300 <<<"$json")"
 fi
 # -q 2: the total's latency is that of the two QPs' histograms merged.
-json=$(timeout 120 $IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 64 --iters 300 -q 2 --json 2>&1)
+json=$(timeout 120 $IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 64 --iters 300 --signal-every 1 -q 2 --json 2>&1)
 why=$(python3 -c 'import json,sys
 d=json.load(sys.stdin)["results"][0]; q=d["qps"]; t=d["total"]; L=t["lat_ns"]
 def hsum(h): return sum(c for _, c in h)
@@ -293,6 +293,19 @@ if [[ $? == 0 && -z $why ]]; then
 	t_ok "run -q 2 --json: total max, min, samples and histogram are those of the QPs, percentiles monotone within min..max"
 else
 	t_fail "run -q 2 --json: total max, min, samples and histogram are those of the QPs, percentiles monotone within min..max" "$why $(head -c 300 <<<"$json")"
+fi
+# Past the samples kept whole (the lat_test_cap hook: 100) the row says
+# its percentiles come from the histogram, which --hist prints.
+cap=/sys/module/ibpost/parameters/lat_test_cap
+echo 100 >"$cap"
+out=$(timeout 120 $IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 64 --iters 300 --signal-every 1 --hist 2>&1)
+echo 0 >"$cap"
+if grep -qx '# 300 latency samples: t_median, t_p99, t_p99.9 from the histogram (2 significant digits) beyond 100 samples kept whole' <<<"$out" &&
+	grep -q '^# latency histogram, 64 bytes, 1 sge (300 samples), buckets of [12] significant digit' <<<"$out" &&
+	[[ $(awk '$1 == ">=" { n += $4 } END { print n + 0 }' <<<"$out") == 300 ]]; then
+	t_ok "run past the samples kept whole says so; --hist bars count all 300"
+else
+	t_fail "run past the samples kept whole says so; --hist bars count all 300" "$(tail -n 6 <<<"$out" | tr '\n' ' ')"
 fi
 
 # --- friendlier defaults (issue 15) ------------------------------------------------

@@ -64,7 +64,11 @@ static void ibpost_reason_cap_test(struct kunit *test)
 			(u32)IBPOST_R_REGION_CROSS + 1);
 	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_JOIN_MAX,
 			(u32)IBPOST_R_JOIN_UNKNOWN + 3);
-	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_JOIN_MAX + 1);
+	/* ... then the run's histogram pointer (issue 15). */
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_HIST, (u32)IBPOST_R_JOIN_MAX + 1);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_HIST + 1);
+	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_HIST),
+			   "IBPOST_RUN_HIST and the histogram pointer (hist) go together");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_JOIN_TOKEN),
 			   "wrong token to join the session");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_CAP_IMM),

@@ -463,7 +463,7 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	{ "reserved0 set", { { RF_RESERVED0, 1 } },
 	  -EINVAL, IBPOST_R_RESERVED, 0, 0 },
 	{ "hist without IBPOST_RUN_HIST", { { RF_HIST, 4096 } },
-	  -EINVAL, IBPOST_R_HIST, 0, 0 },
+	  -EINVAL, IBPOST_R_HIST, IBPOST_RUN_VERIFY, 0 },
 	{ "IBPOST_RUN_HIST without hist", { { RF_FLAGS, IBPOST_RUN_HIST } },
 	  -EINVAL, IBPOST_R_HIST, IBPOST_RUN_HIST, 0 },
 	{ "valid IBPOST_RUN_HIST with hist", { { RF_FLAGS, IBPOST_RUN_HIST },

@@ -34,11 +34,15 @@
  * @sges: explicit send layout, run->num_sge entries (IBPOST_LAYOUT_EXPLICIT).
  * @recv_sges: explicit receive layout, run->recv_num_sge entries.
  * @fault: IBPOST_FAULT_* to inject, 0 normally.
+ * @hist: NULL, or IBPOST_HIST_LL_BUCKETS counts the run's log-linear
+ *	latency histogram is written to when it ends (a kernel caller's
+ *	&struct ibpost_run.hist: leave IBPOST_RUN_HIST clear and run->hist 0).
  */
 struct ibpost_run_ext {
 	const struct ibpost_sge_desc *sges;
 	const struct ibpost_sge_desc *recv_sges;
 	u32 fault;
+	u64 *hist;
 };
 
 int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext);
@@ -297,11 +301,13 @@ struct ibpost_req {
  *	-EAGAIN with IBPOST_REQ_NOWAIT).
  * @inflight: requests accepted and not completed.
  * @wc_status: error completions by ib_wc_status.
- * @lat_hist: completed requests' submit-to-callback time, log2 buckets
- *	of ns as in &struct ibpost_result.
- * @lat_p50_ns: median of that time (bucket resolution: its lower bound).
- * @lat_p99_ns: 99th percentile.
- * @lat_p999_ns: 99.9th percentile.
+ * @lat_hist: submit-to-callback time of the requests completed without
+ *	error, log2 buckets of ns as in &struct ibpost_result.
+ * @lat_p50_ns: median of that time over the session's life, to 2
+ *	significant digits (read off its log-linear histogram: at most the
+ *	exact value, and less than one unit of its second digit below).
+ * @lat_p99_ns: 99th percentile, likewise.
+ * @lat_p999_ns: 99.9th percentile, likewise.
  */
 struct ibpost_session_stats {
 	u64 requests;

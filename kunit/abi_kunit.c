@@ -69,11 +69,15 @@ static void ibpost_reason_cap_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_GID_RANGE, (u32)IBPOST_R_PRIV + 1);
 	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_GID_CM,
 			(u32)IBPOST_R_GID_RANGE + 3);
-	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_GID_CM + 1);
+	/* ... then the run's histogram pointer (issue 15). */
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_HIST, (u32)IBPOST_R_GID_CM + 1);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_HIST + 1);
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_PRIV),
 			   "needs CAP_SYS_ADMIN: running jobs and serving are privileged, listing devices is not");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_GID_RANGE),
 			   "GID index past the port's GID table");
+	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_HIST),
+			   "IBPOST_RUN_HIST and the histogram pointer (hist) go together");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_JOIN_TOKEN),
 			   "wrong token to join the session");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_CAP_IMM),

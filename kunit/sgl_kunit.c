@@ -368,7 +368,7 @@ enum ibpost_rf {
 	RF_END,
 	RF_FLAGS,
 	RF_GID_INDEX,
-	RF_RESERVED,
+	RF_HIST,
 	RF_CM_PORT,
 	RF_CM_TIMEOUT,
 	RF_CM_FAMILY,
@@ -424,6 +424,7 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 					      IBPOST_RUN_PEER |
 					      IBPOST_RUN_GID) },
 					  { RF_CM_FAMILY, AF_INET },
+					  { RF_HIST, 4096 },
 					  { RF_MSG, 256 } } },
 	{ "valid inline WRITE", { { RF_OP, IBPOST_OP_WRITE },
 				  { RF_FLAGS, IBPOST_RUN_INLINE },
@@ -473,8 +474,12 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	  { { RF_FLAGS, IBPOST_RUN_GID | IBPOST_RUN_PEER },
 	    { RF_CM_FAMILY, AF_INET6 } },
 	  -EINVAL, IBPOST_R_GID_CM, 0, 0 },
-	{ "reserved[0] set", { { RF_RESERVED, 1 } },
-	  -EINVAL, IBPOST_R_RESERVED, 0, 0 },
+	{ "hist without IBPOST_RUN_HIST", { { RF_HIST, 4096 } },
+	  -EINVAL, IBPOST_R_HIST, IBPOST_RUN_VERIFY, 0 },
+	{ "IBPOST_RUN_HIST without hist", { { RF_FLAGS, IBPOST_RUN_HIST } },
+	  -EINVAL, IBPOST_R_HIST, IBPOST_RUN_HIST, 0 },
+	{ "valid IBPOST_RUN_HIST with hist", { { RF_FLAGS, IBPOST_RUN_HIST },
+					       { RF_HIST, 4096 } } },
 	{ "cm_port without IBPOST_RUN_PEER", { { RF_CM_PORT, 7 } },
 	  -EINVAL, IBPOST_R_CM_ADDR, 7, 0 },
 	{ "cm_port with IBPOST_RUN_CM", { { RF_FLAGS, IBPOST_RUN_CM },
@@ -672,8 +677,8 @@ static void ibpost_run_apply(struct ibpost_run *r, struct ibpost_limits *lim,
 	case RF_GID_INDEX:
 		r->gid_index = s->v;
 		break;
-	case RF_RESERVED:
-		r->reserved[0] = s->v;
+	case RF_HIST:
+		r->hist = s->v;
 		break;
 	case RF_CM_PORT:
 		r->cm_port = s->v;

@@ -240,11 +240,25 @@ static int ibpost_ioc_run_caps(struct ibpost_run *k)
 	return ibpost_run_check_caps(k, flags, &k->status);
 }
 
+/*
+ * IBPOST_RUN_HIST: the run's histogram to the caller's array, whatever the
+ * run's outcome; a fault fails a run that succeeded (-EFAULT, FAULT).
+ */
+static int ibpost_put_hist(struct ibpost_run *k, const u64 *hist, int ret)
+{
+	if (!copy_to_user(u64_to_user_ptr(k->hist), hist,
+			  IBPOST_HIST_LL_BUCKETS * sizeof(*hist)) || ret)
+		return ret;
+	ibpost_status_set(&k->status, IBPOST_R_FAULT, k->hist, 0);
+	return -EFAULT;
+}
+
 static long ibpost_ioc_run(struct ibpost_run __user *uarg)
 {
 	struct ibpost_sge_desc *sges = NULL, *rsges = NULL;
 	struct ibpost_run_ext ext = {};
 	struct ibpost_run *k;
+	u64 *hist = NULL;
 	u32 usize;
 	int ret;
 
@@ -276,9 +290,22 @@ static long ibpost_ioc_run(struct ibpost_run __user *uarg)
 	ret = ibpost_ioc_run_caps(k);
 	if (ret)
 		goto refuse;
+	if ((k->flags & IBPOST_RUN_HIST) && k->hist) {
+		hist = kvcalloc(IBPOST_HIST_LL_BUCKETS, sizeof(*hist),
+				GFP_KERNEL);
+		if (!hist) {
+			ibpost_status_set(&k->status, IBPOST_R_NOMEM,
+					  IBPOST_HIST_LL_BUCKETS, 0);
+			ret = -ENOMEM;
+			goto refuse;
+		}
+	}
 	ext.sges = sges;
 	ext.recv_sges = rsges;
+	ext.hist = hist;
 	ret = ibpost_run(k, &ext);
+	if (hist)
+		ret = ibpost_put_hist(k, hist, ret);
 	/* Results and reasons go back on success and on failure alike. */
 	if (copy_to_user(uarg, k, min_t(size_t, usize, sizeof(*k))))
 		ret = -EFAULT;
@@ -287,6 +314,7 @@ static long ibpost_ioc_run(struct ibpost_run __user *uarg)
 refuse:
 	ret = ibpost_put_status(&uarg->status, &k->status, ret);
 out_free:
+	kvfree(hist);
 	kfree(rsges);
 	kfree(sges);
 	kfree(k);

@@ -31,6 +31,21 @@ void ibpost_job_fail(struct ibpost_job *job, int err, u32 reason, u64 wr)
 }
 
 /**
+ * ibpost_job_lat() - record one latency sample of the measured phase.
+ * @job: the job.
+ * @ns: the sample.
+ *
+ * Every sample goes into the job's histogram; the first &ibpost_job.lat_cap
+ * are also kept whole.
+ */
+void ibpost_job_lat(struct ibpost_job *job, u64 ns)
+{
+	ibpost_llhist_add(job->hist, ns);
+	if (job->lat_n < job->lat_cap)
+		job->lat[job->lat_n++] = ns;
+}
+
+/**
  * ibpost_note_mismatch() - take a verification result into the job.
  * @job: the job; @job->mm holds the first mismatch.
  * @wr: the WR checked.

@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "device.h"
 #include "ep.h"
+#include "llhist.h"
 #include "mr.h"
 #include "peer.h"
 #include "pingpong.h"
@@ -79,9 +80,11 @@ struct ibpost_wr_ctx {
  * @sq: send-queue accounting.
  * @warmup: WRs before measuring.
  * @phase_end: sequence number the current phase posts up to.
- * @lat: latency samples.
- * @lat_n: samples taken.
- * @lat_cap: room in @lat.
+ * @lat: latency samples kept whole (exact min, max, mean, stdev and
+ *	percentiles while none is dropped).
+ * @lat_n: samples kept in @lat.
+ * @lat_cap: room in @lat; samples past it count in @hist only.
+ * @hist: every latency sample, to 2 significant digits.
  * @t_start: start of the measured phase.
  * @t_end: last completion.
  * @t_progress: jiffies of the last completion (stall detection).
@@ -123,6 +126,7 @@ struct ibpost_job {
 	u64 *lat;
 	u64 lat_n;
 	u64 lat_cap;
+	struct ibpost_llhist *hist;
 	u64 t_start;
 	u64 t_end;
 	unsigned long t_progress;
@@ -153,5 +157,6 @@ bool ibpost_job_should_stop(struct ibpost_job *job);
 void ibpost_wc_error(struct ibpost_job *job, const struct ib_wc *wc, u64 seq);
 void ibpost_stamp(struct ibpost_job *job, u64 seq, u32 slot);
 void ibpost_note_mismatch(struct ibpost_job *job, u64 wr, u32 bad);
+void ibpost_job_lat(struct ibpost_job *job, u64 ns);
 
 #endif /* _IBPOST_JOB_H */

@@ -419,8 +419,7 @@ int ibpost_pp_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms)
 			break;
 		t1 = ktime_get_ns();
 		if (pp->seq >= job->warmup) {
-			if (job->lat_n < job->lat_cap)
-				job->lat[job->lat_n++] = (t1 - t0) / 2;
+			ibpost_job_lat(job, (t1 - t0) / 2);
 			res->wrs++;
 			res->bytes += job->run->msg_size;
 			job->t_end = t1;

@@ -77,8 +77,8 @@ static void ibpost_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (!ibpost_sq_retire(&job->sq, ctx->seq))
 		return;
 	job->t_progress = jiffies;
-	if (ctx->seq >= job->warmup && job->lat_n < job->lat_cap)
-		job->lat[job->lat_n++] = now - ctx->t_post;
+	if (ctx->seq >= job->warmup)
+		ibpost_job_lat(job, now - ctx->t_post);
 	ibpost_account(job, from, ctx->seq, now);
 }
 

@@ -18,13 +18,19 @@
 
 #include "job.h"
 #include "live.h"
+#include "llhist.h"
 #include "post.h"
 #include "session.h"
 #include "stats.h"
 #include "trace.h"
 
-/* Most latency samples kept (8 MiB). */
+/* Most latency samples kept whole (8 MiB); the histogram counts them all. */
 #define IBPOST_LAT_MAX		(1U << 20)
+
+static unsigned int lat_test_cap;
+module_param(lat_test_cap, uint, 0600);
+MODULE_PARM_DESC(lat_test_cap,
+		 "test hook: the most latency samples a job keeps whole (0: 2^20); the others count in its histogram only");
 
 static bool ibpost_pingpong(const struct ibpost_job *job)
 {
@@ -289,9 +295,13 @@ static int ibpost_job_alloc(struct ibpost_job *job)
 		samples = run->iters;
 	else
 		samples = div_u64(run->iters, run->signal_every) + 1;
-	job->lat_cap = min_t(u64, samples, IBPOST_LAT_MAX);
+	job->lat_cap = min_t(u64, samples,
+			     READ_ONCE(lat_test_cap) ?: IBPOST_LAT_MAX);
 	job->lat = kvmalloc_array(job->lat_cap, sizeof(*job->lat), GFP_KERNEL);
-	if (!job->wrs || !job->sges || !job->ctx || !job->lat) {
+	job->hist = kvmalloc(sizeof(*job->hist), GFP_KERNEL);
+	if (job->hist)
+		ibpost_llhist_init(job->hist);
+	if (!job->wrs || !job->sges || !job->ctx || !job->lat || !job->hist) {
 		ibpost_status_set(&run->status, IBPOST_R_NOMEM, d, 0);
 		return -ENOMEM;
 	}
@@ -302,6 +312,7 @@ static void ibpost_job_free_arrays(struct ibpost_job *job)
 {
 	kvfree(job->rkey);
 	kvfree(job->raddr);
+	kvfree(job->hist);
 	kvfree(job->lat);
 	kvfree(job->ctx);
 	kvfree(job->sges);
@@ -378,6 +389,11 @@ static void ibpost_job_results(struct ibpost_job *job)
 			  job->t_end - job->t_start : 0;
 	res->sq_max_used = job->sq.max_used;
 	ibpost_lat_summarize(job->lat, job->lat_n, res);
+	if (!job->hist)
+		return;
+	ibpost_llhist_result(job->hist, job->lat_n, res);
+	if (job->ext->hist)
+		memcpy(job->ext->hist, job->hist->b, sizeof(job->hist->b));
 }
 
 static void ibpost_job_teardown(struct ibpost_job *job)

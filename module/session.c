@@ -28,7 +28,6 @@
 #include <linux/slab.h>
 
 #include "session.h"
-#include "stats.h"
 #include "testhook.h"
 #include "trace.h"
 
@@ -676,10 +675,8 @@ void ibpost_session_get_stats(struct ibpost_session *s,
 
 	spin_lock_irqsave(&s->lock, flags);
 	*out = s->stats;
+	ibpost_lat_ring_stats(&s->lat, out);
 	spin_unlock_irqrestore(&s->lock, flags);
-	out->lat_p50_ns = ibpost_hist_percentile(out->lat_hist, 500);
-	out->lat_p99_ns = ibpost_hist_percentile(out->lat_hist, 990);
-	out->lat_p999_ns = ibpost_hist_percentile(out->lat_hist, 999);
 }
 EXPORT_SYMBOL_GPL(ibpost_session_get_stats);
 

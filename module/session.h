@@ -13,6 +13,7 @@
 
 #include "device.h"
 #include "ep.h"
+#include "llhist.h"
 #include "mr.h"
 #include "pair.h"
 #include "wire.h"
@@ -65,15 +66,17 @@ struct ibpost_region {
 };
 
 /**
- * struct ibpost_lat_ring - the latencies of a session's last requests.
+ * struct ibpost_lat_ring - the latencies of a session's requests.
  * @ns: @size latencies in ns; slot @n % @size is the next one written.
  * @size: capacity.
  * @n: latencies recorded in all.
+ * @hist: all of them, to 2 significant digits (the session's life).
  */
 struct ibpost_lat_ring {
 	u64 *ns;
 	u32 size;
 	u64 n;
+	struct ibpost_llhist *hist;
 };
 
 /**
@@ -207,6 +210,8 @@ int ibpost_region_target(struct ibpost_session *s, struct ibpost_req *req,
 int ibpost_lat_ring_init(struct ibpost_lat_ring *r, u32 size);
 void ibpost_lat_ring_add(struct ibpost_lat_ring *r, u64 ns);
 void ibpost_lat_ring_free(struct ibpost_lat_ring *r);
+void ibpost_lat_ring_stats(const struct ibpost_lat_ring *r,
+			   struct ibpost_session_stats *out);
 
 /* speer.c */
 struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,

@@ -371,10 +371,12 @@ int ibpost_run_check(const struct ibpost_run *r, const struct ibpost_limits *lim
 		return ibpost_refuse(st, IBPOST_R_FLAGS, IBPOST_STATUS_NONE,
 				     r->flags, IBPOST_RUN_FLAGS);
 	/* gid_index was reserved0: zero unless IBPOST_RUN_GID gives it. */
-	if ((r->gid_index && !(r->flags & IBPOST_RUN_GID)) ||
-	    !ibpost_mem_is_zero(r->reserved, sizeof(r->reserved)))
+	if (r->gid_index && !(r->flags & IBPOST_RUN_GID))
 		return ibpost_refuse(st, IBPOST_R_RESERVED, IBPOST_STATUS_NONE,
 				     0, 0);
+	if (!(r->flags & IBPOST_RUN_HIST) != !r->hist)
+		return ibpost_refuse(st, IBPOST_R_HIST, IBPOST_STATUS_NONE,
+				     r->flags, 0);
 	ret = ibpost_run_check_cm(r, st);
 	if (ret)
 		return ret;

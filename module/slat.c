@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ibpost: exact latency percentiles of a session's last requests.
+ * ibpost: latency of a session's requests.
  *
  * Each completed request's submit-to-callback time goes into a ring of
- * the session's last &ibpost_session_attr.lat_samples latencies (taken at
- * open, nothing allocated per request); a query copies the ring and sorts
- * the copy (ibpost_lat_summarize(), the jobs' own summary), so percentiles
- * are exact over that window, not read off log2 buckets.
+ * the session's last &ibpost_session_attr.lat_samples latencies and into
+ * the session's log-linear histogram (both taken at open, nothing
+ * allocated per request).  A query of the ring copies and sorts it
+ * (ibpost_lat_summarize(), the jobs' own summary): percentiles exact over
+ * that window.  The histogram counts the session's whole life, to 2
+ * significant digits (ibpost_session_get_stats()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,18 +19,26 @@
 #include "stats.h"
 
 /**
- * ibpost_lat_ring_init() - allocate a ring of @size latencies.
+ * ibpost_lat_ring_init() - allocate a ring of @size latencies and the
+ *	histogram.
  * @r: zeroed ring.
  * @size: capacity, at least 1.
  *
  * Context: process context, may sleep.
- * Return: 0 or -ENOMEM.
+ * Return: 0 or -ENOMEM (nothing allocated).
  */
 int ibpost_lat_ring_init(struct ibpost_lat_ring *r, u32 size)
 {
 	r->ns = kvcalloc(size, sizeof(*r->ns), GFP_KERNEL);
 	if (!r->ns)
 		return -ENOMEM;
+	r->hist = kvmalloc(sizeof(*r->hist), GFP_KERNEL);
+	if (!r->hist) {
+		kvfree(r->ns);
+		r->ns = NULL;
+		return -ENOMEM;
+	}
+	ibpost_llhist_init(r->hist);
 	r->size = size;
 	r->n = 0;
 	return 0;
@@ -45,9 +55,29 @@ void ibpost_lat_ring_add(struct ibpost_lat_ring *r, u64 ns)
 
 	if (!r->size)
 		return;
+	ibpost_llhist_add(r->hist, ns);
 	div_u64_rem(r->n, r->size, &slot);
 	r->ns[slot] = ns;
 	r->n++;
+}
+
+/**
+ * ibpost_lat_ring_stats() - the lifetime figures into a session's stats.
+ * @r: the ring (its session's lock held); without capacity, nothing.
+ * @out: its log2 histogram and percentiles are written.
+ *
+ * The median, p99 and p99.9 of every request so far, to 2 significant
+ * digits (ibpost_llhist_percentile()).
+ */
+void ibpost_lat_ring_stats(const struct ibpost_lat_ring *r,
+			   struct ibpost_session_stats *out)
+{
+	if (!r->size)
+		return;
+	memcpy(out->lat_hist, r->hist->log2, sizeof(out->lat_hist));
+	out->lat_p50_ns = ibpost_llhist_percentile(r->hist, 500);
+	out->lat_p99_ns = ibpost_llhist_percentile(r->hist, 990);
+	out->lat_p999_ns = ibpost_llhist_percentile(r->hist, 999);
 }
 
 /**
@@ -56,6 +86,7 @@ void ibpost_lat_ring_add(struct ibpost_lat_ring *r, u64 ns)
  */
 void ibpost_lat_ring_free(struct ibpost_lat_ring *r)
 {
+	kvfree(r->hist);
 	kvfree(r->ns);
 	memset(r, 0, sizeof(*r));
 }

@@ -3,7 +3,8 @@
  * ibpost: latency statistics.
  *
  * Samples are kept whole (one u64 per signaled WR, bounded by the caller),
- * sorted once at the end: percentiles are exact, not estimated.
+ * sorted once at the end: percentiles are exact, not estimated.  Past the
+ * caller's bound the log-linear histogram (llhist.c) has them all.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -93,35 +94,3 @@ void ibpost_lat_summarize(u64 *samples, u64 n, struct ibpost_result *res)
 	res->lat_p999_ns = ibpost_rank(samples, n, 999);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpost_lat_summarize);
-
-/**
- * ibpost_hist_percentile() - a percentile read off a log2 histogram.
- * @hist: IBPOST_HIST_BUCKETS counts (bucket i: [2^i, 2^(i+1)) ns).
- * @per_mille: which percentile, 1..1000.
- *
- * For counters that cannot keep every sample (sessions): the nearest-rank
- * sample's bucket, reported as the bucket's lower bound (within a factor
- * of 2 below the exact value).
- *
- * Return: 2^i of that bucket, 0 for an empty histogram.
- */
-u64 ibpost_hist_percentile(const u64 *hist, u32 per_mille)
-{
-	u64 n = 0, rank, seen = 0;
-	u32 i;
-
-	for (i = 0; i < IBPOST_HIST_BUCKETS; i++)
-		n += hist[i];
-	if (!n)
-		return 0;
-	rank = div_u64(n * per_mille + 999, 1000);
-	if (!rank)
-		rank = 1;
-	for (i = 0; i < IBPOST_HIST_BUCKETS; i++) {
-		seen += hist[i];
-		if (seen >= rank)
-			break;
-	}
-	return i ? 1ULL << i : 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpost_hist_percentile);

@@ -10,6 +10,5 @@
 
 u32 ibpost_hist_bucket(u64 ns);
 void ibpost_lat_summarize(u64 *samples, u64 n, struct ibpost_result *res);
-u64 ibpost_hist_percentile(const u64 *hist, u32 per_mille);
 
 #endif /* _IBPOST_STATS_H */

@@ -45,7 +45,6 @@
 #include <linux/sched/mm.h>
 
 #include "session.h"
-#include "stats.h"
 #include "testhook.h"
 
 /* Bytes of the request (CPU view of its scatterlist). */
@@ -123,7 +122,6 @@ void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 		s->stats.errors++;
 	} else {
 		s->stats.bytes += ibpost_req_len(req);
-		s->stats.lat_hist[ibpost_hist_bucket(ns)]++;
 		ibpost_lat_ring_add(&s->lat, ns);
 	}
 	spin_unlock_irqrestore(&s->lock, flags);

@@ -171,7 +171,7 @@ for kind in test stock; do
 	# otherwise just be missing).
 	if [[ $kind == test ]]; then
 		for suite in ibpost_abi ibpost_sgl ibpost_sq ibpost_stats ibpost_wire \
-			ibpost_rxe ibpost_session ibpost_siw; do
+			ibpost_llhist ibpost_rxe ibpost_session ibpost_siw; do
 			[[ -s $gout/kunit-$suite.ktap ]] ||
 				record fail "kunit suite $suite reported"
 		done

@@ -132,6 +132,9 @@
  *	port): @value the index, @limit the table's size.
  * @IBPOST_R_GID_CM: IBPOST_RUN_GID with IBPOST_RUN_CM or IBPOST_RUN_PEER:
  *	rdma_cm takes the GID of the address; @value the index.
+ * @IBPOST_R_HIST: IBPOST_RUN_HIST without a histogram pointer in
+ *	&struct ibpost_run.hist, or a pointer without the flag: @value is the
+ *	run's flags.
  * @IBPOST_R_MAX: number of codes (not a code).
  */
 enum ibpost_reason {
@@ -198,6 +201,7 @@ enum ibpost_reason {
 	IBPOST_R_GID_EMPTY,
 	IBPOST_R_GID_TYPE,
 	IBPOST_R_GID_CM,
+	IBPOST_R_HIST,
 	IBPOST_R_MAX
 };
 
@@ -266,6 +270,7 @@ enum ibpost_reason {
 	[IBPOST_R_GID_EMPTY] = "no GID at this index of the port's GID table", \
 	[IBPOST_R_GID_TYPE] = "GID at this index is of a type the port does not carry", \
 	[IBPOST_R_GID_CM] = "a GID index is for QPs connected directly: rdma_cm takes the GID of the address", \
+	[IBPOST_R_HIST] = "IBPOST_RUN_HIST and the histogram pointer (hist) go together", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
@@ -469,9 +474,16 @@ struct ibpost_dev_list {
  * takes the GID of the address.
  */
 #define IBPOST_RUN_GID		(1U << 5)
+/**
+ * IBPOST_RUN_HIST - write the run's log-linear latency histogram
+ * (IBPOST_HIST_LL_BUCKETS __u64 counts) to the user pointer in
+ * &struct ibpost_run.hist when the run ends.
+ */
+#define IBPOST_RUN_HIST		(1U << 6)
 #define IBPOST_RUN_FLAGS	(IBPOST_RUN_INLINE | IBPOST_RUN_VERIFY | \
 				 IBPOST_RUN_CM | IBPOST_RUN_PINGPONG | \
-				 IBPOST_RUN_PEER | IBPOST_RUN_GID)
+				 IBPOST_RUN_PEER | IBPOST_RUN_GID | \
+				 IBPOST_RUN_HIST)
 
 /** rdma_cm port of ``ibpost serve`` when none is given. */
 #define IBPOST_PEER_PORT	18520
@@ -484,8 +496,39 @@ struct ibpost_dev_list {
 #define IBPOST_MAX_SGE		256
 /** Largest message of one WR. */
 #define IBPOST_MAX_MSG		(4U << 20)
-/** Buckets of the latency histogram: bucket i counts [2^i, 2^(i+1)) ns. */
+/**
+ * IBPOST_HIST_BUCKETS - buckets of the log2 latency histogram
+ * (&struct ibpost_result.hist): bucket i counts [2^i, 2^(i+1)) ns (0 and 1
+ * in bucket 0, the last one from 2^39 up).  Kept for old tools; the
+ * log-linear histogram (IBPOST_HIST_LL_BUCKETS) has 2 significant digits.
+ */
 #define IBPOST_HIST_BUCKETS	40
+
+/**
+ * DOC: log-linear latency histogram
+ *
+ * IBPOST_HIST_LL_BUCKETS counts of latencies in ns (&struct ibpost_run.hist
+ * with IBPOST_RUN_HIST), every bucket as wide as one unit of the second
+ * significant digit of the values it counts:
+ *
+ *  - bucket i < IBPOST_HIST_LL_EXACT (100) counts exactly i ns;
+ *  - for each decade k = 2 .. 10 (values of k + 1 digits, 100 ns up to
+ *    10^11 ns) and m = 10 .. 99, bucket
+ *    100 + 90 * (k - 2) + (m - 10) counts [m * 10^(k-1), (m + 1) * 10^(k-1))
+ *    ns (1000..1099 ns in bucket 280, 1100..1199 in 281, ...);
+ *  - the last, IBPOST_HIST_LL_BUCKETS - 1, counts everything from
+ *    IBPOST_HIST_LL_OVER_NS (10^11 ns, 100 s) up.
+ *
+ * A bucket's lower bound is therefore a value's first two digits followed
+ * by zeros.
+ */
+#define IBPOST_HIST_LL_EXACT		100
+#define IBPOST_HIST_LL_PER_DECADE	90
+#define IBPOST_HIST_LL_DECADES		9
+#define IBPOST_HIST_LL_BUCKETS		(IBPOST_HIST_LL_EXACT + \
+					 IBPOST_HIST_LL_PER_DECADE * \
+					 IBPOST_HIST_LL_DECADES + 1)
+#define IBPOST_HIST_LL_OVER_NS		100000000000ULL
 /** Number of ib_wc_status values counted. */
 #define IBPOST_WC_STATUS_MAX	32
 
@@ -514,7 +557,9 @@ struct ibpost_sge_desc {
  * @lat_stdev_ns: standard deviation.
  * @lat_p99_ns: 99th percentile.
  * @lat_p999_ns: 99.9th percentile.
- * @hist: log2 histogram of latencies: hist[i] counts [2^i, 2^(i+1)) ns.
+ * @hist: log2 histogram of all latencies: hist[i] counts [2^i, 2^(i+1))
+ *	ns (deprecated, still filled: the log-linear one is
+ *	&struct ibpost_run.hist).
  * @wc_status: error completions counted by ib_wc_status (index 0 unused).
  * @wc_errors: error completions in all.
  * @first_err_status: ib_wc_status of the first error completion.
@@ -537,7 +582,13 @@ struct ibpost_sge_desc {
  * @qpn: the number of the QP that posted (0 when the run got none): the
  *	qpn of its ibpost tracepoints and of ``rdma resource show qp``.
  * @target_qpn: the loopback target's QP (0 for none, or a peer run).
- * @reserved: zero.
+ * @lat_samples_capped: 0 when every latency sample was also kept whole;
+ *	else the number kept whole (the cap, 2^20), and then @lat_samples
+ *	counts them all, @lat_min_ns, @lat_max_ns and @lat_avg_ns are over
+ *	all, @lat_median_ns, @lat_p99_ns and @lat_p999_ns are read off the
+ *	log-linear histogram (2 significant digits, see
+ *	ibpost_llhist_percentile() in module/llhist.c) and @lat_stdev_ns is
+ *	over the samples kept whole.  Uncapped, every figure is exact.
  */
 struct ibpost_result {
 	__u64 bytes;
@@ -574,7 +625,7 @@ struct ibpost_result {
 	__u64 peer_msgs;
 	__u32 qpn;
 	__u32 target_qpn;
-	__u64 reserved[1];
+	__u64 lat_samples_capped;
 };
 
 /**
@@ -614,7 +665,11 @@ struct ibpost_result {
  * @cm_timeout_ms: in: bound on each of address resolution, route resolution
  *	and connection set-up (0: IBPOST_CM_TIMEOUT_MS), at most
  *	IBPOST_CM_TIMEOUT_MAX; 0 without rdma_cm.
- * @reserved: in: zero.
+ * @hist: in: with IBPOST_RUN_HIST, a user pointer to IBPOST_HIST_LL_BUCKETS
+ *	__u64, where the log-linear histogram of every latency sample of the
+ *	run (see "log-linear latency histogram" above) is written when the
+ *	run ends, on success and on failure alike (nothing when the run was
+ *	refused); else 0.  Was reserved (zero) before IBPOST_RUN_HIST.
  * @status: out: refusal or failure reason.
  * @result: out: measurements (partial when a signal ended the run).
  */
@@ -644,7 +699,7 @@ struct ibpost_run {
 	__u16 cm_family;
 	__u16 cm_port;
 	__u32 cm_timeout_ms;
-	__u64 reserved[1];
+	__u64 hist;
 	struct ibpost_status status;
 	struct ibpost_result result;
 };

@@ -54,6 +54,7 @@ const char *net_parse_cidr(const char *s, struct net_addr *a,
 /* qps.c: several jobs at once, one thread and one CPU each */
 struct qp_job {
 	struct ibpost_run run;		/* in: the job; out: its results */
+	__u64 hist[IBPOST_HIST_LL_BUCKETS]; /* out: run.hist points here */
 	int err;			/* errno of the ioctl, 0 on success */
 	bool no_thread;			/* @err is from pthread_create */
 	int cpu;			/* CPU it was pinned to, -1: none */
@@ -62,8 +63,19 @@ struct qp_job {
 
 int qps_run(int fd, struct qp_job *jobs, unsigned int n, int sig,
 	    bool (*stop)(void));
-void qps_total(const struct ibpost_result *const *res, unsigned int n,
-	       struct ibpost_result *tot);
+void qps_total(const struct ibpost_result *const *res,
+	       const __u64 *const *hist, unsigned int n,
+	       struct ibpost_result *tot, __u64 *tot_hist);
+
+/* hist.c: the log-linear latency histogram (IBPOST_HIST_LL_BUCKETS) */
+/* The smallest latency bucket @i counts, in ns. */
+unsigned long long hist_lower(unsigned int i);
+/* Add the counts of @from to @to. */
+void hist_add(__u64 *to, const __u64 *from);
+/* A nearest-rank percentile (500: the median), 2 significant digits. */
+unsigned long long hist_percentile(const __u64 *b, unsigned long long min,
+				   unsigned long long max,
+				   unsigned int per_mille);
 
 /* devices.c */
 int cmd_devices(int argc, char **argv);
@@ -132,6 +144,8 @@ struct run_row {
 	int cpu;			/* CPU its thread ran on (-q) */
 	struct ibpost_result res;
 	unsigned int reason;		/* IBPOST_R_NONE unless it failed */
+	__u64 *hist;			/* its log-linear histogram, or NULL */
+	bool total;			/* the total of a -q point */
 };
 
 /* run.c: the jobs, one point after another (N at once with -q) */

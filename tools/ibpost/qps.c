@@ -2,10 +2,12 @@
 /*
  * ibpost run -q N: N identical jobs at once, each its own IBPOST_IOC_RUN
  * (so its own QP pair, or its own connection to a server) issued from its
- * own thread pinned to one CPU, and the sum of what they measured.
+ * own thread pinned to one CPU, and the sum of what they measured (their
+ * latency histograms merged).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -155,39 +157,6 @@ int qps_run(int fd, struct qp_job *jobs, unsigned int n, int sig,
 	return 0;
 }
 
-/* Median of @n values (sorted in place); the mean of the middle two. */
-static unsigned long long median(unsigned long long *v, unsigned int n)
-{
-	unsigned long long x;
-	unsigned int i, j;
-
-	if (!n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		x = v[i];
-		for (j = i; j && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-	if (n & 1)
-		return v[n / 2];
-	return v[n / 2 - 1] / 2 + v[n / 2] / 2 + (v[n / 2 - 1] & v[n / 2] & 1);
-}
-
-/* The median over the results of the __u64 at byte offset @off. */
-static unsigned long long median_of(const struct ibpost_result *const *res,
-				    unsigned int n, size_t off)
-{
-	unsigned long long v[64];
-	unsigned int i;
-
-	if (n > ARRAY_SIZE(v))
-		n = ARRAY_SIZE(v);
-	for (i = 0; i < n; i++)
-		v[i] = *(const __u64 *)((const char *)res[i] + off);
-	return median(v, n);
-}
-
 static void add_one(struct ibpost_result *tot, const struct ibpost_result *r)
 {
 	unsigned int i;
@@ -224,34 +193,72 @@ static void add_one(struct ibpost_result *tot, const struct ibpost_result *r)
 	tot->peer_msgs += r->peer_msgs;
 }
 
-/* The latency figures of struct ibpost_result. */
-static const size_t lat_fields[] = {
-	offsetof(struct ibpost_result, lat_min_ns),
-	offsetof(struct ibpost_result, lat_max_ns),
-	offsetof(struct ibpost_result, lat_avg_ns),
-	offsetof(struct ibpost_result, lat_median_ns),
-	offsetof(struct ibpost_result, lat_stdev_ns),
-	offsetof(struct ibpost_result, lat_p99_ns),
-	offsetof(struct ibpost_result, lat_p999_ns),
-};
+/*
+ * The latency of all the samples of @n results: count, min and max over
+ * all, mean and (population) standard deviation pooled from each one's,
+ * median, p99 and p99.9 read off the sum of their histograms @tot_hist.
+ */
+static void lat_total(const struct ibpost_result *const *res, unsigned int n,
+		      const __u64 *tot_hist, struct ibpost_result *tot)
+{
+	double sum = 0, sq = 0, mean, var;
+	unsigned long long kept = 0;
+	bool capped = false, any = false;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct ibpost_result *r = res[i];
+		double m = r->lat_avg_ns, sd = r->lat_stdev_ns;
+
+		if (!r->lat_samples)
+			continue;
+		if (!any || r->lat_min_ns < tot->lat_min_ns)
+			tot->lat_min_ns = r->lat_min_ns;
+		if (r->lat_max_ns > tot->lat_max_ns)
+			tot->lat_max_ns = r->lat_max_ns;
+		any = true;
+		sum += m * r->lat_samples;
+		sq += (sd * sd + m * m) * r->lat_samples;
+		capped |= r->lat_samples_capped != 0;
+		kept += r->lat_samples_capped ? r->lat_samples_capped :
+			r->lat_samples;
+	}
+	if (!tot->lat_samples)
+		return;
+	mean = sum / tot->lat_samples;
+	var = sq / tot->lat_samples - mean * mean;
+	tot->lat_avg_ns = mean + 0.5;
+	tot->lat_stdev_ns = var > 0 ? sqrt(var) + 0.5 : 0;
+	tot->lat_samples_capped = capped ? kept : 0;
+	tot->lat_median_ns = hist_percentile(tot_hist, tot->lat_min_ns,
+					     tot->lat_max_ns, 500);
+	tot->lat_p99_ns = hist_percentile(tot_hist, tot->lat_min_ns,
+					  tot->lat_max_ns, 990);
+	tot->lat_p999_ns = hist_percentile(tot_hist, tot->lat_min_ns,
+					   tot->lat_max_ns, 999);
+}
 
 /*
  * The "total" of @n results: counts summed, elapsed time the longest (so
  * bandwidth and message rate are the sums over the longest run), latency
- * figures the median over the results of each one.
+ * over all the samples of all (lat_total()), the histograms @hist summed
+ * into @tot_hist.
  */
-void qps_total(const struct ibpost_result *const *res, unsigned int n,
-	       struct ibpost_result *tot)
+void qps_total(const struct ibpost_result *const *res,
+	       const __u64 *const *hist, unsigned int n,
+	       struct ibpost_result *tot, __u64 *tot_hist)
 {
 	unsigned int i;
 
 	memset(tot, 0, sizeof(*tot));
-	for (i = 0; i < n; i++)
+	memset(tot_hist, 0, IBPOST_HIST_LL_BUCKETS * sizeof(*tot_hist));
+	for (i = 0; i < n; i++) {
 		add_one(tot, res[i]);
+		if (hist[i])
+			hist_add(tot_hist, hist[i]);
+	}
 	if (!n)
 		return;
 	tot->max_inline = res[0]->max_inline;
-	for (i = 0; i < ARRAY_SIZE(lat_fields); i++)
-		*(__u64 *)((char *)tot + lat_fields[i]) =
-			median_of(res, n, lat_fields[i]);
+	lat_total(res, n, tot_hist, tot);
 }

@@ -5,6 +5,7 @@
  * results in runprint.c, refusals and failures in runerr.c.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +41,18 @@ static unsigned long long run_bytes(const struct run_opts *o,
 	return sum;
 }
 
-/* The IBPOST_IOC_RUN request of one job of @size bytes in @num_sge SGEs. */
+/*
+ * The IBPOST_IOC_RUN request of one job of @size bytes in @num_sge SGEs,
+ * its latency histogram into @hist (IBPOST_HIST_LL_BUCKETS).
+ */
 static void fill_run(const struct run_opts *o, struct ibpost_run *r,
-		     unsigned long long size, unsigned int num_sge)
+		     unsigned long long size, unsigned int num_sge,
+		     __u64 *hist)
 {
 	memset(r, 0, sizeof(*r));
 	r->size = sizeof(*r);
+	r->flags = IBPOST_RUN_HIST;
+	r->hist = (uintptr_t)hist;
 	strcpy(r->dev, o->dev);
 	r->port = o->port;
 	r->op = o->op;
@@ -137,7 +144,21 @@ static unsigned long long msg_bytes(const struct ibpost_run *r,
 	return res->bytes / res->wrs;
 }
 
-/* Keep the row of @r (for --hist) and return it. */
+/* A copy of @n buckets of @hist (NULL: none, or out of memory). */
+static __u64 *hist_dup(const __u64 *hist)
+{
+	size_t len = IBPOST_HIST_LL_BUCKETS * sizeof(*hist);
+	__u64 *h;
+
+	if (!hist)
+		return NULL;
+	h = malloc(len);
+	if (h)
+		memcpy(h, hist, len);
+	return h;
+}
+
+/* Keep the row of @r and its histogram (for --hist) and return it. */
 static struct run_row *keep_row(struct run_state *s, const struct ibpost_run *r,
 				int qp, int cpu)
 {
@@ -149,6 +170,8 @@ static struct run_row *keep_row(struct run_state *s, const struct ibpost_run *r,
 	w->cpu = cpu;
 	w->res = r->result;
 	w->reason = r->status.reason;
+	if (r->flags & IBPOST_RUN_HIST)
+		w->hist = hist_dup((const __u64 *)(uintptr_t)r->hist);
 	return w;
 }
 
@@ -163,10 +186,11 @@ static void add_row(struct run_state *s, const struct ibpost_run *r)
 static int run_one(int fd, struct run_state *s, unsigned long long size,
 		   unsigned int num_sge)
 {
+	__u64 hist[IBPOST_HIST_LL_BUCKETS];
 	struct ibpost_run r;
 	int err;
 
-	fill_run(s->o, &r, size, num_sge);
+	fill_run(s->o, &r, size, num_sge, hist);
 	if (!ioctl(fd, IBPOST_IOC_RUN, &r)) {
 		start_output(s, &r.result);
 		add_row(s, &r);
@@ -244,17 +268,27 @@ static void report_qp_row(struct run_state *s, struct qp_job *j, int qp,
 	runprint_row(s->o, w, label, first);
 }
 
-/* The total row (text) or object (JSON) of the QPs that have a row. */
+/*
+ * The total row (text) or object (JSON) of the QPs that have a row, kept
+ * (for --hist) when they do.
+ */
 static void report_total(struct run_state *s, const struct qp_job *jobs,
 			 const struct ibpost_result *const *res,
-			 unsigned int nres, unsigned int nfail)
+			 const __u64 *const *hist, unsigned int nres,
+			 unsigned int nfail)
 {
-	struct run_row w = { .qp = -1, .cpu = -1 };
+	__u64 tot_hist[IBPOST_HIST_LL_BUCKETS];
+	struct run_row w = { .qp = -1, .cpu = -1, .total = true };
 
-	qps_total(res, nres, &w.res);
+	qps_total(res, hist, nres, &w.res, tot_hist);
 	w.bytes = msg_bytes(&jobs[0].run, &w.res);
 	w.num_sge = jobs[0].run.num_sge;
+	w.hist = tot_hist;
 	runprint_total(s->o, &w, nres, nfail);
+	if (nres) {
+		w.hist = hist_dup(tot_hist);
+		s->rows[s->nrows++] = w;
+	}
 }
 
 /*
@@ -265,7 +299,8 @@ static void report_total(struct run_state *s, const struct qp_job *jobs,
 static void print_point(struct run_state *s, struct qp_job *jobs,
 			unsigned int n, const enum qp_end *end,
 			const struct ibpost_result *const *res,
-			unsigned int nres, unsigned int nbad)
+			const __u64 *const *hist, unsigned int nres,
+			unsigned int nbad)
 {
 	bool open = nres || s->o->json, first = true;
 	unsigned int i;
@@ -286,13 +321,14 @@ static void print_point(struct run_state *s, struct qp_job *jobs,
 		first &= end[i] == QP_EMPTY;
 	}
 	if (open)
-		report_total(s, jobs, res, nres, nbad);
+		report_total(s, jobs, res, hist, nres, nbad);
 }
 
 /* Sort out how the jobs of one -q point ended and print it: 0, 1 or 130. */
 static int report_qps(struct run_state *s, struct qp_job *jobs, unsigned int n)
 {
 	const struct ibpost_result *res[RUN_MAX_QPS];
+	const __u64 *hist[RUN_MAX_QPS];
 	enum qp_end end[RUN_MAX_QPS];
 	unsigned int i, nres = 0, nskip = 0, nfail = 0;
 	bool intr = interrupted();
@@ -300,8 +336,10 @@ static int report_qps(struct run_state *s, struct qp_job *jobs, unsigned int n)
 	for (i = 0; i < n; i++) {
 		intr |= jobs[i].err == EINTR;
 		end[i] = qp_end(s, &jobs[i]);
-		if (end[i] == QP_ROW)
+		if (end[i] == QP_ROW) {
+			hist[nres] = jobs[i].hist;
 			res[nres++] = &jobs[i].run.result;
+		}
 		nskip += end[i] == QP_SKIP;
 		nfail += end[i] == QP_FAIL;
 	}
@@ -311,7 +349,7 @@ static int report_qps(struct run_state *s, struct qp_job *jobs, unsigned int n)
 		return 0;
 	}
 	if (nres || nfail + nskip)
-		print_point(s, jobs, n, end, res, nres, nfail + nskip);
+		print_point(s, jobs, n, end, res, hist, nres, nfail + nskip);
 	if (intr) {
 		fprintf(stderr, "%s: run interrupted\n", prog);
 		return 130;
@@ -333,7 +371,7 @@ static int run_qps(int fd, struct run_state *s, unsigned long long size,
 		return 1;
 	}
 	for (i = 0; i < n; i++)
-		fill_run(s->o, &jobs[i].run, size, num_sge);
+		fill_run(s->o, &jobs[i].run, size, num_sge, jobs[i].hist);
 	if (qps_run(fd, jobs, n, SIGINT, interrupted)) {
 		fprintf(stderr, "%s: run: cannot start %u jobs: %s\n", prog, n,
 			strerror(errno));
@@ -358,7 +396,9 @@ static int run_all(int fd, const struct run_opts *o)
 	else
 		sizes[nsizes++] = o->size;
 	s.sweep = nsizes * o->nsge > 1;
-	s.rows = calloc(nsizes * o->nsge * o->qps, sizeof(*s.rows));
+	/* A row per job, and a total per -q point. */
+	s.rows = calloc(nsizes * o->nsge * (o->qps + (o->qps > 1)),
+			sizeof(*s.rows));
 	if (!s.rows) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
@@ -378,6 +418,8 @@ static int run_all(int fd, const struct run_opts *o)
 	}
 	if (s.started || o->json)
 		runprint_end(o, s.started, s.rows, s.nrows);
+	for (i = 0; i < s.nrows; i++)
+		free(s.rows[i].hist);
 	free(s.rows);
 	return rc;
 }

@@ -97,7 +97,7 @@ static void print_header(const struct run_opts *o, const struct ibpost_result *r
 		printf(", ping-pong (t = half a round trip)");
 	printf("\n");
 	if (o->qps > 1)
-		printf("# %u QPs at once, qp i on CPU i %% ncpus; total: bytes and WRs summed, bandwidth and rate over the longest elapsed time, t_* the median over the QPs of each column\n",
+		printf("# %u QPs at once, qp i on CPU i %% ncpus; total: bytes and WRs summed, bandwidth and rate over the longest elapsed time, t_min and t_max over all QPs, t_avg over all samples, t_median, t_p99 and t_p99.9 of the QPs' latency histograms merged (2 significant digits)\n",
 		       o->qps);
 	print_columns(o);
 }
@@ -125,29 +125,68 @@ static void print_row(const struct run_opts *o, const struct run_row *w,
 	       bw_gbps(r), mpps(r), r->lat_min_ns / 1e3, r->lat_median_ns / 1e3,
 	       r->lat_avg_ns / 1e3, r->lat_p99_ns / 1e3, r->lat_p999_ns / 1e3,
 	       r->lat_max_ns / 1e3, v, r->interrupted ? " (interrupted)" : "");
+	if (r->lat_samples_capped)
+		printf("# %s%s%llu latency samples: t_median, t_p99, t_p99.9 from the histogram (2 significant digits) beyond %llu samples kept whole\n",
+		       label ? label : "", label ? ": " : "",
+		       (unsigned long long)r->lat_samples,
+		       (unsigned long long)r->lat_samples_capped);
 	fflush(stdout);
 }
 
+/* Most bars of a --hist histogram at 2 significant digits. */
+#define HIST_BARS	40
+
+/* @v with every digit after the first zeroed. */
+static unsigned long long one_digit(unsigned long long v)
+{
+	unsigned long long p = 1;
+
+	while (v / p >= 10)
+		p *= 10;
+	return v / p * p;
+}
+
+/*
+ * --hist: the log-linear histogram of one row, a bar per non-empty bucket
+ * (2 significant digits), or per first digit when that makes more than
+ * HIST_BARS bars.
+ */
 static void print_hist(const struct run_row *w)
 {
-	const struct ibpost_result *r = &w->res;
-	unsigned long long most = 0;
-	unsigned int i, j, bar;
+	static unsigned long long lo[IBPOST_HIST_LL_BUCKETS];
+	static unsigned long long cnt[IBPOST_HIST_LL_BUCKETS];
+	unsigned long long most = 0, key;
+	unsigned int i, j, bar, n = 0, used = 0;
+	bool coarse;
 
-	printf("\n# latency histogram, ");
-	if (w->qp >= 0)
-		printf("qp%d, ", w->qp);
-	printf("%llu bytes, %u sge (%llu samples)\n",
-	       w->bytes, w->num_sge, (unsigned long long)r->lat_samples);
-	for (i = 0; i < IBPOST_HIST_BUCKETS; i++)
-		if (r->hist[i] > most)
-			most = r->hist[i];
-	for (i = 0; i < IBPOST_HIST_BUCKETS; i++) {
-		if (!r->hist[i])
+	if (!w->hist)
+		return;
+	for (i = 0; i < IBPOST_HIST_LL_BUCKETS; i++)
+		used += w->hist[i] != 0;
+	coarse = used > HIST_BARS;
+	for (i = 0; i < IBPOST_HIST_LL_BUCKETS; i++) {
+		if (!w->hist[i])
 			continue;
-		bar = most ? (r->hist[i] * 50 + most - 1) / most : 0;
-		printf("  >= %12.3f us %10llu  ", (double)(1ULL << i) / 1e3,
-		       (unsigned long long)r->hist[i]);
+		key = coarse ? one_digit(hist_lower(i)) : hist_lower(i);
+		if (!n || lo[n - 1] != key) {
+			lo[n] = key;
+			cnt[n++] = 0;
+		}
+		cnt[n - 1] += w->hist[i];
+		if (cnt[n - 1] > most)
+			most = cnt[n - 1];
+	}
+	printf("\n# latency histogram, ");
+	if (w->total)
+		printf("total, ");
+	else if (w->qp >= 0)
+		printf("qp%d, ", w->qp);
+	printf("%llu bytes, %u sge (%llu samples), buckets of %s significant digit%s\n",
+	       w->bytes, w->num_sge, (unsigned long long)w->res.lat_samples,
+	       coarse ? "1" : "2", coarse ? "" : "s");
+	for (i = 0; i < n; i++) {
+		bar = (cnt[i] * 50 + most - 1) / most;
+		printf("  >= %12.3f us %10llu  ", lo[i] / 1e3, cnt[i]);
 		for (j = 0; j < bar; j++)
 			putchar('#');
 		putchar('\n');
@@ -209,6 +248,25 @@ static void json_params(const struct run_opts *o, unsigned int max_inline)
 	printf("}, \"results\": [");
 }
 
+/* "hist_ns": the non-empty buckets of @hist, [lower bound, count] each. */
+static void json_hist(const __u64 *hist)
+{
+	unsigned int i;
+	bool any = false;
+
+	if (!hist)
+		return;
+	printf(", \"hist_ns\": [");
+	for (i = 0; i < IBPOST_HIST_LL_BUCKETS; i++) {
+		if (!hist[i])
+			continue;
+		printf("%s[%llu, %llu]", any ? ", " : "", hist_lower(i),
+		       (unsigned long long)hist[i]);
+		any = true;
+	}
+	printf("]");
+}
+
 static void json_lat(const char *key, const struct ibpost_result *r,
 		     bool samples)
 {
@@ -221,8 +279,9 @@ static void json_lat(const char *key, const struct ibpost_result *r,
 	       (unsigned long long)r->lat_p999_ns,
 	       (unsigned long long)r->lat_max_ns);
 	if (samples)
-		printf(", \"samples\": %llu",
-		       (unsigned long long)r->lat_samples);
+		printf(", \"samples\": %llu, \"samples_capped\": %llu",
+		       (unsigned long long)r->lat_samples,
+		       (unsigned long long)r->lat_samples_capped);
 	printf("}");
 }
 
@@ -262,6 +321,7 @@ static void json_row(const struct run_opts *o, const struct run_row *w,
 	       (unsigned long long)r->wrs, (unsigned long long)r->elapsed_ns,
 	       bw_mib(r), bw_gbps(r), mpps(r));
 	json_lat("lat_ns", r, true);
+	json_hist(w->hist);
 	printf(", \"hist_log2_ns\": [");
 	for (i = 0; i < IBPOST_HIST_BUCKETS; i++) {
 		if (!r->hist[i])
@@ -320,7 +380,8 @@ static void json_total(const struct run_opts *o, const struct run_row *w,
 	       (unsigned long long)r->bytes,
 	       (unsigned long long)r->elapsed_ns, bw_mib(r), bw_gbps(r),
 	       mpps(r));
-	json_lat("lat_ns_median_of_qps", r, false);
+	json_lat("lat_ns", r, true);
+	json_hist(w->hist);
 	printf(", \"wc_errors\": %u, \"verify_errors\": %u, \"interrupted\": %s",
 	       r->wc_errors, r->verify_errors,
 	       r->interrupted ? "true" : "false");

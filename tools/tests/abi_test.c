@@ -144,6 +144,8 @@ enum { NO_WANT = -1 };
 #define R_CM_ADDR	IBPOST_R_CM_ADDR, \
 	"rdma_cm fields: family AF_INET or AF_INET6, port, timeout at most IBPOST_CM_TIMEOUT_MAX, set only with IBPOST_RUN_CM or IBPOST_RUN_PEER"
 #define R_PEER_FLAG	IBPOST_R_PEER_FLAG, "option not available against a peer"
+#define R_HIST		IBPOST_R_HIST, \
+	"IBPOST_RUN_HIST and the histogram pointer (hist) go together"
 #define R_CAP_IMM	IBPOST_R_CAP_IMM, \
 	"device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM)"
 #define R_CAP_CM_ONLY	IBPOST_R_CAP_CM_ONLY, \
@@ -217,6 +219,43 @@ static void gid_cases(int fd)
 	report("RUN GID index with rdma_cm names the index",
 	       r.status.value == 1, "value %d, want %d", (int)r.status.value,
 	       1);
+ * IBPOST_RUN_HIST and run.hist (reserved before): one without the other
+ * is refused; a run with both writes its log-linear histogram, which
+ * counts every latency sample; an unmapped one fails a run that went well.
+ */
+static void hist_cases(int fd, void *unmapped)
+{
+	static __u64 hist[IBPOST_HIST_LL_BUCKETS];
+	unsigned long long sum = 0;
+	struct ibpost_run r;
+	unsigned int i;
+
+	run_base(&r);
+	r.hist = (uintptr_t)hist;
+	expect_run(fd, "RUN hist pointer without IBPOST_RUN_HIST", &r, EINVAL,
+		   R_HIST);
+	run_base(&r);
+	r.flags = IBPOST_RUN_HIST;
+	expect_run(fd, "RUN IBPOST_RUN_HIST without a hist pointer", &r,
+		   EINVAL, R_HIST);
+	run_base(&r);
+	r.flags = IBPOST_RUN_HIST;
+	r.hist = (uintptr_t)hist;
+	memset(hist, 0xff, sizeof(hist));
+	expect_run(fd, "RUN IBPOST_RUN_HIST", &r, 0, R_NONE);
+	for (i = 0; i < IBPOST_HIST_LL_BUCKETS; i++)
+		sum += hist[i];
+	report("RUN IBPOST_RUN_HIST: the histogram counts every sample",
+	       sum == r.result.lat_samples && sum == 10 &&
+	       !r.result.lat_samples_capped, "sum %d, samples %d",
+	       (int)sum, (int)r.result.lat_samples);
+	run_base(&r);
+	r.flags = IBPOST_RUN_HIST;
+	r.hist = (uintptr_t)unmapped;
+	expect_run(fd, "RUN IBPOST_RUN_HIST, unmapped hist", &r, EFAULT,
+		   R_FAULT);
+	report("RUN unmapped hist: the run itself was done, results back",
+	       r.result.wrs == 10, "wrs %d, want %d", (int)r.result.wrs, 10);
 }
 
 static void run_cases(int fd, void *unmapped)
@@ -243,9 +282,7 @@ static void run_cases(int fd, void *unmapped)
 	big[sizeof(big) - 3] = 9;
 	expect_run(fd, "RUN non-zero tail", (struct ibpost_run *)big, E2BIG,
 		   R_ARG_TAIL);
-	run_base(&r);
-	r.reserved[0] = 1;
-	expect_run(fd, "RUN reserved field", &r, EINVAL, R_RESERVED);
+	hist_cases(fd, unmapped);
 	run_base(&r);
 	r.cm_timeout_ms = 1;
 	expect_run(fd, "RUN cm_timeout_ms without rdma_cm", &r, EINVAL,

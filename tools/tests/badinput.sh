@@ -20,7 +20,7 @@
 # marked "badinput" needs a row below that passed.
 #   ARG_SIZE     abi_test (DEV_LIST, RUN): size below VER0 is EINVAL and the status is left alone; never reported
 #   ARG_TAIL     abi_test (DEV_LIST, RUN): non-zero tail, E2BIG
-#   RESERVED     abi_test (DEV_LIST reserved; RUN reserved, gid_index without IBPOST_RUN_GID, reserved2)
+#   RESERVED     abi_test (DEV_LIST reserved; RUN gid_index without IBPOST_RUN_GID, reserved2)
 #   FLAGS        abi_test (DEV_LIST, RUN unknown flag bits)
 #   REC_SIZE     abi_test (DEV_LIST attr_size too small, too big)
 #   COUNT        abi_test (DEV_LIST count above IBPOST_DEV_LIST_MAX)
@@ -63,6 +63,7 @@
 #   GID_EMPTY    abi_test (the table's last entry); integration.sh (run -x on the first empty entry, rxe)
 #   GID_TYPE     not reachable on rxe or siw: a RoCE port's GID table holds only the types it carries, siw connects through rdma_cm (no test)
 #   GID_CM       abi_test (IBPOST_RUN_GID with IBPOST_RUN_CM); the tool refuses -x with --cm or --connect itself (cli.sh)
+#   HIST         abi_test (IBPOST_RUN_HIST without run.hist, run.hist without the flag)
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh

@@ -94,18 +94,24 @@ static int page_mapped(uint64_t addr)
 	return mincore((void *)(uintptr_t)(addr & ~4095ULL), 4096, &v) == 0;
 }
 
-static void sanitize_records(struct ibpost_dev_list *l)
+/* A pointer the kernel writes @len bytes at: the arena or unmapped. */
+static void sanitize_ptr(__u64 *ptr, uint64_t len)
 {
-	uint64_t a = l->devs, p, end;
+	uint64_t a = *ptr, p, end;
 
-	if (a >= (uintptr_t)arena && a + 16384 <= (uintptr_t)arena + ARENA_SIZE)
+	if (a >= (uintptr_t)arena && a + len <= (uintptr_t)arena + ARENA_SIZE)
 		return;
-	end = a + 16384 < a ? UINT64_MAX : a + 16384;
+	end = a + len < a ? UINT64_MAX : a + len;
 	for (p = a & ~4095ULL; p < end; p += 4096)
 		if (page_mapped(p)) {
-			l->devs = (uintptr_t)unmapped;
+			*ptr = (uintptr_t)unmapped;
 			return;
 		}
+}
+
+static void sanitize_records(struct ibpost_dev_list *l)
+{
+	sanitize_ptr(&l->devs, 16384);
 }
 
 static uint64_t bad_pointer(void)
@@ -381,6 +387,10 @@ int main(int argc, char **argv)
 		}
 		if (cmd == IBPOST_IOC_DEV_LIST && p == &arg)
 			sanitize_records(&arg.list);
+		/* The histogram of IBPOST_RUN_HIST is written there too. */
+		if (cmd == IBPOST_IOC_RUN && p == &arg)
+			sanitize_ptr(&arg.run.hist,
+				     IBPOST_HIST_LL_BUCKETS * sizeof(uint64_t));
 		/* Only a share of the runs on the device reach it (-r). */
 		if (cmd == IBPOST_IOC_RUN && p == &arg && permille < 1000 &&
 		    !strncmp(arg.run.dev, dev, sizeof(arg.run.dev)) &&

@@ -271,6 +271,43 @@ if python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["results"][0]; sys.e
 else
 	t_fail "run --json is valid and complete" "$(head -c 300 <<<"$json")"
 fi
+# -q 2: the total's latency is that of the two QPs' histograms merged.
+json=$(timeout 120 $IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 64 --iters 300 --signal-every 1 -q 2 --json 2>&1)
+why=$(python3 -c 'import json,sys
+d=json.load(sys.stdin)["results"][0]; q=d["qps"]; t=d["total"]; L=t["lat_ns"]
+def hsum(h): return sum(c for _, c in h)
+def hmerge(a, b):
+    m = {}
+    for lo, c in a + b: m[lo] = m.get(lo, 0) + c
+    return sorted(m.items())
+bad = []
+if len(q) != 2: bad.append("%d qps" % len(q))
+for r in q:
+    if hsum(r["hist_ns"]) != r["lat_ns"]["samples"] or r["lat_ns"]["samples"] != 300: bad.append("qp%d hist sum" % r["qp"])
+if L["max"] != max(r["lat_ns"]["max"] for r in q): bad.append("max %d" % L["max"])
+if L["min"] != min(r["lat_ns"]["min"] for r in q): bad.append("min %d" % L["min"])
+if L["samples"] != sum(r["lat_ns"]["samples"] for r in q): bad.append("samples %d" % L["samples"])
+if [tuple(x) for x in t["hist_ns"]] != hmerge(q[0]["hist_ns"], q[1]["hist_ns"]): bad.append("hist not the merge")
+if not L["min"] <= L["median"] <= L["p99"] <= L["p999"] <= L["max"]: bad.append("not monotone %r" % L)
+print(" ".join(bad))' <<<"$json" 2>&1)
+if [[ $? == 0 && -z $why ]]; then
+	t_ok "run -q 2 --json: total max, min, samples and histogram are those of the QPs, percentiles monotone within min..max"
+else
+	t_fail "run -q 2 --json: total max, min, samples and histogram are those of the QPs, percentiles monotone within min..max" "$why $(head -c 300 <<<"$json")"
+fi
+# Past the samples kept whole (the lat_test_cap hook: 100) the row says
+# its percentiles come from the histogram, which --hist prints.
+cap=/sys/module/ibpost/parameters/lat_test_cap
+echo 100 >"$cap"
+out=$(timeout 120 $IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 64 --iters 300 --signal-every 1 --hist 2>&1)
+echo 0 >"$cap"
+if grep -qx '# 300 latency samples: t_median, t_p99, t_p99.9 from the histogram (2 significant digits) beyond 100 samples kept whole' <<<"$out" &&
+	grep -q '^# latency histogram, 64 bytes, 1 sge (300 samples), buckets of [12] significant digit' <<<"$out" &&
+	[[ $(awk '$1 == ">=" { n += $4 } END { print n + 0 }' <<<"$out") == 300 ]]; then
+	t_ok "run past the samples kept whole says so; --hist bars count all 300"
+else
+	t_fail "run past the samples kept whole says so; --hist bars count all 300" "$(tail -n 6 <<<"$out" | tr '\n' ' ')"
+fi
 
 # --- the GID index of a directly connected pair (-x, IBPOST_RUN_GID) -----------------
 # rxe only: siw connects through rdma_cm, where -x is refused (cli.sh).

@@ -16,6 +16,8 @@
 #include <ibpost.h>
 
 #include "device.h"
+#include "file.h"
+#include "job.h"
 #include "sgl.h"
 #include "ioctl.h"
 #include "serve.h"
@@ -24,6 +26,7 @@
 static_assert(sizeof(struct ibpost_dev_attr) == IBPOST_DEV_ATTR_SIZE_VER0);
 static_assert(sizeof(struct ibpost_dev_list) == IBPOST_DEV_LIST_SIZE_VER0);
 static_assert(sizeof(struct ibpost_run) == IBPOST_RUN_SIZE_VER0);
+static_assert(sizeof(struct ibpost_progress) == IBPOST_PROGRESS_SIZE_VER0);
 
 /* Copy the status back; the caller's struct is known to hold it. */
 static int ibpost_put_status(struct ibpost_status __user *ust,
@@ -239,7 +242,7 @@ static int ibpost_ioc_run_caps(struct ibpost_run *k)
 	return ibpost_run_check_caps(k, flags, &k->status);
 }
 
-static long ibpost_ioc_run(struct ibpost_run __user *uarg)
+static long ibpost_ioc_run(struct file *file, struct ibpost_run __user *uarg)
 {
 	struct ibpost_sge_desc *sges = NULL, *rsges = NULL;
 	struct ibpost_run_ext ext = {};
@@ -277,7 +280,7 @@ static long ibpost_ioc_run(struct ibpost_run __user *uarg)
 		goto refuse;
 	ext.sges = sges;
 	ext.recv_sges = rsges;
-	ret = ibpost_run(k, &ext);
+	ret = ibpost_run_on(k, &ext, ibpost_file(file));
 	/* Results and reasons go back on success and on failure alike. */
 	if (copy_to_user(uarg, k, min_t(size_t, usize, sizeof(*k))))
 		ret = -EFAULT;
@@ -290,6 +293,48 @@ out_free:
 	kfree(sges);
 	kfree(k);
 	return ret;
+}
+
+/*
+ * IBPOST_IOC_PROGRESS: the counts of the job running on @file, which
+ * another thread's IBPOST_IOC_RUN on the same file blocks in.
+ */
+static long ibpost_ioc_progress(struct file *file,
+				struct ibpost_progress __user *uarg)
+{
+	struct ibpost_progress k;
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, &uarg->size))
+		return -EFAULT;
+	memset(&k, 0, sizeof(k));
+	ret = ibpost_copy_arg(&k, sizeof(k), IBPOST_PROGRESS_SIZE_VER0, uarg,
+			      usize, &k.status);
+	if (ret == -EINVAL)
+		return ret;
+	if (ret)
+		goto refuse;
+	memset(&k.status, 0, sizeof(k.status));
+	if (k.flags) {
+		ibpost_status_set(&k.status, IBPOST_R_FLAGS, k.flags, 0);
+		ret = -EINVAL;
+		goto refuse;
+	}
+	if (k.reserved0 || !ibpost_mem_is_zero(k.reserved, sizeof(k.reserved))) {
+		ibpost_status_set(&k.status, IBPOST_R_RESERVED, 0, 0);
+		ret = -EINVAL;
+		goto refuse;
+	}
+	ret = ibpost_file_progress(ibpost_file(file), &k);
+	if (ret)
+		goto refuse;
+	if (copy_to_user(uarg, &k, min_t(size_t, usize, sizeof(k))))
+		return -EFAULT;
+	return 0;
+
+refuse:
+	return ibpost_put_status(&uarg->status, &k.status, ret);
 }
 
 /**
@@ -309,9 +354,11 @@ long ibpost_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case IBPOST_IOC_DEV_LIST:
 		return ibpost_ioc_dev_list(uarg);
 	case IBPOST_IOC_RUN:
-		return ibpost_ioc_run(uarg);
+		return ibpost_ioc_run(file, uarg);
 	case IBPOST_IOC_SERVE:
 		return ibpost_ioc_serve(file, uarg);
+	case IBPOST_IOC_PROGRESS:
+		return ibpost_ioc_progress(file, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -10,23 +10,22 @@
 #include <linux/module.h>
 
 #include "device.h"
+#include "file.h"
 #include "ioctl.h"
 #include "live.h"
-#include "serve.h"
 
 static int ibpost_open(struct inode *inode, struct file *file)
 {
 	/* The node is 0600 root; also refuse a root-owned fd without caps. */
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	/* misc_open() left the miscdevice here; ours holds a server. */
-	file->private_data = NULL;
-	return 0;
+	/* misc_open() left the miscdevice here; ours is the file's state. */
+	return ibpost_file_open(file);
 }
 
 static int ibpost_release(struct inode *inode, struct file *file)
 {
-	ibpost_serve_release(file);
+	ibpost_file_release(file);
 	return 0;
 }
 

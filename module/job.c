@@ -99,6 +99,7 @@ void ibpost_stamp(struct ibpost_job *job, u64 seq, u32 slot)
  */
 void ibpost_job_set_state(struct ibpost_job *job, u32 state)
 {
+	/* Pairs with ibpost_job_progress(): what @state promises is set. */
 	smp_store_release(&job->state, state);
 }
 
@@ -116,6 +117,7 @@ void ibpost_job_progress(struct ibpost_job *job, struct ibpost_progress *p)
 	unsigned int start;
 	u64 now = ktime_get_ns();
 
+	/* Pairs with ibpost_job_set_state(): t_start/t_end are set. */
 	p->state = smp_load_acquire(&job->state);
 	do {
 		start = u64_stats_fetch_begin(&c->syncp);

@@ -58,6 +58,7 @@
 #   CAP_IMM      abi_test --iwarp (siw); rows here on siw (send_imm, write_imm with and without --cm)
 #   CAP_CM_ONLY  abi_test --iwarp (siw); a row here on siw (a loopback job without --cm)
 #   CAP_WRITE_VERIFY abi_test --iwarp (siw); a row here on siw (write --verify without --pingpong)
+#   NO_JOB       abi_test (PROGRESS on a file with no job, and after its jobs ended)
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh

@@ -30,6 +30,7 @@ struct progress {
 	bool stop;
 	struct timespec t0;		/* when the reporter started */
 	double t_prev;			/* when the last row was taken */
+	unsigned long long rows;	/* rows printed */
 	unsigned long long wrs_prev, bytes_prev;
 };
 
@@ -82,6 +83,9 @@ static void report(struct progress *p)
 		return;
 	r->t_s = t;
 	r->dt_s = t - p->t_prev;
+	/* The first interval starts with the measuring, not the set-up. */
+	if (!p->rows++ && r->elapsed_ns && r->elapsed_ns / 1e9 < r->dt_s)
+		r->dt_s = r->elapsed_ns / 1e9;
 	r->d_wrs = r->wrs - p->wrs_prev;
 	r->d_bytes = r->bytes - p->bytes_prev;
 	p->t_prev = t;

@@ -339,7 +339,7 @@ if [[ $PROV == rxe ]]; then
 		t_fail "run --report-every 1 -D 3: progress rows rise, the last <= the total" "$(tr '\n' '|' <<<"$out" | tail -c 600)"
 	fi
 	rc=0
-	out=$(timeout -s INT 4 $IBPOST run --dev "$DEV" --op write --size 4K --run_infinitely --report-every 1 2>&1) || rc=$?
+	out=$(timeout --preserve-status -s INT 4 $IBPOST run --dev "$DEV" --op write --size 4K --run_infinitely --report-every 1 2>&1) || rc=$?
 	total=$(awk '$1 == 4096 && $2 == 1 { print $3 }' <<<"$out")
 	if [[ $rc == 0 && ${total:-0} -gt 0 ]] && rows=$(rising "$out") && ((${rows##* } <= total)); then
 		t_ok "run --run_infinitely, SIGINT after 4 s: exit 0, the total $total, progress rows rise"

@@ -122,8 +122,9 @@ void ibpost_job_progress(struct ibpost_job *job, struct ibpost_progress *p)
 	do {
 		start = u64_stats_fetch_begin(&c->syncp);
 		p->wrs = u64_stats_read(&c->wrs);
-		p->bytes = u64_stats_read(&c->bytes);
 	} while (u64_stats_fetch_retry(&c->syncp, start));
+	/* msg_size is fixed before the job counts anything. */
+	p->bytes = p->wrs * job->run->msg_size;
 	p->wc_errors = READ_ONCE(job->run->result.wc_errors);
 	p->qpn = READ_ONCE(job->run->result.qpn);
 	p->elapsed_ns = 0;

@@ -45,20 +45,20 @@ struct ibpost_wr_ctx {
 };
 
 /**
- * struct ibpost_job_count - a job's measured counts, read while it runs.
- * @syncp: makes a reader's pair consistent on 32-bit hosts (nothing on
- *	64-bit); written only by the job's own polling context.
+ * struct ibpost_job_count - a job's measured count, read while it runs.
+ * @syncp: keeps a reader from seeing a torn @wrs on 32-bit hosts (nothing
+ *	on 64-bit); written only by the job's own polling context.
  * @wrs: measured WRs completed (struct ibpost_result.wrs at the end).
- * @bytes: their payload bytes (struct ibpost_result.bytes at the end).
  *
- * IBPOST_IOC_PROGRESS reads them from another thread (ibpost_job_progress())
- * while the job's thread adds to them without a lock or an atomic
- * read-modify-write: there is one writer.
+ * IBPOST_IOC_PROGRESS reads it from another thread (ibpost_job_progress())
+ * while the job's thread adds to it without a lock or an atomic
+ * read-modify-write: there is one writer.  Bytes are not counted apart:
+ * every WR carries msg_size bytes, so the bytes are @wrs * msg_size, and a
+ * reader never sees one updated without the other.
  */
 struct ibpost_job_count {
 	struct u64_stats_sync syncp;
 	u64_stats_t wrs;
-	u64_stats_t bytes;
 };
 
 /**
@@ -187,7 +187,6 @@ static inline void ibpost_job_count(struct ibpost_job *job, u64 n)
 
 	u64_stats_update_begin(&c->syncp);
 	u64_stats_add(&c->wrs, n);
-	u64_stats_add(&c->bytes, n * job->run->msg_size);
 	u64_stats_update_end(&c->syncp);
 }
 

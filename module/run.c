@@ -376,7 +376,7 @@ static void ibpost_job_results(struct ibpost_job *job)
 	struct ibpost_result *res = &job->run->result;
 
 	res->wrs = u64_stats_read(&job->count.wrs);
-	res->bytes = u64_stats_read(&job->count.bytes);
+	res->bytes = res->wrs * job->run->msg_size;
 	res->elapsed_ns = job->t_end > job->t_start ?
 			  job->t_end - job->t_start : 0;
 	res->sq_max_used = job->sq.max_used;

@@ -71,7 +71,11 @@ static void ibpost_reason_cap_test(struct kunit *test)
 			(u32)IBPOST_R_GID_RANGE + 3);
 	/* ... then the run's histogram pointer (issue 15). */
 	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_HIST, (u32)IBPOST_R_GID_CM + 1);
-	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_HIST + 1);
+	/* ... then the progress of a file with no job (issue 15). */
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_NO_JOB, (u32)IBPOST_R_HIST + 1);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_NO_JOB + 1);
+	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_NO_JOB),
+			   "no job runs on this file descriptor");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_PRIV),
 			   "needs CAP_SYS_ADMIN: running jobs and serving are privileged, listing devices is not");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_GID_RANGE),

@@ -17,6 +17,8 @@
 #include <ibpost.h>
 
 #include "device.h"
+#include "file.h"
+#include "job.h"
 #include "sgl.h"
 #include "ioctl.h"
 #include "serve.h"
@@ -25,6 +27,7 @@
 static_assert(sizeof(struct ibpost_dev_attr) == IBPOST_DEV_ATTR_SIZE_VER0);
 static_assert(sizeof(struct ibpost_dev_list) == IBPOST_DEV_LIST_SIZE_VER0);
 static_assert(sizeof(struct ibpost_run) == IBPOST_RUN_SIZE_VER0);
+static_assert(sizeof(struct ibpost_progress) == IBPOST_PROGRESS_SIZE_VER0);
 
 /* Copy the status back; the caller's struct is known to hold it. */
 static int ibpost_put_status(struct ibpost_status __user *ust,
@@ -253,7 +256,7 @@ static int ibpost_put_hist(struct ibpost_run *k, const u64 *hist, int ret)
 	return -EFAULT;
 }
 
-static long ibpost_ioc_run(struct ibpost_run __user *uarg)
+static long ibpost_ioc_run(struct file *file, struct ibpost_run __user *uarg)
 {
 	struct ibpost_sge_desc *sges = NULL, *rsges = NULL;
 	struct ibpost_run_ext ext = {};
@@ -303,7 +306,7 @@ static long ibpost_ioc_run(struct ibpost_run __user *uarg)
 	ext.sges = sges;
 	ext.recv_sges = rsges;
 	ext.hist = hist;
-	ret = ibpost_run(k, &ext);
+	ret = ibpost_run_on(k, &ext, ibpost_file(file));
 	if (hist)
 		ret = ibpost_put_hist(k, hist, ret);
 	/* Results and reasons go back on success and on failure alike. */
@@ -360,6 +363,48 @@ static long ibpost_ioc_priv(const u32 __user *usize,
 	return -EPERM;
 }
 
+/*
+ * IBPOST_IOC_PROGRESS: the counts of the job running on @file, which
+ * another thread's IBPOST_IOC_RUN on the same file blocks in.
+ */
+static long ibpost_ioc_progress(struct file *file,
+				struct ibpost_progress __user *uarg)
+{
+	struct ibpost_progress k;
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, &uarg->size))
+		return -EFAULT;
+	memset(&k, 0, sizeof(k));
+	ret = ibpost_copy_arg(&k, sizeof(k), IBPOST_PROGRESS_SIZE_VER0, uarg,
+			      usize, &k.status);
+	if (ret == -EINVAL)
+		return ret;
+	if (ret)
+		goto refuse;
+	memset(&k.status, 0, sizeof(k.status));
+	if (k.flags) {
+		ibpost_status_set(&k.status, IBPOST_R_FLAGS, k.flags, 0);
+		ret = -EINVAL;
+		goto refuse;
+	}
+	if (k.reserved0 || !ibpost_mem_is_zero(k.reserved, sizeof(k.reserved))) {
+		ibpost_status_set(&k.status, IBPOST_R_RESERVED, 0, 0);
+		ret = -EINVAL;
+		goto refuse;
+	}
+	ret = ibpost_file_progress(ibpost_file(file), &k);
+	if (ret)
+		goto refuse;
+	if (copy_to_user(uarg, &k, min_t(size_t, usize, sizeof(k))))
+		return -EFAULT;
+	return 0;
+
+refuse:
+	return ibpost_put_status(&uarg->status, &k.status, ret);
+}
+
 /**
  * ibpost_ioctl() - unlocked_ioctl of /dev/ibpost.
  * @file: the open device.
@@ -374,6 +419,7 @@ static long ibpost_ioc_priv(const u32 __user *usize,
 long ibpost_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct ibpost_serve __user *userve = (void __user *)arg;
+	struct ibpost_progress __user *uprog = (void __user *)arg;
 	struct ibpost_run __user *urun = (void __user *)arg;
 	long ret;
 
@@ -383,11 +429,15 @@ long ibpost_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case IBPOST_IOC_RUN:
 		ret = ibpost_ioc_priv(&urun->size, &urun->status,
 				      IBPOST_RUN_SIZE_VER0);
-		return ret ?: ibpost_ioc_run(urun);
+		return ret ?: ibpost_ioc_run(file, urun);
 	case IBPOST_IOC_SERVE:
 		ret = ibpost_ioc_priv(&userve->size, &userve->status,
 				      IBPOST_SERVE_SIZE_VER0);
 		return ret ?: ibpost_ioc_serve(file, userve);
+	case IBPOST_IOC_PROGRESS:
+		ret = ibpost_ioc_priv(&uprog->size, &uprog->status,
+				      IBPOST_PROGRESS_SIZE_VER0);
+		return ret ?: ibpost_ioc_progress(file, uprog);
 	default:
 		return -ENOTTY;
 	}

@@ -107,6 +107,49 @@ void ibpost_stamp(struct ibpost_job *job, u64 seq, u32 slot)
 }
 
 /**
+ * ibpost_job_set_state() - move a job to its next state.
+ * @job: the job, from its own thread.
+ * @state: IBPOST_JOB_*; what it makes meaningful (@job->t_start for
+ *	IBPOST_JOB_MEASURE, @job->t_end for IBPOST_JOB_ENDING) is set.
+ */
+void ibpost_job_set_state(struct ibpost_job *job, u32 state)
+{
+	/* Pairs with ibpost_job_progress(): what @state promises is set. */
+	smp_store_release(&job->state, state);
+}
+
+/**
+ * ibpost_job_progress() - what a running job measured so far.
+ * @job: the job; the caller keeps it from ending (struct ibpost_file's
+ *	lock, under which the job leaves the file before it is freed).
+ * @p: its state, counts and elapsed time are written.
+ *
+ * Context: any; reads what the job's thread writes without stopping it.
+ */
+void ibpost_job_progress(struct ibpost_job *job, struct ibpost_progress *p)
+{
+	const struct ibpost_job_count *c = &job->count;
+	unsigned int start;
+	u64 now = ktime_get_ns();
+
+	/* Pairs with ibpost_job_set_state(): t_start/t_end are set. */
+	p->state = smp_load_acquire(&job->state);
+	do {
+		start = u64_stats_fetch_begin(&c->syncp);
+		p->wrs = u64_stats_read(&c->wrs);
+	} while (u64_stats_fetch_retry(&c->syncp, start));
+	/* msg_size is fixed before the job counts anything. */
+	p->bytes = p->wrs * job->run->msg_size;
+	p->wc_errors = READ_ONCE(job->run->result.wc_errors);
+	p->qpn = READ_ONCE(job->run->result.qpn);
+	p->elapsed_ns = 0;
+	if (p->state == IBPOST_JOB_MEASURE && now > job->t_start)
+		p->elapsed_ns = now - job->t_start;
+	else if (p->state == IBPOST_JOB_ENDING && job->t_end > job->t_start)
+		p->elapsed_ns = job->t_end - job->t_start;
+}
+
+/**
  * ibpost_job_should_stop() - check what ends a job early.
  * @job: the job.
  *

@@ -10,6 +10,8 @@
 #include <linux/bottom_half.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/timekeeping.h>
+#include <linux/u64_stats_sync.h>
 #include <ibpost.h>
 
 #include "buf.h"
@@ -41,6 +43,23 @@ struct ibpost_wr_ctx {
 	struct ibpost_job *job;
 	u64 seq;
 	u64 t_post;
+};
+
+/**
+ * struct ibpost_job_count - a job's measured count, read while it runs.
+ * @syncp: keeps a reader from seeing a torn @wrs on 32-bit hosts (nothing
+ *	on 64-bit); written only by the job's own polling context.
+ * @wrs: measured WRs completed (struct ibpost_result.wrs at the end).
+ *
+ * IBPOST_IOC_PROGRESS reads it from another thread (ibpost_job_progress())
+ * while the job's thread adds to it without a lock or an atomic
+ * read-modify-write: there is one writer.  Bytes are not counted apart:
+ * every WR carries msg_size bytes, so the bytes are @wrs * msg_size, and a
+ * reader never sees one updated without the other.
+ */
+struct ibpost_job_count {
+	struct u64_stats_sync syncp;
+	u64_stats_t wrs;
 };
 
 /**
@@ -88,6 +107,9 @@ struct ibpost_wr_ctx {
  * @t_start: start of the measured phase.
  * @t_end: last completion.
  * @t_progress: jiffies of the last completion (stall detection).
+ * @count: measured WRs and bytes, readable while the job runs.
+ * @state: IBPOST_JOB_* (written with release: @t_start and @t_end are
+ *	set before the state that makes them meaningful).
  * @mm: first verification mismatch (a copy of what a check found).
  * @pp: ping-pong state.
  * @is_peer: the target is a server on another host (@peer).
@@ -130,6 +152,8 @@ struct ibpost_job {
 	u64 t_start;
 	u64 t_end;
 	unsigned long t_progress;
+	struct ibpost_job_count count;
+	u32 state;
 	struct ibpost_mismatch mm;
 	struct ibpost_pp pp;
 	bool is_peer;
@@ -152,6 +176,29 @@ static inline void ibpost_kthread_wait_stop(void)
 	}
 }
 
+/* The end of a phase of @duration_ms from now (U64_MAX: until a signal). */
+static inline u64 ibpost_job_deadline(u32 duration_ms)
+{
+	if (duration_ms == IBPOST_DURATION_FOREVER)
+		return U64_MAX;
+	return ktime_get_ns() + (u64)duration_ms * NSEC_PER_MSEC;
+}
+
+/* @n measured WRs completed: counted where IBPOST_IOC_PROGRESS reads. */
+static inline void ibpost_job_count(struct ibpost_job *job, u64 n)
+{
+	struct ibpost_job_count *c = &job->count;
+
+	u64_stats_update_begin(&c->syncp);
+	u64_stats_add(&c->wrs, n);
+	u64_stats_update_end(&c->syncp);
+}
+
+struct ibpost_file;
+int ibpost_run_on(struct ibpost_run *run, const struct ibpost_run_ext *ext,
+		  struct ibpost_file *owner);
+void ibpost_job_set_state(struct ibpost_job *job, u32 state);
+void ibpost_job_progress(struct ibpost_job *job, struct ibpost_progress *p);
 void ibpost_job_fail(struct ibpost_job *job, int err, u32 reason, u64 wr);
 bool ibpost_job_should_stop(struct ibpost_job *job);
 void ibpost_wc_error(struct ibpost_job *job, const struct ib_wc *wc, u64 seq);

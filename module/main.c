@@ -9,9 +9,9 @@
 #include <linux/module.h>
 
 #include "device.h"
+#include "file.h"
 #include "ioctl.h"
 #include "live.h"
-#include "serve.h"
 
 /*
  * Who may open is the node's mode (0600 root here; the shipped udev rule
@@ -23,14 +23,13 @@
  */
 static int ibpost_open(struct inode *inode, struct file *file)
 {
-	/* misc_open() left the miscdevice here; ours holds a server. */
-	file->private_data = NULL;
-	return 0;
+	/* misc_open() left the miscdevice here; ours is the file's state. */
+	return ibpost_file_open(file);
 }
 
 static int ibpost_release(struct inode *inode, struct file *file)
 {
-	ibpost_serve_release(file);
+	ibpost_file_release(file);
 	return 0;
 }
 

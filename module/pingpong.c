@@ -406,8 +406,7 @@ void ibpost_pp_finish(struct ibpost_job *job)
  */
 int ibpost_pp_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms)
 {
-	u64 deadline = ktime_get_ns() + (u64)duration_ms * NSEC_PER_MSEC;
-	struct ibpost_result *res = &job->run->result;
+	u64 deadline = ibpost_job_deadline(duration_ms);
 	struct ibpost_pp *pp = &job->pp;
 	u64 t0, t1;
 
@@ -420,8 +419,7 @@ int ibpost_pp_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms)
 		t1 = ktime_get_ns();
 		if (pp->seq >= job->warmup) {
 			ibpost_job_lat(job, (t1 - t0) / 2);
-			res->wrs++;
-			res->bytes += job->run->msg_size;
+			ibpost_job_count(job, 1);
 			job->t_end = t1;
 		}
 		pp->seq++;

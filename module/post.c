@@ -48,17 +48,14 @@ static void ibpost_verify_rdma(struct ibpost_job *job, u64 seq)
 
 static void ibpost_account(struct ibpost_job *job, u64 from, u64 to, u64 now)
 {
-	struct ibpost_result *res = &job->run->result;
 	u64 s;
 
-	for (s = from; s <= to; s++) {
-		if (job->verify_rdma)
+	if (job->verify_rdma)
+		for (s = from; s <= to; s++)
 			ibpost_verify_rdma(job, s);
-		if (s < job->warmup)
-			continue;
-		res->wrs++;
-		res->bytes += job->run->msg_size;
-	}
+	/* WRs from..to completed; those past the warm-up are measured. */
+	if (to >= job->warmup)
+		ibpost_job_count(job, to - max(from, job->warmup) + 1);
 	job->t_end = now;
 }
 
@@ -242,7 +239,7 @@ int ibpost_job_pump(struct ibpost_job *job, u64 phase_end, u32 duration_ms)
 {
 	struct ibpost_pump p = {
 		.job = job,
-		.deadline = ktime_get_ns() + (u64)duration_ms * NSEC_PER_MSEC,
+		.deadline = ibpost_job_deadline(duration_ms),
 		.duration_ms = duration_ms,
 		.msgs = job->target.msgs,
 	};

@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/ktime.h>
 
+#include "file.h"
 #include "job.h"
 #include "live.h"
 #include "llhist.h"
@@ -364,12 +365,14 @@ static int ibpost_job_measure(struct ibpost_job *job)
 
 	pump = ibpost_pingpong(job) ? ibpost_pp_pump : ibpost_job_pump;
 	if (job->warmup) {
+		ibpost_job_set_state(job, IBPOST_JOB_WARMUP);
 		ret = pump(job, job->warmup, 0);
 		if (ret)
 			return ret;
 	}
 	job->t_start = ktime_get_ns();
 	job->t_end = job->t_start;
+	ibpost_job_set_state(job, IBPOST_JOB_MEASURE);
 	ret = pump(job, run->iters ? job->warmup + run->iters : U64_MAX,
 		   run->iters ? 0 : run->duration_ms);
 	if (ibpost_pingpong(job)) {
@@ -385,6 +388,8 @@ static void ibpost_job_results(struct ibpost_job *job)
 {
 	struct ibpost_result *res = &job->run->result;
 
+	res->wrs = u64_stats_read(&job->count.wrs);
+	res->bytes = res->wrs * job->run->msg_size;
 	res->elapsed_ns = job->t_end > job->t_start ?
 			  job->t_end - job->t_start : 0;
 	res->sq_max_used = job->sq.max_used;
@@ -480,24 +485,17 @@ static int ibpost_job_start(struct ibpost_job *job)
 }
 
 /**
- * ibpost_run() - run one transfer job to its end.
- * @run: the job (kernel memory); @run->status and @run->result are
- *	written, also when the run fails or is interrupted.
- * @ext: explicit layouts and injected faults; may be NULL.
- *
- * Everything is validated before anything is posted; a refusal names the
- * field, WR and SGE in @run->status.  The run busy-polls its CQs from the
- * calling thread and ends early on a signal, on device removal, on an
- * error completion or a verification mismatch.  All QPs, CQs, MRs and
- * pages are freed before it returns.
+ * ibpost_run_on() - run one transfer job to its end, watched on a file.
+ * @run: as for ibpost_run().
+ * @ext: as for ibpost_run().
+ * @owner: the file of IBPOST_IOC_RUN, where IBPOST_IOC_PROGRESS finds the
+ *	job while it runs; NULL for none (kernel callers).
  *
  * Context: process context, may sleep; runs for the length of the job.
- * Return: 0; -EINVAL or -EOVERFLOW when refused; -ENODEV for an unknown
- * or removed device; -EIO on an error completion or a data mismatch;
- * -EINTR when a signal ended the run (partial results are valid);
- * -ETIMEDOUT when completions stopped; -ENOMEM.
+ * Return: as ibpost_run().
  */
-int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext)
+int ibpost_run_on(struct ibpost_run *run, const struct ibpost_run_ext *ext,
+		  struct ibpost_file *owner)
 {
 	static const struct ibpost_run_ext none;
 	struct ibpost_job *job;
@@ -525,6 +523,10 @@ int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext)
 	atomic_long_inc(&ibpost_live.jobs);
 	job->run = run;
 	job->ext = ext;
+	job->state = IBPOST_JOB_SETUP;
+	u64_stats_init(&job->count.syncp);
+	if (owner)
+		ibpost_file_enter(owner, job);
 	run->dev[IBPOST_NAME_MAX - 1] = '\0';
 	job->dev = ibpost_dev_get_by_name(run->dev);
 	if (!job->dev) {
@@ -541,6 +543,7 @@ int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext)
 	} else {
 		job->err = ret;
 	}
+	ibpost_job_set_state(job, IBPOST_JOB_ENDING);
 	ibpost_job_teardown(job);
 	ibpost_job_results(job);
 	ibpost_job_free_arrays(job);
@@ -548,6 +551,8 @@ int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext)
 	if (started)
 		trace_ibpost_job_end(run, run->result.qpn, ret);
 out_free:
+	if (owner)
+		ibpost_file_leave(owner, job);
 	atomic_long_dec(&ibpost_live.jobs);
 	kfree(job);
 out:
@@ -555,5 +560,28 @@ out:
 	if (ret && !started)
 		trace_ibpost_refuse(&run->status, ret);
 	return ret;
+}
+
+/**
+ * ibpost_run() - run one transfer job to its end.
+ * @run: the job (kernel memory); @run->status and @run->result are
+ *	written, also when the run fails or is interrupted.
+ * @ext: explicit layouts and injected faults; may be NULL.
+ *
+ * Everything is validated before anything is posted; a refusal names the
+ * field, WR and SGE in @run->status.  The run busy-polls its CQs from the
+ * calling thread and ends early on a signal, on device removal, on an
+ * error completion or a verification mismatch.  All QPs, CQs, MRs and
+ * pages are freed before it returns.
+ *
+ * Context: process context, may sleep; runs for the length of the job.
+ * Return: 0; -EINVAL or -EOVERFLOW when refused; -ENODEV for an unknown
+ * or removed device; -EIO on an error completion or a data mismatch;
+ * -EINTR when a signal ended the run (partial results are valid);
+ * -ETIMEDOUT when completions stopped; -ENOMEM.
+ */
+int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext)
+{
+	return ibpost_run_on(run, ext, NULL);
 }
 EXPORT_SYMBOL_GPL(ibpost_run);

@@ -29,6 +29,7 @@
 
 #include "abi.h"
 #include "allow.h"
+#include "file.h"
 #include "live.h"
 #include "serve.h"
 #include "testhook.h"
@@ -812,7 +813,7 @@ static void ibpost_server_free(struct ibpost_server *srv)
  */
 void ibpost_serve_release(struct file *file)
 {
-	struct ibpost_server *srv = file->private_data;
+	struct ibpost_server *srv = ibpost_file(file)->srv;
 	struct rdma_cm_id *listen;
 	bool lost;
 
@@ -848,7 +849,7 @@ static struct ibpost_server *ibpost_serve_get(struct file *file,
 	struct ibpost_server *srv;
 
 	mutex_lock(&ibpost_serve_start);
-	srv = file->private_data;
+	srv = ibpost_file(file)->srv;
 	if (srv)
 		goto out;
 	*err = ibpost_serve_check(a, st);
@@ -869,7 +870,7 @@ static struct ibpost_server *ibpost_serve_get(struct file *file,
 		srv = NULL;
 		goto out;
 	}
-	file->private_data = srv;
+	ibpost_file(file)->srv = srv;
 out:
 	mutex_unlock(&ibpost_serve_start);
 	return srv;

@@ -135,6 +135,9 @@
  * @IBPOST_R_HIST: IBPOST_RUN_HIST without a histogram pointer in
  *	&struct ibpost_run.hist, or a pointer without the flag: @value is the
  *	run's flags.
+ * @IBPOST_R_NO_JOB: no job runs on this file descriptor (IBPOST_IOC_PROGRESS
+ *	asks the file a job was started on with IBPOST_IOC_RUN, while it
+ *	runs).
  * @IBPOST_R_MAX: number of codes (not a code).
  */
 enum ibpost_reason {
@@ -202,6 +205,7 @@ enum ibpost_reason {
 	IBPOST_R_GID_TYPE,
 	IBPOST_R_GID_CM,
 	IBPOST_R_HIST,
+	IBPOST_R_NO_JOB,
 	IBPOST_R_MAX
 };
 
@@ -271,6 +275,7 @@ enum ibpost_reason {
 	[IBPOST_R_GID_TYPE] = "GID at this index is of a type the port does not carry", \
 	[IBPOST_R_GID_CM] = "a GID index is for QPs connected directly: rdma_cm takes the GID of the address", \
 	[IBPOST_R_HIST] = "IBPOST_RUN_HIST and the histogram pointer (hist) go together", \
+	[IBPOST_R_NO_JOB] = "no job runs on this file descriptor", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
@@ -492,6 +497,14 @@ struct ibpost_dev_list {
 /** Largest cm_timeout_ms. */
 #define IBPOST_CM_TIMEOUT_MAX	600000
 
+/**
+ * IBPOST_DURATION_FOREVER - struct ibpost_run.duration_ms of a run that
+ * goes on until a signal ends it (perftest's --run_infinitely).  A server
+ * takes it as a declared duration above its job time limit and refuses it
+ * (IBPOST_R_SRV_JOB_TIME).
+ */
+#define IBPOST_DURATION_FOREVER	0xffffffffU
+
 /** Most SGEs in an explicit layout. */
 #define IBPOST_MAX_SGE		256
 /** Largest message of one WR. */
@@ -646,7 +659,8 @@ struct ibpost_result {
  * @recv_sges: in: user pointer to recv_num_sge descriptors (explicit).
  * @seed: in: seed of IBPOST_LAYOUT_RANDOM.
  * @iters: in: measured WRs (0: run for @duration_ms).
- * @duration_ms: in: run time when @iters is 0.
+ * @duration_ms: in: run time when @iters is 0; IBPOST_DURATION_FOREVER:
+ *	until a signal ends the run (-EINTR with the results so far).
  * @warmup: in: WRs posted before measuring.
  * @depth: in: most WRs outstanding on the send queue.
  * @batch: in: WRs chained per ib_post_send() call (1..depth).
@@ -707,6 +721,62 @@ struct ibpost_run {
 #define IBPOST_RUN_SIZE_VER0	856
 
 #define IBPOST_IOC_RUN		_IOWR(IBPOST_IOC_MAGIC, 0x02, struct ibpost_run)
+
+/* struct ibpost_progress.state: where the job is. */
+/** Validating, connecting, allocating: nothing posted yet. */
+#define IBPOST_JOB_SETUP	1
+/** Posting the warm-up WRs (not counted). */
+#define IBPOST_JOB_WARMUP	2
+/** The measured phase: @wrs and @bytes grow. */
+#define IBPOST_JOB_MEASURE	3
+/** Measuring is over: draining, freeing; the counts are final. */
+#define IBPOST_JOB_ENDING	4
+
+/**
+ * struct ibpost_progress - argument of IBPOST_IOC_PROGRESS: a live view
+ * of the job that runs on this file descriptor.
+ * @size: in: sizeof(struct ibpost_progress) as the caller knows it.
+ * @flags: in: zero.
+ * @status: out: IBPOST_R_NO_JOB when no job runs on the file, else the
+ *	refusal of the call.
+ * @state: out: IBPOST_JOB_*.
+ * @wc_errors: out: error completions so far.
+ * @wrs: out: measured WRs completed so far (struct ibpost_result.wrs, the
+ *	same counter, read while the job runs).
+ * @bytes: out: payload bytes of those WRs.
+ * @elapsed_ns: out: time since the measured phase started (0 before it);
+ *	once it is over, to its last completion (struct ibpost_result
+ *	.elapsed_ns).
+ * @qpn: out: the QP that posts (0 before it exists).
+ * @reserved0: in: zero.
+ * @reserved: in: zero.
+ *
+ * IBPOST_IOC_RUN blocks for the length of its job; another thread of the
+ * caller issues IBPOST_IOC_PROGRESS on the same file descriptor to watch
+ * it.  One job per file descriptor is visible: a second IBPOST_IOC_RUN
+ * on a file whose job still runs is not (open one file per job).  The
+ * counts never go backwards, and the job's final struct ibpost_result is
+ * at least the last progress read.  Without a job: -ENOENT with
+ * IBPOST_R_NO_JOB.
+ */
+struct ibpost_progress {
+	__u32 size;
+	__u32 flags;
+	struct ibpost_status status;
+	__u32 state;
+	__u32 wc_errors;
+	__u64 wrs;
+	__u64 bytes;
+	__u64 elapsed_ns;
+	__u32 qpn;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+#define IBPOST_PROGRESS_SIZE_VER0	96
+
+#define IBPOST_IOC_PROGRESS	_IOWR(IBPOST_IOC_MAGIC, 0x05, \
+				      struct ibpost_progress)
 
 /* struct ibpost_serve_event.kind */
 /** The listener is up; @port is the port it listens on. */

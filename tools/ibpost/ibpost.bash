@@ -59,7 +59,8 @@ _ibpost()
 		return
 		;;
 	--port | -p | --size | -s | --sge | --sge-layout | --seed | --recv-sge | \
-	--recv-sge-layout | --iters | -n | --duration | -D | --warmup | --depth | \
+	--recv-sge-layout | --iters | -n | --duration | -D | --report-every | \
+	--warmup | --depth | \
 	--batch | --signal-every | --imm | --cm | --connect | --cm-timeout | \
 	--qps | -q | --addr | --allow | --max-conns | --idle | --max-mem | \
 	--max-job-time | --max-per-addr | --queues | -i | --ib-port | -x | \
@@ -81,12 +82,13 @@ _ibpost()
 	run)
 		words='--dev --port --op --size --sge --layout --sge-layout --seed
 			--recv-sge --recv-layout --recv-sge-layout --iters --duration
-			--warmup --depth --batch --signal-every --imm --inline
+			--forever --report-every --warmup --depth --batch --signal-every --imm --inline
 			--inline-size --verify --pingpong --all-sizes --json --csv
 			--hist --report-gbits --gid-index --cm --connect --cm-port
 			--cm-timeout --qps --print-options --version --help
 			--ib-dev --ib-port --tx-depth --post_list --cq-mod
-			--inline_size --all --qp --report_gbits --CPU-freq'
+			--inline_size --all --qp --report_gbits --CPU-freq
+			--run_infinitely'
 		;;
 	serve)
 		words='--addr --port --allow --max-conns --idle --max-mem

@@ -55,14 +55,14 @@ const char *net_parse_cidr(const char *s, struct net_addr *a,
 struct qp_job {
 	struct ibpost_run run;		/* in: the job; out: its results */
 	__u64 hist[IBPOST_HIST_LL_BUCKETS]; /* out: run.hist points here */
+	int fd;				/* its own open /dev/ibpost */
 	int err;			/* errno of the ioctl, 0 on success */
 	bool no_thread;			/* @err is from pthread_create */
 	int cpu;			/* CPU it was pinned to, -1: none */
 	int pin_err;			/* pthread_setaffinity_np() error */
 };
 
-int qps_run(int fd, struct qp_job *jobs, unsigned int n, int sig,
-	    bool (*stop)(void));
+int qps_run(struct qp_job *jobs, unsigned int n, int sig, bool (*stop)(void));
 void qps_total(const struct ibpost_result *const *res,
 	       const __u64 *const *hist, unsigned int n,
 	       struct ibpost_result *tot, __u64 *tot_hist);
@@ -108,7 +108,10 @@ struct run_opts {
 	unsigned long long seed;
 	unsigned long long iters;
 	bool iters_set;
-	unsigned int duration_ms;
+	unsigned int duration_ms;	/* IBPOST_DURATION_FOREVER: --forever */
+	bool forever;			/* --forever, --run_infinitely */
+	unsigned int report_ms;		/* --report-every, 0: no progress rows */
+	bool report_set;
 	unsigned int warmup;
 	unsigned int depth;
 	bool depth_set;
@@ -147,6 +150,28 @@ struct run_row {
 	__u64 *hist;			/* its log-linear histogram, or NULL */
 	bool total;			/* the total of a -q point */
 };
+
+/* One row of progress (--report-every): the jobs of one point so far. */
+struct progress_row {
+	unsigned long long msg_bytes;	/* bytes per WR of the point */
+	unsigned int num_sge;
+	unsigned int nqps;		/* QPs (files) asked */
+	double t_s;			/* since reporting started */
+	double dt_s;			/* since the row before (or the start) */
+	unsigned long long wrs;		/* measured WRs so far, all QPs */
+	unsigned long long bytes;
+	unsigned long long elapsed_ns;	/* the longest measured time of a QP */
+	unsigned long long d_wrs;	/* of them in the last dt_s */
+	unsigned long long d_bytes;
+	unsigned int wc_errors;
+};
+
+/* progress.c: the progress thread of --report-every */
+struct progress;
+struct progress *progress_start(const struct run_opts *o, const int *fds,
+				unsigned int n, unsigned long long bytes,
+				unsigned int num_sge, bool *header_done);
+void progress_stop(struct progress *p);
 
 /* run.c: the jobs, one point after another (N at once with -q) */
 int cmd_run(int argc, char **argv);
@@ -192,6 +217,11 @@ void runprint_json_qp_error(const struct run_opts *o, const struct qp_job *j,
 /* The total of a -q point: a JSON object, or a "total" row when @nok. */
 void runprint_total(const struct run_opts *o, const struct run_row *w,
 		    unsigned int nok, unsigned int nfail);
+/* --csv: the header row. */
+void runprint_csv_header(void);
+/* One progress row: text, a JSON object on its own line, or a CSV row. */
+void runprint_progress(const struct run_opts *o, const struct progress_row *r,
+		       const struct ibpost_progress *qp);
 /* The end: JSON closes its object, text adds the --hist histograms. */
 void runprint_end(const struct run_opts *o, bool started,
 		  const struct run_row *rows, unsigned int nrows);

@@ -43,7 +43,6 @@ static const struct perftest_opt perftest_opts[] = {
 	{ 0, "out_json", "use --json (on stdout)" },
 	{ 0, "out_json_file", "use --json > FILE" },
 	{ 0, "cpu_util", "ibpost has none" },
-	{ 0, "run_infinitely", "use -D/--duration SEC" },
 	{ 0, "perform_warm_up", "use --warmup N" },
 	{ 0, "use_old_post_send", "not needed: ibpost always posts with ib_post_send" },
 	{ 0, "ipv6", "give --connect an IPv6 address" },

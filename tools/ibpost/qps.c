@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ibpost run -q N: N identical jobs at once, each its own IBPOST_IOC_RUN
- * (so its own QP pair, or its own connection to a server) issued from its
- * own thread pinned to one CPU, and the sum of what they measured (their
+ * (so its own QP pair, or its own connection to a server) on its own open
+ * /dev/ibpost (where IBPOST_IOC_PROGRESS finds it), issued from its own
+ * thread pinned to one CPU, and the sum of what they measured (their
  * latency histograms merged).
  */
 #define _GNU_SOURCE
@@ -114,12 +115,11 @@ static void wait_all(struct qp_thread *t, unsigned int n,
 }
 
 /*
- * Run the @n jobs at once, thread i pinned to usable CPU i % ncpus.  Each
- * job's @err tells how its ioctl went.  -1 (errno set) when nothing could
+ * Run the @n jobs at once, each on its @fd, thread i pinned to usable CPU
+ * i % ncpus.  Each job's @err tells how its ioctl went.  -1 (errno set) when nothing could
  * be started at all.
  */
-int qps_run(int fd, struct qp_job *jobs, unsigned int n, int sig,
-	    bool (*stop)(void))
+int qps_run(struct qp_job *jobs, unsigned int n, int sig, bool (*stop)(void))
 {
 	static int cpus[CPU_SETSIZE];
 	unsigned int ncpus, i, started = 0;
@@ -136,7 +136,7 @@ int qps_run(int fd, struct qp_job *jobs, unsigned int n, int sig,
 	for (i = 0; i < n; i++) {
 		jobs[i].cpu = ncpus ? cpus[i % ncpus] : -1;
 		t[i].job = &jobs[i];
-		t[i].fd = fd;
+		t[i].fd = jobs[i].fd;
 		t[i].stop = stop;
 		t[i].done_sem = &sem;
 		err = pthread_create(&t[i].tid, NULL, qp_main, &t[i]);

@@ -14,6 +14,7 @@
 
 #include "ibpost.h"
 
+/* SIGINT or SIGTERM came: the jobs end (with --forever, normally). */
 static sig_atomic_t got_sigint;
 
 static void on_sigint(int sig)
@@ -187,23 +188,33 @@ static int run_one(int fd, struct run_state *s, unsigned long long size,
 		   unsigned int num_sge)
 {
 	__u64 hist[IBPOST_HIST_LL_BUCKETS];
+	struct progress *prog_thread;
 	struct ibpost_run r;
-	int err;
+	int err = 0;
 
 	fill_run(s->o, &r, size, num_sge, hist);
-	if (!ioctl(fd, IBPOST_IOC_RUN, &r)) {
+	prog_thread = progress_start(s->o, &fd, 1, run_bytes(s->o, size),
+				     num_sge, &s->started);
+	if (ioctl(fd, IBPOST_IOC_RUN, &r))
+		err = errno;
+	progress_stop(prog_thread);
+	if (!err) {
 		start_output(s, &r.result);
 		add_row(s, &r);
 		return 0;
 	}
-	err = errno;
 	if (err == EINTR) {
-		if (r.result.interrupted || r.result.wrs) {
+		bool row = r.result.interrupted || r.result.wrs;
+
+		if (row) {
 			r.result.interrupted = 1;
 			r.status.reason = IBPOST_R_NONE;
 			start_output(s, &r.result);
 			add_row(s, &r);
 		}
+		/* --forever: a signal is how the run ends */
+		if (s->o->forever && row)
+			return 0;
 		fprintf(stderr, "%s: run interrupted\n", prog);
 		return 130;
 	}
@@ -350,36 +361,61 @@ static int report_qps(struct run_state *s, struct qp_job *jobs, unsigned int n)
 	}
 	if (nres || nfail + nskip)
 		print_point(s, jobs, n, end, res, hist, nres, nfail + nskip);
-	if (intr) {
+	/* --forever: a signal is how the run ends */
+	if (intr && !(s->o->forever && nres)) {
 		fprintf(stderr, "%s: run interrupted\n", prog);
 		return 130;
 	}
 	return nfail + nskip ? 1 : 0;
 }
 
-/* -q N: the N jobs of one size and SGE count at once. */
-static int run_qps(int fd, struct run_state *s, unsigned long long size,
+/* Close the files of the first @n jobs. */
+static void close_fds(struct qp_job *jobs, int *fds, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		close(jobs[i].fd);
+	free(fds);
+	free(jobs);
+}
+
+/* -q N: the N jobs of one size and SGE count at once, each on its file. */
+static int run_qps(struct run_state *s, unsigned long long size,
 		   unsigned int num_sge)
 {
 	unsigned int i, n = s->o->qps;
+	struct progress *prog_thread;
 	struct qp_job *jobs;
-	int rc;
+	int rc, *fds;
 
 	jobs = calloc(n, sizeof(*jobs));
-	if (!jobs) {
+	fds = calloc(n, sizeof(*fds));
+	if (!jobs || !fds) {
 		fprintf(stderr, "%s: out of memory\n", prog);
+		close_fds(jobs, fds, 0);
 		return 1;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		fill_run(s->o, &jobs[i].run, size, num_sge, jobs[i].hist);
-	if (qps_run(fd, jobs, n, SIGINT, interrupted)) {
+		jobs[i].fd = fds[i] = ctl_open();
+		if (jobs[i].fd < 0) {
+			close_fds(jobs, fds, i);
+			return 1;
+		}
+	}
+	prog_thread = progress_start(s->o, fds, n, run_bytes(s->o, size),
+				     num_sge, &s->started);
+	rc = qps_run(jobs, n, SIGINT, interrupted);
+	progress_stop(prog_thread);
+	if (rc) {
 		fprintf(stderr, "%s: run: cannot start %u jobs: %s\n", prog, n,
 			strerror(errno));
-		free(jobs);
+		close_fds(jobs, fds, n);
 		return 1;
 	}
 	rc = report_qps(s, jobs, n);
-	free(jobs);
+	close_fds(jobs, fds, n);
 	return rc;
 }
 
@@ -411,7 +447,7 @@ static int run_all(int fd, const struct run_opts *o)
 				break;
 			}
 			if (o->qps > 1)
-				rc = run_qps(fd, &s, sizes[i], o->sge[j]);
+				rc = run_qps(&s, sizes[i], o->sge[j]);
 			else
 				rc = run_one(fd, &s, sizes[i], o->sge[j]);
 		}
@@ -445,6 +481,7 @@ int cmd_run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = 0;	/* no SA_RESTART: the ioctl returns EINTR */
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 
 	fd = ctl_open();
 	if (fd < 0)

@@ -34,7 +34,8 @@ void help_run(FILE *f)
 		"usage: %s run [--dev DEV] [--op OP] [--size SIZE] [--sge N[,N...]]\n"
 		"         [--sge-layout LEN@OFF,... | --layout NAME] [--seed S]\n"
 		"         [--recv-sge N] [--recv-layout NAME | --recv-sge-layout LEN@OFF,...]\n"
-		"         [--iters N | --duration SEC] [--warmup N] [--depth D]\n"
+		"         [--iters N | --duration SEC | --forever] [--report-every SEC]\n"
+		"         [--warmup N] [--depth D]\n"
 		"         [--batch B] [--signal-every K] [--imm X]\n"
 		"         [--inline | --inline-size N] [--verify] [--pingpong]\n"
 		"         [--all-sizes] [--json | --csv] [--hist] [--report-gbits]\n"
@@ -75,6 +76,19 @@ void help_run(FILE *f)
 		"      --recv-sge-layout LIST  explicit receive SGEs, LEN@OFF,...\n"
 		"  -n, --iters N           measured WRs (default 1000)\n"
 		"  -D, --duration SEC      run for SEC seconds instead of --iters\n"
+		"      --forever           run until SIGINT or SIGTERM, then print the\n"
+		"                          result and exit 0 (perftest --run_infinitely);\n"
+		"                          one size and SGE count; progress every 5 s\n"
+		"                          unless --report-every says otherwise.  A server\n"
+		"                          (--connect) refuses it: its --max-job-time\n"
+		"                          bounds every job (give -D)\n"
+		"      --report-every SEC  while a job runs, print every SEC seconds its\n"
+		"                          counts so far (the module's live counters,\n"
+		"                          summed over the QPs of -q) and the rates of\n"
+		"                          the last interval: a \"progress\" row, with\n"
+		"                          --json an object {\"progress\": ...} on a line\n"
+		"                          of its own (one size and SGE count), with\n"
+		"                          --csv a row whose qp column is \"progress\"\n"
 		"      --warmup N          WRs posted before measuring (default 16)\n"
 		"  -t, --depth D           most WRs outstanding (default 64, read 16;\n"
 		"                          perftest --tx-depth)\n"
@@ -135,7 +149,8 @@ void help_run(FILE *f)
 		"\n"
 		"Exit status: 0 ok, 1 the kernel (or the peer) refused or the run\n"
 		"failed (with -q: any QP; each failing QP's message starts \"qp I: \"),\n"
-		"2 bad options, 130 interrupted (the partial rows are printed).\n",
+		"2 bad options, 130 interrupted (the partial rows are printed; with\n"
+		"--forever a signal is how a run ends: 0).\n",
 		prog, prog, prog, IBPOST_PEER_PORT, IBPOST_CM_TIMEOUT_MS,
 		IBPOST_CM_TIMEOUT_MAX, RUN_MAX_QPS);
 }
@@ -310,11 +325,29 @@ static int parse_duration(const char *s, unsigned int *ms)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v * 1000 > UINT32_MAX)
-		return opt_err("--duration", s, "expected seconds above 0");
+	/* UINT32_MAX ms is IBPOST_DURATION_FOREVER: --forever */
+	if (errno || end == s || *end || !(v > 0) || v * 1000 + 0.5 >= UINT32_MAX)
+		return opt_err("--duration", s, "expected seconds above 0, below 4294967 (--forever runs until a signal)");
 	*ms = v * 1000 + 0.5;
 	if (!*ms)
 		*ms = 1;
+	return 0;
+}
+
+/* --report-every SEC: milliseconds, at least 1. */
+static int parse_report_every(const char *s, struct run_opts *o)
+{
+	double v;
+	char *end;
+
+	o->report_set = true;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v * 1000 >= UINT32_MAX)
+		return opt_err("--report-every", s, "expected seconds above 0");
+	o->report_ms = v * 1000 + 0.5;
+	if (!o->report_ms)
+		o->report_ms = 1;
 	return 0;
 }
 
@@ -323,6 +356,7 @@ enum {
 	OPT_RECV_SGE, OPT_RECV_LAYOUT, OPT_RECV_SGE_LAYOUT, OPT_WARMUP,
 	OPT_IMM, OPT_INLINE, OPT_VERIFY, OPT_HIST, OPT_CM, OPT_PINGPONG,
 	OPT_CONNECT, OPT_CM_TIMEOUT, OPT_CSV, OPT_GBITS, OPT_PRINT,
+	OPT_FOREVER, OPT_REPORT_EVERY,
 };
 
 /* Short options; the leading ':' reports a missing value as ':'. */
@@ -345,6 +379,9 @@ static const struct option run_longopts[] = {
 	{ "recv-sge-layout", required_argument, NULL, OPT_RECV_SGE_LAYOUT },
 	{ "iters", required_argument, NULL, 'n' },
 	{ "duration", required_argument, NULL, 'D' },
+	{ "forever", no_argument, NULL, OPT_FOREVER },
+	{ "run_infinitely", no_argument, NULL, OPT_FOREVER },
+	{ "report-every", required_argument, NULL, OPT_REPORT_EVERY },
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	{ "depth", required_argument, NULL, 't' },
 	{ "tx-depth", required_argument, NULL, 't' },
@@ -511,6 +548,11 @@ static int parse_opt(int c, const char *arg, struct run_opts *o)
 		return parse_num("--iters", arg, UINT64_MAX, false, &o->iters);
 	case 'D':
 		return parse_duration(arg, &o->duration_ms);
+	case OPT_FOREVER:
+		o->forever = true;
+		return 0;
+	case OPT_REPORT_EVERY:
+		return parse_report_every(arg, o);
 	case OPT_WARMUP:
 		return parse_u32("--warmup", arg, &o->warmup);
 	case 't':
@@ -674,6 +716,26 @@ static int finish_opts(struct run_opts *o)
 		fprintf(stderr, "%s: run: give --iters or --duration, not both\n", prog);
 		return -1;
 	}
+	if (o->forever && (o->duration_ms || o->iters_set)) {
+		fprintf(stderr, "%s: run: --forever runs until a signal: give it, --iters or --duration\n",
+			prog);
+		return -1;
+	}
+	if (o->forever && (o->all_sizes || o->nsge > 1)) {
+		fprintf(stderr, "%s: run: --forever runs one size and SGE count (no --all-sizes, one --sge value)\n",
+			prog);
+		return -1;
+	}
+	if (o->report_ms && o->json && (o->all_sizes || o->nsge > 1)) {
+		fprintf(stderr, "%s: run: --report-every with --json: one size and SGE count (the progress objects are lines before the result's object)\n",
+			prog);
+		return -1;
+	}
+	if (o->forever) {
+		o->duration_ms = IBPOST_DURATION_FOREVER;
+		if (!o->report_set)
+			o->report_ms = 5000;
+	}
 	if (o->duration_ms)
 		o->iters = 0;
 	/* An explicit --depth 0 goes to the kernel, which says why not. */
@@ -789,4 +851,6 @@ void runopt_print(const struct run_opts *o)
 	       "", o->peer.port);
 	printf("cm_timeout_ms=%u\ncm_timeout_set=%d\nqps=%u\n",
 	       o->cm_timeout_ms, o->cm_timeout_set, o->qps);
+	printf("forever=%d\nreport_ms=%u\nreport_set=%d\n", o->forever,
+	       o->report_ms, o->report_set);
 }

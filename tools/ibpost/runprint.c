@@ -90,7 +90,9 @@ static void print_header(const struct run_opts *o, const struct ibpost_result *r
 	else
 		printf(", inline %s", o->inline_data ? "on" : "off");
 	printf(" (max_inline %u)", r->max_inline);
-	if (o->duration_ms)
+	if (o->forever)
+		printf(", until SIGINT or SIGTERM");
+	else if (o->duration_ms)
 		printf(", duration %.3f s", o->duration_ms / 1000.0);
 	printf(", warmup %u", o->warmup);
 	if (o->pingpong)
@@ -124,7 +126,8 @@ static void print_row(const struct run_opts *o, const struct run_row *w,
 	printf("%9.3f %13.6f %10.2f %12.2f %10.2f %10.2f %12.2f %10.2f  %s%s\n",
 	       bw_gbps(r), mpps(r), r->lat_min_ns / 1e3, r->lat_median_ns / 1e3,
 	       r->lat_avg_ns / 1e3, r->lat_p99_ns / 1e3, r->lat_p999_ns / 1e3,
-	       r->lat_max_ns / 1e3, v, r->interrupted ? " (interrupted)" : "");
+	       r->lat_max_ns / 1e3, v,
+	       r->interrupted && !o->forever ? " (interrupted)" : "");
 	if (r->lat_samples_capped)
 		printf("# %s%s%llu latency samples: t_median, t_p99, t_p99.9 from the histogram (2 significant digits) beyond %llu samples kept whole\n",
 		       label ? label : "", label ? ": " : "",
@@ -244,6 +247,10 @@ static void json_params(const struct run_opts *o, unsigned int max_inline)
 	       max_inline);
 	if (o->inline_size_set)
 		printf(", \"inline_size\": %u", o->inline_size);
+	if (o->forever)
+		printf(", \"forever\": true");
+	if (o->report_ms)
+		printf(", \"report_every_ms\": %u", o->report_ms);
 	json_peer_params(o);
 	printf("}, \"results\": [");
 }
@@ -392,7 +399,7 @@ static void json_total(const struct run_opts *o, const struct run_row *w,
 }
 
 /* --csv: the one header row. */
-static void csv_header(void)
+void runprint_csv_header(void)
 {
 	printf("device,op,qp,bytes,num_sge,iters,elapsed_ns,bw_mib_s,bw_gbps,mpps,lat_min_ns,lat_median_ns,lat_avg_ns,lat_stdev_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,wc_errors,verify_errors,sq_max_used,interrupted\n");
 }
@@ -419,13 +426,127 @@ static void csv_row(const struct run_opts *o, const struct run_row *w,
 	fflush(stdout);
 }
 
+static const char *const job_states[] = {
+	[0] = "none",
+	[IBPOST_JOB_SETUP] = "setup",
+	[IBPOST_JOB_WARMUP] = "warmup",
+	[IBPOST_JOB_MEASURE] = "measure",
+	[IBPOST_JOB_ENDING] = "ending",
+};
+
+static const char *job_state(unsigned int state)
+{
+	return state < ARRAY_SIZE(job_states) ? job_states[state] : "unknown";
+}
+
+/* Bytes and WRs per second of @bytes and @wrs in @ns. */
+static double rate_mib(unsigned long long bytes, double ns)
+{
+	return ns > 0 ? bytes * 1e9 / ns / 1048576.0 : 0;
+}
+
+static double rate_gbps(unsigned long long bytes, double ns)
+{
+	return ns > 0 ? bytes * 8.0 / ns : 0;
+}
+
+static double rate_mpps(unsigned long long wrs, double ns)
+{
+	return ns > 0 ? wrs * 1e3 / ns : 0;
+}
+
+static void text_progress(const struct run_opts *o, const struct progress_row *r)
+{
+	static bool header;
+	double dt = r->dt_s * 1e9, el = r->elapsed_ns;
+
+	if (!header) {
+		header = true;
+		printf("# progress every %.3g s (%u QP%s): t since the start; iters so far, +iters in the interval; BW and MsgRate of the interval, avg_* over the measured time so far\n",
+		       o->report_ms / 1000.0, r->nqps, r->nqps > 1 ? "s, summed" : "");
+		printf("%-9s %8s %12s %10s ", "#progress", "t[s]", "iters",
+		       "+iters");
+		if (!o->report_gbits)
+			printf("%11s ", "BW[MiB/s]");
+		printf("%9s %13s ", "BW[Gb/s]", "MsgRate[Mpps]");
+		if (!o->report_gbits)
+			printf("%15s ", "avg_BW[MiB/s]");
+		printf("%13s %14s %9s\n", "avg_BW[Gb/s]", "avg_Mpps",
+		       "wc_errors");
+	}
+	printf("%-9s %8.3f %12llu %10llu ", "progress", r->t_s, r->wrs,
+	       r->d_wrs);
+	if (!o->report_gbits)
+		printf("%11.2f ", rate_mib(r->d_bytes, dt));
+	printf("%9.3f %13.6f ", rate_gbps(r->d_bytes, dt),
+	       rate_mpps(r->d_wrs, dt));
+	if (!o->report_gbits)
+		printf("%15.2f ", rate_mib(r->bytes, el));
+	printf("%13.3f %14.6f %9u\n", rate_gbps(r->bytes, el),
+	       rate_mpps(r->wrs, el), r->wc_errors);
+}
+
+static void json_progress(const struct progress_row *r,
+			  const struct ibpost_progress *qp)
+{
+	double dt = r->dt_s * 1e9, el = r->elapsed_ns;
+	unsigned int i;
+
+	printf("{\"progress\": {\"t_s\": %.3f, \"bytes\": %llu, \"num_sge\": %u, \"iters\": %llu, \"total_bytes\": %llu, \"elapsed_ns\": %llu, \"bw_mib_s\": %.3f, \"bw_gbps\": %.4f, \"mpps\": %.6f, \"wc_errors\": %u",
+	       r->t_s, r->msg_bytes, r->num_sge, r->wrs, r->bytes,
+	       r->elapsed_ns, rate_mib(r->bytes, el), rate_gbps(r->bytes, el),
+	       rate_mpps(r->wrs, el), r->wc_errors);
+	printf(", \"interval\": {\"s\": %.3f, \"iters\": %llu, \"total_bytes\": %llu, \"bw_mib_s\": %.3f, \"bw_gbps\": %.4f, \"mpps\": %.6f}",
+	       r->dt_s, r->d_wrs, r->d_bytes, rate_mib(r->d_bytes, dt),
+	       rate_gbps(r->d_bytes, dt), rate_mpps(r->d_wrs, dt));
+	printf(", \"qps\": [");
+	for (i = 0; i < r->nqps; i++)
+		printf("%s{\"qp\": %u, \"state\": \"%s\", \"iters\": %llu, \"total_bytes\": %llu, \"elapsed_ns\": %llu, \"wc_errors\": %u, \"qpn\": %u}",
+		       i ? ", " : "", i, job_state(qp[i].state),
+		       (unsigned long long)qp[i].wrs,
+		       (unsigned long long)qp[i].bytes,
+		       (unsigned long long)qp[i].elapsed_ns, qp[i].wc_errors,
+		       qp[i].qpn);
+	printf("]}}\n");
+}
+
+/* --csv: the counts so far as a result row labelled "progress". */
+static void csv_progress(const struct run_opts *o, const struct progress_row *r)
+{
+	double el = r->elapsed_ns;
+
+	printf("%s,%s,progress,%llu,%u,%llu,%llu,%.3f,%.4f,%.6f,,,,,,,,%u,,,0\n",
+	       o->dev, out_op_name(o->op), r->msg_bytes, r->num_sge, r->wrs,
+	       r->elapsed_ns, rate_mib(r->bytes, el), rate_gbps(r->bytes, el),
+	       rate_mpps(r->wrs, el), r->wc_errors);
+}
+
+/*
+ * One progress row (the progress thread's, while the jobs run): a text
+ * row (a header before the first), one JSON object on a line of its own,
+ * or a CSV row whose qp column says "progress" and whose figures are those
+ * of the measured time so far (the interval's are the difference of two
+ * rows); @qp: the last counts of each QP.
+ */
+void runprint_progress(const struct run_opts *o, const struct progress_row *r,
+		       const struct ibpost_progress *qp)
+{
+	if (o->json)
+		json_progress(r, qp);
+	else if (o->csv)
+		csv_progress(o, r);
+	else
+		text_progress(o, r);
+	fflush(stdout);
+}
+
 /* The header: JSON parameters, CSV's header row, or the text header. */
 void runprint_start(const struct run_opts *o, const struct ibpost_result *r)
 {
 	if (o->json)
 		json_params(o, r->max_inline);
 	else if (o->csv)
-		csv_header();
+		runprint_csv_header();
 	else
 		print_header(o, r);
 }

@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -146,6 +147,7 @@ enum { NO_WANT = -1 };
 #define R_PEER_FLAG	IBPOST_R_PEER_FLAG, "option not available against a peer"
 #define R_HIST		IBPOST_R_HIST, \
 	"IBPOST_RUN_HIST and the histogram pointer (hist) go together"
+#define R_NO_JOB	IBPOST_R_NO_JOB, "no job runs on this file descriptor"
 #define R_CAP_IMM	IBPOST_R_CAP_IMM, \
 	"device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM)"
 #define R_CAP_CM_ONLY	IBPOST_R_CAP_CM_ONLY, \
@@ -219,6 +221,9 @@ static void gid_cases(int fd)
 	report("RUN GID index with rdma_cm names the index",
 	       r.status.value == 1, "value %d, want %d", (int)r.status.value,
 	       1);
+}
+
+/*
  * IBPOST_RUN_HIST and run.hist (reserved before): one without the other
  * is refused; a run with both writes its log-linear histogram, which
  * counts every latency sample; an unmapped one fails a run that went well.
@@ -385,6 +390,176 @@ static void base(struct ibpost_dev_list *l, void *recs, unsigned int count)
 #define R_TIMEOUT	IBPOST_R_TIMEOUT, "no completion within the timeout"
 #define R_SRV_MEM	IBPOST_R_SRV_MEM, \
 	"the server's budget of pinned memory or MRs would be exceeded"
+
+static void progress_base(struct ibpost_progress *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+}
+
+static void expect_progress(int fd, const char *name, struct ibpost_progress *p,
+			    int want_errno, int want_reason,
+			    const char *want_text)
+{
+	expect_st(fd, name, IBPOST_IOC_PROGRESS, p, p ? &p->status : NULL,
+		  want_errno, want_reason, want_text);
+}
+
+/* The jobs the hammer watches: short ones, one after another on one file. */
+#define HAMMER_JOBS	6
+#define HAMMER_ITERS	3000
+
+struct hammer {
+	int fd;
+	int err[HAMMER_JOBS];
+	unsigned long long wrs[HAMMER_JOBS];	/* each job's final count */
+	unsigned int qpn[HAMMER_JOBS];
+	int done;
+};
+
+static void *hammer_runs(void *arg)
+{
+	struct hammer *h = arg;
+	struct ibpost_run r;
+	int i;
+
+	for (i = 0; i < HAMMER_JOBS; i++) {
+		run_base(&r);
+		r.iters = HAMMER_ITERS;
+		r.depth = 16;
+		r.signal_every = 4;
+		h->err[i] = ioctl(h->fd, IBPOST_IOC_RUN, &r) ? errno : 0;
+		h->wrs[i] = r.result.wrs;
+		h->qpn[i] = r.result.qpn;
+	}
+	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The most WRs a progress read showed of the job of QP @qpn. */
+static unsigned long long seen_of(const unsigned int *qpn,
+				  const unsigned long long *seen,
+				  unsigned int n, unsigned int q)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (qpn[i] == q)
+			return seen[i];
+	return 0;
+}
+
+/*
+ * PROGRESS read as fast as it goes while jobs start and end on the same
+ * file in another thread (the link of a job to its file against the job's
+ * end; the debug kernel's KASAN and lockdep watch): every answer is a
+ * job's live counts or ENOENT with its reason; a job's counts never go
+ * back; one was caught mid-run; none is above the job's final result.
+ */
+static void progress_hammer(void)
+{
+	unsigned int qpn[256] = { 0 }, n = 0, i, bad_state = 0, bad_err = 0;
+	unsigned long long seen[256] = { 0 }, back = 0, mid = 0, reads = 0;
+	unsigned long long above = 0, bad_bytes = 0;
+	struct hammer h = { 0 };
+	struct ibpost_progress p;
+	pthread_t tid;
+	int jobs_ok = 1;
+
+	h.fd = open(IBPOST_DEVICE_PATH, O_RDWR);
+	if (h.fd < 0 || pthread_create(&tid, NULL, hammer_runs, &h)) {
+		report("PROGRESS hammered while jobs start and end", 0,
+		       "cannot start: %d %d", h.fd, errno);
+		return;
+	}
+	while (!__atomic_load_n(&h.done, __ATOMIC_ACQUIRE)) {
+		progress_base(&p);
+		reads++;
+		if (ioctl(h.fd, IBPOST_IOC_PROGRESS, &p)) {
+			bad_err += errno != ENOENT || p.status.reason != IBPOST_R_NO_JOB;
+			continue;
+		}
+		bad_state += p.state < IBPOST_JOB_SETUP || p.state > IBPOST_JOB_ENDING;
+		bad_bytes += p.bytes != p.wrs * 4096;
+		if (!p.qpn)
+			continue;
+		for (i = 0; i < n && qpn[i] != p.qpn; i++)
+			;
+		if (i == n && n < 256)
+			qpn[n++] = p.qpn;
+		if (i == 256)
+			continue;
+		back += p.wrs < seen[i];
+		if (p.wrs > seen[i])
+			seen[i] = p.wrs;
+		mid += p.state == IBPOST_JOB_MEASURE && p.wrs > 0 &&
+		       p.wrs < HAMMER_ITERS;
+	}
+	pthread_join(tid, NULL);
+	for (i = 0; i < HAMMER_JOBS; i++) {
+		jobs_ok &= !h.err[i] && h.wrs[i] == HAMMER_ITERS;
+		above += seen_of(qpn, seen, n, h.qpn[i]) > h.wrs[i];
+	}
+	report("PROGRESS hammered: the jobs on the file ran to their end",
+	       jobs_ok, "first errno %d, wrs %d", h.err[0], (int)h.wrs[0]);
+	report("PROGRESS hammered: 0 or ENOENT (no job) only, valid states",
+	       !bad_err && !bad_state, "bad errno %d, bad state %d", bad_err,
+	       bad_state);
+	report("PROGRESS hammered: bytes are wrs * size", !bad_bytes,
+	       "%d of %d reads", (int)bad_bytes, (int)reads);
+	report("PROGRESS hammered: a job's count never goes back", !back,
+	       "%d times (%d reads)", (int)back, (int)reads);
+	report("PROGRESS hammered: counts seen mid-run, live", mid > 0,
+	       "%d reads mid-run of %d", (int)mid, (int)reads);
+	report("PROGRESS hammered: no count above the job's final result",
+	       !above, "%d jobs, %d", (int)above, 0);
+	progress_base(&p);
+	expect_progress(h.fd, "PROGRESS after the jobs ended", &p, ENOENT,
+			R_NO_JOB);
+	close(h.fd);
+}
+
+static void progress_cases(void *unmapped)
+{
+	unsigned char big[sizeof(struct ibpost_progress) + 16];
+	struct ibpost_progress p;
+	int fd;
+
+	fd = open(IBPOST_DEVICE_PATH, O_RDWR);
+	progress_base(&p);
+	expect_progress(fd, "PROGRESS on a file with no job", &p, ENOENT,
+			R_NO_JOB);
+	progress_base(&p);
+	p.size = IBPOST_PROGRESS_SIZE_VER0 - 8;
+	p.status.reason = 0xdead;
+	expect_progress(fd, "PROGRESS size below VER0", &p, EINVAL, NO_REASON);
+	report("PROGRESS size below VER0 leaves the status alone",
+	       p.status.reason == 0xdead, "reason %d, want %d",
+	       (int)p.status.reason, 0xdead);
+	memset(big, 0, sizeof(big));
+	progress_base(&p);
+	p.size = sizeof(big);
+	memcpy(big, &p, sizeof(p));
+	expect_progress(fd, "PROGRESS larger struct, zero tail: no job", (void *)big,
+			ENOENT, R_NO_JOB);
+	big[sizeof(big) - 1] = 1;
+	expect_progress(fd, "PROGRESS non-zero tail", (void *)big, E2BIG,
+			R_ARG_TAIL);
+	progress_base(&p);
+	p.flags = 1;
+	expect_progress(fd, "PROGRESS unknown flag", &p, EINVAL, R_FLAGS);
+	progress_base(&p);
+	p.reserved0 = 1;
+	expect_progress(fd, "PROGRESS reserved0", &p, EINVAL, R_RESERVED);
+	progress_base(&p);
+	p.reserved[1] = 1;
+	expect_progress(fd, "PROGRESS reserved field", &p, EINVAL, R_RESERVED);
+	expect_progress(fd, "PROGRESS NULL argument", NULL, EFAULT, NO_REASON);
+	expect_progress(fd, "PROGRESS unmapped argument", unmapped, EFAULT,
+			NO_REASON);
+	close(fd);
+	progress_hammer();
+}
 
 static void serve_base(struct ibpost_serve *a)
 {
@@ -754,6 +929,7 @@ int main(int argc, char **argv)
 	       "written %d total %d", l.written, l.total);
 
 	run_cases(fd, unmapped);
+	progress_cases(unmapped);
 	serve_cases(fd);
 	printf("1..%d\n", ncase);
 	close(fd);

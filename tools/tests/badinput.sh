@@ -64,6 +64,7 @@
 #   GID_TYPE     not reachable on rxe or siw: a RoCE port's GID table holds only the types it carries, siw connects through rdma_cm (no test)
 #   GID_CM       abi_test (IBPOST_RUN_GID with IBPOST_RUN_CM); the tool refuses -x with --cm or --connect itself (cli.sh)
 #   HIST         abi_test (IBPOST_RUN_HIST without run.hist, run.hist without the flag)
+#   NO_JOB       abi_test (PROGRESS on a file with no job, and after its jobs ended)
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh

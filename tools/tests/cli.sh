@@ -66,6 +66,30 @@ same "perftest --qp" "--qp 4" "--qps 4"
 same "perftest -s" "-s 4096" "--size 4K"
 same "perftest -n" "-n 10" "--iters 10"
 same "perftest -D" "-D 2" "--duration 2"
+same "perftest --run_infinitely" "--run_infinitely" "--forever"
+same "--report-every in seconds" "--report-every 0.5" "--report-every 0.5"
+# has NAME "ARGS" FIELD=VALUE...: every field so after ARGS.
+has() {
+	local name=$1 args=$2 out f miss=
+	shift 2
+	# shellcheck disable=SC2086
+	out=$(opts "${BASE[@]}" $args)
+	for f in "$@"; do
+		grep -qx -- "$f" <<<"$out" || miss+=" $f"
+	done
+	if [[ -z $miss ]]; then
+		t_ok "$name: '$args' gives $*"
+	else
+		t_fail "$name: '$args' gives $*" "missing:$miss"
+	fi
+}
+has "--forever: until a signal, progress every 5 s" "--forever" forever=1 \
+	duration_ms=4294967295 iters=0 report_ms=5000
+has "--forever --report-every 2" "--forever --report-every 2" forever=1 \
+	report_ms=2000
+has "--report-every alone: no --forever" "--report-every 1 -D 3" forever=0 \
+	duration_ms=3000 report_ms=1000
+has "no progress rows by default" "" forever=0 report_ms=0
 same "perftest's last argument HOST" "192.0.2.1" "--connect 192.0.2.1"
 same "perftest HOST with -p" "-p 7000 192.0.2.1" "--connect 192.0.2.1:7000"
 same "a host name (getaddrinfo)" "--connect localhost:7000" "--connect 127.0.0.1:7000"
@@ -120,7 +144,13 @@ refused "ibpost: run: perftest's -m (--mtu): ibpost has none: the port's active 
 refused "ibpost: run: perftest's -e (--events): ibpost has none: the module reaps completions itself" -d x -e
 refused "ibpost: run: perftest's --out_json: use --json (on stdout)" -d x --out_json
 refused "ibpost: run: perftest's --perform_warm_up: use --warmup N" -d x --perform_warm_up
-refused "ibpost: run: perftest's --run_infinitely: use -D/--duration SEC" -d x --run_infinitely
+refused "ibpost: run: --forever runs until a signal: give it, --iters or --duration" -d x --run_infinitely -n 10
+refused "ibpost: run: --forever runs until a signal: give it, --iters or --duration" -d x --forever -D 2
+refused "ibpost: run: --forever runs one size and SGE count (no --all-sizes, one --sge value)" -d x --forever -a
+refused "ibpost: run: --forever runs one size and SGE count (no --all-sizes, one --sge value)" -d x --forever --sge 1,2
+refused "ibpost: run: --report-every with --json: one size and SGE count (the progress objects are lines before the result's object)" -d x --report-every 1 --json -a
+refused "ibpost: run: bad --report-every '0': expected seconds above 0" -d x --report-every 0
+refused "ibpost: run: bad --duration '4294967.295': expected seconds above 0, below 4294967 (--forever runs until a signal)" -d x -D 4294967.295
 refused "ibpost: run: bad --op '4': expected send, send_imm, write, write_imm or read (perftest's -o, outstanding reads, is -t/--depth here)" -d x -o 4
 refused "ibpost: run: bad --port '18515': RDMA device ports are 1 to 255 (-i, perftest --ib-port); the rdma_cm port of --connect is -p/--cm-port (perftest's -p/--port)" -d x --port 18515
 refused "ibpost: run: unknown option '-Z'" -d x -Z

@@ -226,6 +226,7 @@ static int allowed(int e)
 	case EOVERFLOW: case ENODEV: case EIO: case EINTR: case ETIMEDOUT:
 	case ENOMEM: case EXDEV: case EADDRNOTAVAIL: case ECONNREFUSED:
 	case EOPNOTSUPP:	/* a capability the device lacks (iWARP) */
+	case ENOENT:		/* IBPOST_IOC_PROGRESS: no job on the file */
 		return 1;
 	default:
 		return 0;

@@ -407,6 +407,49 @@ else
 	t_fail "SIGINT mid-run: exit 130 with a partial row" "exit $rc: $(tail -n 2 "$IBPOST_OUT/sigint.txt" | tr '\n' ' ')"
 fi
 signal_run KILL send /dev/null
+
+# --- progress of a running job (IBPOST_IOC_PROGRESS; rxe only: ~12 s) ------------------
+# rising TEXT: the "progress" rows' cumulative iters (3rd field) on one
+# line, when there are at least 2 and each is above the one before.
+rising() {
+	awk '$1 == "progress" { if (n && $3 <= last) bad = 1; last = $3; n++; v = v " " $3 }
+		END { if (n >= 2 && !bad) print v; else exit 1 }' <<<"$1"
+}
+if [[ $PROV == rxe ]]; then
+	out=$(timeout 60 $IBPOST run --dev "$DEV" --op write --size 4K --report-every 1 -D 3 2>&1)
+	rows=$(rising "$out") && total=$(awk '$1 == 4096 && $2 == 1 { print $3 }' <<<"$out") &&
+		[[ -n $total ]] && ((${rows##* } <= total && total > 0))
+	if [[ $? == 0 ]]; then
+		t_ok "run --report-every 1 -D 3: progress rows rise (${rows# }), the last <= the total $total"
+	else
+		t_fail "run --report-every 1 -D 3: progress rows rise, the last <= the total" "$(tr '\n' '|' <<<"$out" | tail -c 600)"
+	fi
+	rc=0
+	out=$(timeout --preserve-status -s INT 4 $IBPOST run --dev "$DEV" --op write --size 4K --run_infinitely --report-every 1 2>&1) || rc=$?
+	total=$(awk '$1 == 4096 && $2 == 1 { print $3 }' <<<"$out")
+	if [[ $rc == 0 && ${total:-0} -gt 0 ]] && rows=$(rising "$out") && ((${rows##* } <= total)); then
+		t_ok "run --run_infinitely, SIGINT after 4 s: exit 0, the total $total, progress rows rise"
+	else
+		t_fail "run --run_infinitely, SIGINT after 4 s: exit 0, the total, progress rows rise" "exit $rc: $(tr '\n' '|' <<<"$out" | tail -c 600)"
+	fi
+	out=$(timeout 60 $IBPOST run --dev "$DEV" --op write --size 4K -q 2 --report-every 1 -D 3 --json 2>&1)
+	if python3 -c 'import json, sys
+lines = sys.stdin.read().splitlines()
+prog = [json.loads(l)["progress"] for l in lines if l.startswith("{\"progress\"")]
+final = json.loads(lines[-1])
+total = final["results"][0]["total"]["iters"]
+assert len(prog) >= 2, "rows"
+for p in prog:
+    assert len(p["qps"]) == 2 and p["iters"] == sum(q["iters"] for q in p["qps"]), p
+    assert p["total_bytes"] == 4096 * p["iters"], p
+assert all(a["iters"] < b["iters"] for a, b in zip(prog, prog[1:])), "rise"
+assert all(q["iters"] > 0 for q in prog[-1]["qps"]), "both QPs"
+assert 0 < prog[-1]["iters"] <= total, "total"' <<<"$out"; then
+		t_ok "run -q 2 --report-every 1 --json: progress objects sum both QPs, rise, the last <= the total"
+	else
+		t_fail "run -q 2 --report-every 1 --json: progress objects sum both QPs, rise, the last <= the total" "$(tail -c 600 <<<"$out")"
+	fi
+fi
 sleep 1
 if rdma resource show qp 2>/dev/null | grep -q 'comm \[ibpost\]'; then
 	t_fail "SIGKILL mid-run leaves no QP" "$(rdma resource show qp | grep ibpost | head -3)"

@@ -53,6 +53,10 @@ struct ibpost_conn_peer {
  * @cq_vector: 1 + the completion vector of the initiator's pooled CQ, 0
  *	for the pool's choice (&ibpost_ep_caps.cq_vector).
  * @owner: the consumer named in ``rdma resource`` (&ibpost_ep_caps.owner).
+ * @lost: with @peer: called with @lost_arg from the rdma_cm handler when
+ *	the server disconnects (after the QP went to error), or NULL.  A
+ *	session's queue: the whole session fails (ibpost_session_lost()).
+ * @lost_arg: its argument.
  */
 struct ibpost_conn_caps {
 	u32 send_wr;
@@ -68,6 +72,8 @@ struct ibpost_conn_caps {
 	struct ibpost_ep *pd_share;
 	u32 cq_vector;
 	const char *owner;
+	void (*lost)(void *arg);
+	void *lost_arg;
 };
 
 /**

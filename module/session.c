@@ -780,7 +780,7 @@ void ibpost_session_lost(void *arg)
 	spin_unlock_irqrestore(&s->lock, flags);
 	if (!live)
 		return;
-	pr_info("session %u: a queue's connection to the server ended: the session fails\n",
+	pr_info("session %u: a connection to the server ended: the session fails\n",
 		s->id);
 	ibpost_session_error(s);
 }

@@ -64,6 +64,8 @@ static DECLARE_WAIT_QUEUE_HEAD(ibpost_cm_wq);
  *	disconnects, the QP goes to error at once (rdma_disconnect()), so that
  *	outstanding requests fail now rather than after their retries or the
  *	consumer's timeout.
+ * @lost: &ibpost_conn_caps.lost: told after that, NULL for none.
+ * @lost_arg: its argument.
  * @token: the listener of a loopback pair accepts only the connect request
  *	whose private data starts with these random bytes (its initiator's).
  */
@@ -77,6 +79,8 @@ struct ibpost_cm_ctx {
 	struct ibpost_ep *ep;
 	struct ibpost_conn_peer *peer;
 	bool fail_lost;
+	void (*lost)(void *arg);
+	void *lost_arg;
 	u8 token[IBPOST_CM_TOKEN];
 };
 
@@ -130,6 +134,8 @@ static int ibpost_cm_handler(struct rdma_cm_id *id,
 			WRITE_ONCE(ctx->ep->lost, true);
 		if (ctx->fail_lost)
 			rdma_disconnect(id);
+		if (ctx->lost)
+			ctx->lost(ctx->lost_arg);
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
@@ -321,6 +327,8 @@ static int ibpost_cm_resolve(struct ibpost_ep *ep,
 		return PTR_ERR(ctx);
 	ctx->peer = caps->peer;
 	ctx->fail_lost = caps->peer && caps->softirq;
+	ctx->lost = caps->peer ? caps->lost : NULL;
+	ctx->lost_arg = caps->lost_arg;
 	ep->cm_ctx = ctx;
 	ret = ibpost_cm_id(ctx, &ep->cm_id);
 	if (ret)

@@ -57,6 +57,10 @@ struct ibpost_conn_peer {
  *	port (IBPOST_RUN_GID; checked with ibpost_gid_check() first), not
  *	the one ibpost picks.  Never with rdma_cm.
  * @gid_index: that index.
+ * @lost: with @peer: called with @lost_arg from the rdma_cm handler when
+ *	the server disconnects (after the QP went to error), or NULL.  A
+ *	session's queue: the whole session fails (ibpost_session_lost()).
+ * @lost_arg: its argument.
  */
 struct ibpost_conn_caps {
 	u32 send_wr;
@@ -74,6 +78,8 @@ struct ibpost_conn_caps {
 	const char *owner;
 	bool gid_fixed;
 	u32 gid_index;
+	void (*lost)(void *arg);
+	void *lost_arg;
 };
 
 /**

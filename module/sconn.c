@@ -116,13 +116,18 @@ static int ibpost_sconn_wait_stop(void *arg)
 	return 0;
 }
 
-/* A quiet client hears a keep-alive: a dead one is noticed by its QP. */
+/*
+ * A quiet client hears a keep-alive: a dead one is noticed by its QP.  A
+ * running session also takes the serve_test_drop_join hook here.
+ */
 static void ibpost_sconn_wait_kick(void *arg)
 {
 	struct ibpost_sconn_wait *sw = arg;
 	struct ibpost_sconn *sc = sw->sc;
 	unsigned long idle = msecs_to_jiffies(sc->srv->args.idle_ms);
 
+	if (sw->alive && ibpost_sconn_session(sc))
+		ibpost_sjoin_test_drop(sc);
 	if (!sw->alive || READ_ONCE(sc->ctl.sends_out) ||
 	    !time_after(jiffies, sc->t_active + idle / 4) ||
 	    !time_after(jiffies, sc->t_kick + idle / 4))

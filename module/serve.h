@@ -225,6 +225,7 @@ int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 		    const struct rdma_cm_event *ev,
 		    const struct ibpost_wire_join *j);
 void ibpost_sjoin_end_all(struct ibpost_sconn *sc);
+void ibpost_sjoin_test_drop(struct ibpost_sconn *sc);
 
 /* sconn.c */
 int ibpost_sconn_thread(void *arg);

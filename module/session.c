@@ -142,7 +142,10 @@ static void ibpost_session_disconnect(struct ibpost_session *s)
 	s->ep = NULL;
 }
 
-/* A post failed part-way (ibpost_req_orphan()): flush the taken WRs. */
+/*
+ * The session failed (ibpost_session_error()): every queue's QP to error,
+ * so that what is outstanding on each flushes now.
+ */
 static void ibpost_session_err_work(struct work_struct *work)
 {
 	struct ibpost_session *s = container_of(work, struct ibpost_session,
@@ -208,6 +211,11 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 	INIT_LIST_HEAD(&s->orphans);
 	INIT_LIST_HEAD(&s->regs);
 	mutex_init(&s->reg_lock);
+	/* A consumer's queue the server disconnects fails the session. */
+	if (c.softirq) {
+		c.lost = ibpost_session_lost;
+		c.lost_arg = s;
+	}
 	ret = ibpost_session_connect(s, dev, port, &c, addr, st);
 	if (ret)
 		goto err_put;
@@ -248,6 +256,9 @@ int ibpost_session_publish(struct ibpost_session *s)
 	}
 	s->id = ibpost_session_next_id++;
 	list_add_tail(&s->node, &ibpost_sessions);
+	spin_lock_irq(&s->lock);
+	s->published = true;
+	spin_unlock_irq(&s->lock);
 	mutex_unlock(&ibpost_sessions_lock);
 	trace_ibpost_session(s, IBPOST_S_LIVE, 0);
 	return 0;
@@ -329,6 +340,8 @@ static int ibpost_session_queues(struct ibpost_session *s, u32 n,
 	s->queues = q;
 	qc.pd_share = s->ep;
 	qc.owner = s->owner;
+	qc.lost = ibpost_session_lost;
+	qc.lost_arg = s;
 	for (i = 1; i < n; i++) {
 		qc.cq_vector = 1 + i % vecs;
 		q[i].s = s;
@@ -709,11 +722,15 @@ void ibpost_session_fail(struct ibpost_session *s)
 EXPORT_SYMBOL_GPL(ibpost_session_fail);
 
 /**
- * ibpost_session_error() - the QP went into error: refuse submissions.
+ * ibpost_session_error() - a queue failed: the whole session fails.
  * @s: the session.
  *
- * Called on the first error completion (softirq) or a failed post; the
- * consumer hears IBPOST_EV_ERROR once.
+ * Called on the first error completion of any queue (softirq), a failed
+ * post, a queue's lost connection or ibpost_session_fail().  Submissions
+ * are refused from now on, every queue's QP goes to error (in a work
+ * item: ib_modify_qp() may sleep), so that what is outstanding on any
+ * queue flushes at once, and the consumer hears IBPOST_EV_ERROR once.
+ * As nvme-rdma's controller, a session does not go on with some queues.
  */
 void ibpost_session_error(struct ibpost_session *s)
 {
@@ -722,8 +739,11 @@ void ibpost_session_error(struct ibpost_session *s)
 
 	spin_lock_irqsave(&s->lock, flags);
 	first = s->state == IBPOST_S_LIVE;
-	if (first)
+	if (first) {
 		s->state = IBPOST_S_ERROR;
+		/* Before DEAD, under the lock: the death flushes the work. */
+		schedule_work(&s->err_work);
+	}
 	spin_unlock_irqrestore(&s->lock, flags);
 	if (!first)
 		return;
@@ -731,6 +751,35 @@ void ibpost_session_error(struct ibpost_session *s)
 	wake_up_all(&s->wq);
 	if (s->attr.event)
 		s->attr.event(s, IBPOST_EV_ERROR);
+}
+
+/**
+ * ibpost_session_lost() - a queue's connection to the server ended.
+ * @arg: the session (&ibpost_conn_caps.lost_arg).
+ *
+ * The server disconnected one of the session's connections (or all of
+ * them: its serve ended): the session fails as a whole
+ * (ibpost_session_error()), whether or not that queue had requests
+ * outstanding.  A session not yet published is its opener's, whose waits
+ * see the loss themselves.
+ *
+ * Context: the queue's rdma_cm handler (the session's death destroys the
+ * queue's id, which waits for the handler: @arg stays valid).
+ */
+void ibpost_session_lost(void *arg)
+{
+	struct ibpost_session *s = arg;
+	unsigned long flags;
+	bool live;
+
+	spin_lock_irqsave(&s->lock, flags);
+	live = s->published && s->state == IBPOST_S_LIVE;
+	spin_unlock_irqrestore(&s->lock, flags);
+	if (!live)
+		return;
+	pr_info("session %u: a connection to the server ended: the session fails\n",
+		s->id);
+	ibpost_session_error(s);
 }
 
 /**

@@ -113,9 +113,11 @@ struct ibpost_lat_ring {
  *	wakes them (they return -ENOTCONN) and waits for them to leave.
  * @wq: submitters waiting for slots, the session waiting for @posting
  *	and @waiting.
- * @err_work: puts the QP in error after a post failed part-way: the
- *	submitter may be in atomic context (IBPOST_REQ_NOWAIT), and
- *	ib_modify_qp() may sleep.
+ * @err_work: puts every queue's QP in error once the session failed
+ *	(ibpost_session_error(): an error completion in softirq, a post
+ *	failed part-way by a submitter that may be in atomic context, a
+ *	queue's lost connection); ib_modify_qp() may sleep.
+ * @published: ibpost_session_publish() made it known (@lock).
  * @orphans: requests whose post failed part-way: completed when the QP has
  *	been drained.
  * @reg_lock: serializes registrations (they wait for @ep's completions)
@@ -149,6 +151,7 @@ struct ibpost_session {
 	u32 waiting;
 	wait_queue_head_t wq;
 	struct work_struct err_work;
+	bool published;
 	struct list_head orphans;
 	struct mutex reg_lock;
 	struct list_head regs;
@@ -189,6 +192,7 @@ void ibpost_session_leave(struct ibpost_session *s);
 void ibpost_sessions_lose(struct ibpost_dev *dev);
 void ibpost_sessions_debugfs(struct dentry *dir);
 void ibpost_session_error(struct ibpost_session *s);
+void ibpost_session_lost(void *arg);
 void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 			 int status);
 void ibpost_regs_release(struct ibpost_session *s);

@@ -14,13 +14,23 @@
  * session's PD, so the region's rkeys work on it and no other's do; it
  * has no job, no control channel and no thread: the session's teardown
  * disconnects and frees it, after the region's MRs were invalidated.
+ *
+ * Test hook: serve_test_drop_join disconnects one joined connection of a
+ * running session, as a fabric losing that one connection would, so that
+ * the client's handling of one lost queue can be seen (peer-blk.sh).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <crypto/algapi.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 
 #include "serve.h"
+
+static uint serve_test_drop_join;
+module_param(serve_test_drop_join, uint, 0600);
+MODULE_PARM_DESC(serve_test_drop_join,
+		 "test hook, taken by the next running session with at least this many joined connections: the server disconnects the Nth of them (1: the one of the client's queue 1) and the parameter goes back to 0");
 
 /* The session numbered @num (srv->lock held), or NULL. */
 static struct ibpost_sconn *ibpost_sjoin_find(struct ibpost_server *srv,
@@ -239,4 +249,43 @@ void ibpost_sjoin_end_all(struct ibpost_sconn *sc)
 		ibpost_sjoin_unlink(srv, sj, false);
 		kfree(sj);
 	}
+}
+
+/**
+ * ibpost_sjoin_test_drop() - the serve_test_drop_join hook.
+ * @sc: a running session's connection, from its thread.
+ *
+ * Disconnects the session's Nth joined connection (in the order they
+ * joined: the client's queue N) when the hook asks for one it has; the
+ * connection stays in the session's list, ended with the rest by its
+ * teardown (the only one that frees a joined connection once set up,
+ * from this same thread).
+ *
+ * Context: the session connection's thread.
+ */
+void ibpost_sjoin_test_drop(struct ibpost_sconn *sc)
+{
+	u32 n = READ_ONCE(serve_test_drop_join), i = 0;
+	struct ibpost_server *srv = sc->srv;
+	struct ibpost_sjoin *sj, *hit = NULL;
+
+	if (!n)
+		return;
+	mutex_lock(&srv->lock);
+	/* None being set up: every join in the list is connected. */
+	if (!sc->joining && sc->njoins >= n &&
+	    cmpxchg(&serve_test_drop_join, n, 0) == n) {
+		list_for_each_entry(sj, &sc->joins, node) {
+			if (++i == n) {
+				hit = sj;
+				break;
+			}
+		}
+	}
+	mutex_unlock(&srv->lock);
+	if (!hit)
+		return;
+	pr_info("test hook: session %u: its joined connection %u (conn %u) disconnected\n",
+		sc->num, n, hit->num);
+	rdma_disconnect(hit->id);
 }

@@ -8,7 +8,8 @@
 #   4. boot the stock Debian kernel: integration tests
 #   5. two stock guests: the peer suite (the hostile battery among it)
 # IBPOST_CHECK_LONG=1 (make check-long) adds the long siw rows and loops in
-# step 3 and the hostile battery against a debug-kernel server (step 6).
+# step 3, the hostile battery against a debug-kernel server (step 6) and
+# ibpost_blk on a debug-kernel client whose server host vanishes (step 7).
 # Ends with one line "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -238,5 +239,15 @@ if [[ ${IBPOST_CHECK_LONG:-0} == 1 ]]; then
 		--server tools/tests/hostile-server.sh --client tools/tests/hostile-client.sh
 	[[ -s $out/hostile/client/battery.txt ]] &&
 		sed -n '/^battery summary/,$p' "$out/hostile/client/battery.txt"
+	# ibpost_blk on the debug kernel against a stock server: one queue's
+	# connection lost, then the server's host reset under fio (no
+	# disconnect reaches the client); about 5 minutes.
+	step "two guests: ibpost_blk on the debug kernel, the server host vanishing"
+	pair_step blkvanish "blk vanish (debug client)" blk-vanish-client blk-vanish-server \
+		tools/rig/pair.sh --kernel test --server-kernel stock --server-vanishes --timeout 1200 \
+		--append "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=100" \
+		--server tools/tests/blk-vanish-server.sh --client tools/tests/blk-vanish-client.sh
+	[[ -s $out/blkvanish/client/blk-vanish.txt ]] &&
+		sed 's/^/blk vanish: /' "$out/blkvanish/client/blk-vanish.txt"
 fi
 finish

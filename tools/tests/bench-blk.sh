@@ -22,6 +22,8 @@ cd "$IBPOST_REPO" || exit 1
 . tools/rig/guest-lib.sh
 # shellcheck source=tools/tests/bench-blk-lib.sh
 . tools/tests/bench-blk-lib.sh
+# shellcheck source=tools/tests/nvmet-lib.sh
+. tools/tests/nvmet-lib.sh
 rig_ibpost_paths
 
 out=${IBPOST_OUT:-/tmp}
@@ -34,7 +36,6 @@ profile=$(rig_arg blk_profile || echo 1)
 RDEV=rxe_d0
 ADDR=192.0.2.9
 NQN=nqn.2026-12.org.ibpost:bench-blk
-CFG=/sys/kernel/config/nvmet
 notes=()
 t_start=$SECONDS
 rm -rf "$BLK_RAW"
@@ -64,38 +65,9 @@ insmod module/blk/ibpost_blk.ko || fail "insmod ibpost_blk"
 dd if=/dev/zero of=/dev/ram0 bs=1M count="$size_mb" oflag=direct status=none ||
 	fail "fill /dev/ram0"
 
-mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-S=$CFG/subsystems/$NQN
-P=$CFG/ports/1
-# nvmet_setup: ram0 as namespace 1 of NQN, on an rdma port at ADDR:4420.
-nvmet_setup() {
-	mkdir "$S" || return 1
-	echo 1 >"$S/attr_allow_any_host" || return 1
-	mkdir "$S/namespaces/1" || return 1
-	echo -n /dev/ram0 >"$S/namespaces/1/device_path" || return 1
-	echo 1 >"$S/namespaces/1/enable" || return 1
-	mkdir "$P" || return 1
-	echo rdma >"$P/addr_trtype" || return 1
-	echo ipv4 >"$P/addr_adrfam" || return 1
-	echo "$ADDR" >"$P/addr_traddr" || return 1
-	echo 4420 >"$P/addr_trsvcid" || return 1
-	ln -s "$S" "$P/subsystems/$NQN"
-}
-nvmet_setup || fail "nvmet subsystem and port"
-hostnqn=nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)
-nvme connect -t rdma -a "$ADDR" -s 4420 -n "$NQN" --hostnqn="$hostnqn" \
-	--nr-io-queues="$(nproc)" --queue-size=128 >"$BLK_RAW/nvme-connect.txt" 2>&1 ||
-	fail "nvme connect: $(tail -n1 "$BLK_RAW/nvme-connect.txt")"
-NVME=''
-for _ in $(seq 100); do
-	for b in /sys/block/nvme*n1; do
-		[[ -e $b && $(cat "$b/device/subsysnqn" 2>/dev/null || cat "$b/device/device/subsysnqn" 2>/dev/null) == "$NQN" ]] &&
-			NVME=/dev/${b##*/}
-	done
-	[[ -n $NVME && -b $NVME ]] && break
-	sleep 0.1
-done
-[[ -n $NVME && -b $NVME ]] || fail "no nvme namespace block device for $NQN ($(ls /sys/block))"
+nvmet_export /dev/ram0 "$ADDR" "$NQN" || fail "nvmet subsystem and port"
+nvme_rdma_connect "$ADDR" "$NQN" "$(nproc)" 128 "$BLK_RAW/nvme-connect.txt" ||
+	fail "nvme connect: $(tail -n1 "$BLK_RAW/nvme-connect.txt"), namespace ${NVME:-none} ($(ls /sys/block))"
 
 IBB=$(tools/ibpost/ibpost blk map --dev "$RDEV" --size "${size_mb}M" --queues "$(nproc)" --depth 128 2>&1)
 [[ $IBB == ibpostb* ]] || fail "ibpost blk map: $IBB"
@@ -104,13 +76,8 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 [[ -b /dev/$IBB ]] || fail "no /dev/$IBB"
-# The namespace's path (nvmeXcYnZ, the blk-mq disk under the multipath
-# head NVME) has the hardware queues.
-paths=(/sys/class/block/nvme*c*n1)
-[[ -e ${paths[0]} ]] || paths=("/sys/block/${NVME#/dev/}")
-hwq=("${paths[0]}"/mq/*)
 q=/sys/block/${NVME#/dev/}/queue
-note "nvme-rdma: $NVME, ${#hwq[@]} hw queues of $(cat "${paths[0]}/queue/nr_requests" 2>/dev/null), max_sectors_kb $(cat "$q/max_sectors_kb");" \
+note "nvme-rdma: $NVME, $(nvme_rdma_queues), max_sectors_kb $(cat "$q/max_sectors_kb");" \
 	"ibpost_blk: /dev/$IBB, $(cat "/sys/block/$IBB/ibpost/queues") hw queues of $(cat "/sys/block/$IBB/ibpost/depth")," \
 	"max_sectors_kb $(cat "/sys/block/$IBB/queue/max_sectors_kb"); both on $RDEV ($ADDR, d0 MTU $(cat /sys/class/net/d0/mtu))"
 
@@ -180,8 +147,7 @@ fi
 
 tools/ibpost/ibpost blk unmap "$IBB" || note "unmap $IBB failed"
 nvme disconnect -n "$NQN" >/dev/null 2>&1 || note "nvme disconnect failed"
-rm -f "$P/subsystems/$NQN"
-rmdir "$P" "$S/namespaces/1" "$S" 2>/dev/null
+nvmet_unexport "$NQN"
 rmmod ibpost_blk ibpost 2>/dev/null
 
 {

@@ -106,6 +106,8 @@ no_dstate() {
 # (the server acts on the device's size), the time is counted from the
 # call.  Rows: fio's I/O failed within BOUND seconds; the device is in
 # STATE and new I/O fails (within 10 s); no task in D state; it unmaps.
+# BLK_FAULT_CPUS (fio's cpus_allowed, say 0): fio runs on those CPUs
+# only, so that its requests go to their hardware queues alone.
 blk_fault() {
 	local dev=$1 state=$2 bound=$3 tag=$4 fout fpid frc t0 secs st done0=1 rc
 	local A=/sys/block/$1/ibpost
@@ -114,7 +116,7 @@ blk_fault() {
 	t0=$(date +%s.%N)
 	timeout 120 fio --name="$tag" --filename="/dev/$dev" --direct=1 --ioengine=libaio \
 		--rw=randrw --bs=64k --numjobs=2 --iodepth=8 --time_based --runtime=100 \
-		>"$fout" 2>&1 &
+		${BLK_FAULT_CPUS:+--cpus_allowed="$BLK_FAULT_CPUS"} >"$fout" 2>&1 &
 	fpid=$!
 	if (($#)); then
 		sleep 4

@@ -7,7 +7,9 @@
 # table, until the host creates $IBPOST_OUT/stop.  Meanwhile it acts on the
 # client's marker job (a WRITE of 12347 bytes): it deletes rxe0 under it,
 # then adds it back; on the client's marker regions (peer-blk.sh) it kills
-# the limited serve (PEER_BLK_MARK bytes) and deletes rxe0, then adds it
+# the limited serve (PEER_BLK_MARK bytes), disconnects queue 1 of a
+# session (PEER_BLK_JOIN_MARK bytes: the serve_test_drop_join hook) and
+# deletes rxe0, then adds it
 # back (PEER_BLK_DEL_MARK bytes), under the client's ibpost_blk I/O.  At
 # the end it checks what the server saw and that nothing is left.  TAP in
 # $IBPOST_OUT/peer-server.tap.
@@ -46,7 +48,7 @@ readd_rxe0() {
 		echo "added rxe0${1:+ $1}" >>"$IBPOST_OUT/events.log"
 	perf_servers 1000
 }
-deleted=0 killed=0 blkdel=0 perf_pids=()
+deleted=0 killed=0 blkdel=0 dropped=0 perf_pids=()
 for _ in $(seq 3600); do
 	[[ -e $IBPOST_OUT/stop ]] && break
 	if ((!deleted)) && grep -q 'job write size 12347 ' "$LOG"; then
@@ -59,6 +61,7 @@ for _ in $(seq 3600); do
 		kill -KILL "$lpid" && echo "killed the limited serve" >>"$IBPOST_OUT/events.log"
 		killed=1
 	fi
+	((dropped)) || ! peer_blk_serve_drop "$LOG" || dropped=1
 	if ((!blkdel)) && grep -q "job write size $PEER_BLK_DEL_MARK " "$LOG"; then
 		sleep 3
 		readd_rxe0 "under ibpost_blk"
@@ -109,6 +112,7 @@ t_check "the killed client guest was noticed (lost within the idle time)" \
 	grep -q 'lost: Connection timed out\|lost: .*RETRY_EXC_ERR\|lost: Connection reset by peer' "$LOG"
 t_check "the limited serve was killed under the client's ibpost_blk I/O" \
 	grep -qx 'killed the limited serve' "$IBPOST_OUT/events.log"
+peer_blk_serve_dropped
 t_check "rxe0 was deleted under the client's ibpost_blk I/O and came back" \
 	grep -qx 'added rxe0 under ibpost_blk' "$IBPOST_OUT/events.log"
 t_check "ibpost_blk's devices got regions of the server's memory in 1 MiB chunks (64 MiB: 64 chunks)" \

@@ -22,6 +22,9 @@
 #                             for $IBPOST_KERNEL (test: the modules built for the test kernel)
 #   rig_pair_net              two-guest wire (pair.sh): eth0 up, MTU 9000, this guest's
 #                             address (rig.addr), rxe0 on it, ACTIVE
+#   rig_wait_serve SERVER     wait (up to about 150 tries a second apart) until
+#                             'ibpost serve' at SERVER answers a short WRITE run on rxe0
+#                             ($IBPOST, from rig_ibpost_paths)
 # Functions return non-zero on failure (messages on stderr).
 # shellcheck shell=bash
 
@@ -150,6 +153,17 @@ rig_arg() {
 	for a in $(cat /proc/cmdline); do
 		[[ $a == "rig.$1="* ]] && { echo "${a#*=}"; return 0; }
 	done
+	return 1
+}
+
+rig_wait_serve() {
+	local i
+	for i in $(seq 150); do
+		timeout 60 "$IBPOST" run --dev rxe0 --connect "$1" --op write --size 4K -n 10 \
+			>/dev/null 2>&1 && return 0
+		sleep 1
+	done
+	echo "rig: no ibpost serve at $1" >&2
 	return 1
 }
 

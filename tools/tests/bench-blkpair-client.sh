@@ -49,14 +49,7 @@ insmod "$(dirname "$KO")/blk/ibpost_blk.ko" || fail "insmod ibpost_blk"
 # The server exports its disk, then starts serving: once serve answers,
 # both are there.
 up=0
-for _ in $(seq 150); do
-	if timeout 60 "$IBPOST" run --dev rxe0 --connect "$S" --op write --size 4K -n 10 \
-		>/dev/null 2>&1; then
-		up=1
-		break
-	fi
-	sleep 1
-done
+rig_wait_serve "$S" && up=1
 ((up)) || fail "no ibpost serve at $S"
 nvme_rdma_connect "$S" "$NQN" 2 128 "$BLK_RAW/nvme-connect.txt" ||
 	fail "nvme connect to $S: $(tail -n1 "$BLK_RAW/nvme-connect.txt"), namespace ${NVME:-none}"

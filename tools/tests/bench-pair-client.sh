@@ -32,14 +32,7 @@ insmod "$KO" || { echo "bench: client: insmod $KO failed" >&2; exit 1; }
 
 # The server starts serving some time after its guest boots.
 up=0
-for _ in $(seq 150); do
-	if timeout 60 "$IBPOST" run --dev rxe0 --connect "$S" --op write --size 4K -n 10 \
-		>/dev/null 2>&1; then
-		up=1
-		break
-	fi
-	sleep 1
-done
+rig_wait_serve "$S" && up=1
 ((up)) || { echo "bench: client: no ibpost serve at $S" >&2; rmmod ibpost; exit 1; }
 t_start=$SECONDS
 

@@ -27,14 +27,7 @@ FIG=$IBPOST_OUT/blk-vanish.txt
 
 # The server starts serving some time after its guest boots.
 up=0
-for _ in $(seq 150); do
-	if timeout 60 "$IBPOST" run --dev rxe0 --connect "$S" --op write --size 4K -n 10 \
-		>/dev/null 2>&1; then
-		up=1
-		break
-	fi
-	sleep 1
-done
+rig_wait_serve "$S" && up=1
 if ((!up)); then
 	t_fail "the server answers" "no ibpost serve at $S"
 	t_done

@@ -218,8 +218,9 @@ for op in send send_imm write write_imm read; do
 	fi
 	if [[ $op == write && $PROV == siw ]]; then
 		# Completion is not placement on iWARP: verified only in ping-pong.
+		# The value is the run's flags: VERIFY | CM | HIST (2 | 4 | 64).
 		run_match "run write --verify refused: WRITE completes before placement on iWARP" 1 \
-			'^ibpost: run refused: Operation not supported: device completes RDMA WRITE before the data is placed \(IBPOST_DEV_WRITE_UNPLACED\): verify WRITE with ping-pong \(value 6, limit 0\)$' \
+			'^ibpost: run refused: Operation not supported: device completes RDMA WRITE before the data is placed \(IBPOST_DEV_WRITE_UNPLACED\): verify WRITE with ping-pong \(value 70, limit 0\)$' \
 			--op write --size 16K --sge 4 --verify
 		run_match "run write $sge SGEs (unverified) completes" 0 '^16384 +4 +200 ' \
 			--op write --size 16K --sge $sge --layout page-cross --iters 200 \
@@ -232,7 +233,8 @@ for op in send send_imm write write_imm read; do
 done
 if [[ $PROV == siw ]]; then
 	out=$(timeout 60 $IBPOST run --dev "$DEV" --op write --size 4K --verify 2>&1)
-	want='ibpost: run refused: Operation not supported: device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM) (value 2, limit 0)'
+	# The value is the run's flags: VERIFY | HIST (2 | 64).
+	want='ibpost: run refused: Operation not supported: device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM) (value 66, limit 0)'
 	grep -Fxq -- "$want" <<<"$out" && t_ok "loopback job without --cm refused: rdma_cm only on iWARP" ||
 		t_fail "loopback job without --cm refused: rdma_cm only on iWARP" "$out"
 fi

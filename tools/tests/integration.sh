@@ -174,6 +174,18 @@ out=$($IBPOST devices --dev nosuch 2>&1)
 	t_fail "missing device explained" "$out"
 
 # --- ABI misuse (exact errno + reason per case) ------------------------------------
+# abi_rows MIN NAME: each "ok"/"not ok" line of $abi (abi_test's output) as
+# a row of this script; a row NAME failing unless there were MIN or more.
+abi_rows() {
+	local line t n=0
+	while read -r line; do
+		case $line in
+		"ok "*) t_ok "${line#ok * - }"; n=$((n + 1)) ;;
+		"not ok "*) t="${line#not ok * - }"; t_fail "${t%% # *}" "${t#* # }"; n=$((n + 1)) ;;
+		esac
+	done <<<"$abi"
+	((n >= $1)) || t_fail "$2" "$abi"
+}
 # On siw the cases that need no device ran on rxe; here the capability
 # refusals (WRITE_WITH_IMM, a loopback job without rdma_cm).
 if [[ $PROV == siw ]]; then
@@ -183,14 +195,7 @@ else
 	abi=$(tools/tests/abi_test 2>&1)
 	abi_min=40
 fi
-n=0
-while read -r line; do
-	case $line in
-	"ok "*) t_ok "${line#ok * - }"; n=$((n + 1)) ;;
-	"not ok "*) t="${line#not ok * - }"; t_fail "${t%% # *}" "${t#* # }"; n=$((n + 1)) ;;
-	esac
-done <<<"$abi"
-((n >= abi_min)) || t_fail "abi_test ran all its cases" "$abi"
+abi_rows "$abi_min" "abi_test ran all its cases"
 
 # --- transfers through the tool ------------------------------------------------------
 # run_match NAME WANT_RC REGEX ARGS...: 'ibpost run ARGS' exits WANT_RC and its
@@ -557,14 +562,7 @@ fi
 # check is at each call, not at open (abi_test --nocaps, its own rows).
 if [[ $PROV == rxe && $IBPOST_KERNEL == stock ]]; then
 	abi=$(tools/tests/abi_test --nocaps 2>&1)
-	n=0
-	while read -r line; do
-		case $line in
-		"ok "*) t_ok "${line#ok * - }"; n=$((n + 1)) ;;
-		"not ok "*) t="${line#not ok * - }"; t_fail "${t%% # *}" "${t#* # }"; n=$((n + 1)) ;;
-		esac
-	done <<<"$abi"
-	((n >= 12)) || t_fail "abi_test --nocaps ran all its cases" "$abi"
+	abi_rows 12 "abi_test --nocaps ran all its cases"
 fi
 echo "# permission rows: $((SECONDS - t0)) s"
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: the pure ABI helpers of module/abi.c.
+ * KUnit: the pure ABI helpers of module/lib/abi.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/test.h>
 #include <linux/module.h>
 
-#include "abi.h"
+#include "lib/abi.h"
 
 /* Every reason code has its own non-empty text. */
 static void ibpost_reason_table_test(struct kunit *test)

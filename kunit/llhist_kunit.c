@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: the log-linear latency histogram (module/llhist.c): buckets
+ * KUnit: the log-linear latency histogram (module/lib/llhist.c): buckets
  * against a reference by division, percentiles against sorted exact
  * values, merging, the overflow bucket, a job's capped result.
  */
@@ -12,7 +12,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
-#include "llhist.h"
+#include "lib/llhist.h"
 
 /* What a bucket's lower bound must be: @ns with its digits past 2 zeroed. */
 static u64 ibpost_ref_lower(u64 ns)

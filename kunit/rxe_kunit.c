@@ -16,7 +16,7 @@
 #include <rdma/ib_verbs.h>
 #include <ibpost.h>
 
-#include "sgl.h"
+#include "lib/sgl.h"
 
 /*
  * What ibpost_run() returns for SEND/WRITE with immediate on iWARP: the

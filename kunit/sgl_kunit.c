@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: SGE layouts, their validation and the data pattern (module/sgl.c).
+ * KUnit: SGE layouts, their validation and the data pattern (module/lib/sgl.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -10,7 +10,7 @@
 #include <linux/slab.h>
 #include <linux/socket.h>
 
-#include "sgl.h"
+#include "lib/sgl.h"
 
 /* Generate a layout, failing the test on refusal. */
 static struct ibpost_sge_desc *ibpost_gen(struct kunit *test, u32 kind,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: signaling cadence and send-queue accounting (module/sq.c).
+ * KUnit: signaling cadence and send-queue accounting (module/lib/sq.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -8,7 +8,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
-#include "sq.h"
+#include "lib/sq.h"
 
 /* ---- cadence ---- */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: latency histogram and summary (module/stats.c).
+ * KUnit: latency histogram and summary (module/lib/stats.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -8,7 +8,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
-#include "stats.h"
+#include "lib/stats.h"
 
 struct ibpost_bucket_case {
 	u64 ns;

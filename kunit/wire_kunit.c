@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: what a peer sends `ibpost serve`, checked (module/wirechk.c), the
+ * KUnit: what a peer sends `ibpost serve`, checked (module/lib/wire.c), the
  * server's answer to a session as its client checks it, the chunks of a
- * region (ibpost_target_chunk()), and who may connect (module/allow.c).  Every malformed case the server must
+ * region (ibpost_target_chunk()), and who may connect (module/lib/allow.c).  Every malformed case the server must
  * refuse, with its reason, value and limit, and the well-formed ones it
  * must take.
  */
@@ -16,9 +16,9 @@
 #include <linux/overflow.h>
 #include <linux/socket.h>
 
-#include "allow.h"
-#include "ctl.h"
-#include "target.h"
+#include "lib/allow.h"
+#include "core/ctl.h"
+#include "core/target.h"
 
 /* ---- the hello (connect private data) ---- */
 

@@ -13,10 +13,10 @@
 
 #include <linux/slab.h>
 
-#include "abi.h"
+#include "lib/abi.h"
 #include "file.h"
-#include "job.h"
-#include "serve.h"
+#include "job/job.h"
+#include "serve/serve.h"
 
 /**
  * ibpost_file_open() - give an opened /dev/ibpost its state.

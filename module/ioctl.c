@@ -16,13 +16,13 @@
 
 #include <ibpost.h>
 
-#include "device.h"
+#include "core/device.h"
 #include "file.h"
-#include "job.h"
-#include "sgl.h"
+#include "job/job.h"
+#include "lib/sgl.h"
 #include "ioctl.h"
-#include "serve.h"
-#include "trace.h"
+#include "serve/serve.h"
+#include "core/trace.h"
 
 static_assert(sizeof(struct ibpost_dev_attr) == IBPOST_DEV_ATTR_SIZE_VER0);
 static_assert(sizeof(struct ibpost_dev_list) == IBPOST_DEV_LIST_SIZE_VER0);

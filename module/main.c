@@ -8,10 +8,10 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 
-#include "device.h"
+#include "core/device.h"
 #include "file.h"
 #include "ioctl.h"
-#include "live.h"
+#include "core/live.h"
 
 /*
  * Who may open is the node's mode (0600 root here; the shipped udev rule

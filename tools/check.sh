@@ -113,8 +113,8 @@ else
 	cat "$out/checkpatch.log"; record fail "checkpatch clean"
 fi
 # kernel-doc: every documented function, struct and enum complete.
-if "$tkdir/scripts/kernel-doc" -none include/*.h include/uapi/*.h module/*.[ch] \
-	module/blk/*.[ch] kunit/consumer.[ch] >"$out/kernel-doc.log" 2>&1 && ! [[ -s $out/kernel-doc.log ]]; then
+if "$tkdir/scripts/kernel-doc" -none include/*.h include/uapi/*.h module/*.[ch] module/*/*.[ch] \
+	kunit/consumer.[ch] >"$out/kernel-doc.log" 2>&1 && ! [[ -s $out/kernel-doc.log ]]; then
 	record ok "kernel-doc clean"
 else
 	cat "$out/kernel-doc.log"; record fail "kernel-doc clean" "see $out/kernel-doc.log"

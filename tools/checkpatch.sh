@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cp=${1:-}
 if [ -z "$cp" ]; then
-	for c in build/testkernel/linux-*/scripts/checkpatch.pl build/checkpatch/linux-source-6.1/scripts/checkpatch.pl; do
+	for c in "$(tools/rig/testkernel.sh --print-kdir 2>/dev/null)/scripts/checkpatch.pl" build/checkpatch/linux-source-6.1/scripts/checkpatch.pl; do
 		[ -x "$c" ] && cp=$c && break
 	done
 fi

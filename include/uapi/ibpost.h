@@ -600,7 +600,7 @@ struct ibpost_sge_desc {
  *	counts them all, @lat_min_ns, @lat_max_ns and @lat_avg_ns are over
  *	all, @lat_median_ns, @lat_p99_ns and @lat_p999_ns are read off the
  *	log-linear histogram (2 significant digits, see
- *	ibpost_llhist_percentile() in module/llhist.c) and @lat_stdev_ns is
+ *	ibpost_llhist_percentile() in module/lib/llhist.c) and @lat_stdev_ns is
  *	over the samples kept whole.  Uncapped, every figure is exact.
  */
 struct ibpost_result {

@@ -3,7 +3,7 @@
  * ibpost run: the log-linear latency histogram the kernel fills
  * (IBPOST_RUN_HIST, the layout of IBPOST_HIST_LL_BUCKETS in
  * include/uapi/ibpost.h): bucket bounds, the sum of several (-q), and
- * percentiles read off it as the kernel reads them (module/llhist.c,
+ * percentiles read off it as the kernel reads them (module/lib/llhist.c,
  * ibpost_llhist_percentile()).
  */
 #include "ibpost.h"

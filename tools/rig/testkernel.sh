@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Usage: tools/rig/testkernel.sh [--print-kdir | --print-kver | --print-bzimage]
 #
-# Builds the KUnit test kernel into build/testkernel/: Linux 6.1 from
+# Builds the KUnit test kernel into the rig's cache outside the clone
+# (IBPOST_CACHE, default /var/cache/ibpost: testkernel-6.1/), so that every clone
+# on the machine, CI's fresh one included, reuses it: Linux 6.1 from
 # /usr/src/linux-source-6.1.tar.xz with tools/rig/testkernel-*.patch applied (fixes of
 # the kernel's own bugs that its debug options report), tools/rig/testkernel.config on
-# top of tinyconfig, modules installed under build/testkernel/mods. Rebuilds only when
+# top of tinyconfig, modules installed under its mods/. Rebuilds only when
 # the fragment, a patch, the linux-source-6.1 package version or this script changed;
 # otherwise prints "cached".
 # On success prints KDIR=<tree usable as make -C KDIR M=...>, BZIMAGE=..., KVER=...
@@ -15,7 +17,8 @@ set -euo pipefail
 
 rig=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$rig/../.." && pwd)
-out=$repo/build/testkernel
+cache=${IBPOST_CACHE:-/var/cache/ibpost}
+out=$cache/testkernel-6.1
 tree=$out/linux-source-6.1
 tarball=/usr/src/linux-source-6.1.tar.xz
 frag=$rig/testkernel.config
@@ -50,6 +53,7 @@ if [[ -f $stamp && $(cat "$stamp") == "$want" && -f $bzimage ]]; then
 else
 	mkdir -p "$out"
 	rm -f "$stamp"
+	echo "testkernel.sh: building into $out (key ${want:0:12})" >&2
 	if [[ ! -f $tree/.ibpost-srcver || $(cat "$tree/.ibpost-srcver") != "$srcid" ]]; then
 		echo "testkernel.sh: unpacking $tarball ($srcver)" >&2
 		rm -rf "$tree"

@@ -8,7 +8,7 @@
 # value/limit all count.  Device limits come from 'ibpost devices --json';
 # the only numbers written here are ibpost's own constants (IBPOST_MAX_MSG
 # and IBPOST_MAX_SGE from include/uapi/ibpost.h, the 4 MiB SGE slot of
-# module/buf.h, the 256 MiB per job of module/target.h, counted as pinned) and errno values.
+# module/core/buf.h, the 256 MiB per job of module/core/target.h, counted as pinned) and errno values.
 # Run by guest-check.sh after integration.sh on both kernels; TAP on stdout
 # and in $IBPOST_OUT/badinput-$IBPOST_KERNEL.tap.  IBPOST_PROVIDER=siw (test
 # kernel): the same table on siw0, every run through rdma_cm (--cm
@@ -106,7 +106,7 @@ SLOT_MAX=$((4 << 20))		# IBPOST_SLOT_MAX: PAGE_SIZE << (MAX_ORDER - 1)
 JOB_MEM_MAX=$((256 << 20))	# IBPOST_JOB_MEM_MAX
 msg_lim=$((max_msg_sz < MAX_MSG ? max_msg_sz : MAX_MSG))
 last_port=$((L[port] + L[phys_port_cnt] - 1))
-qp_wr_lim=$((max_qp_wr - 1))	# one slot stays free (module/job.c)
+qp_wr_lim=$((max_qp_wr - 1))	# one slot stays free (module/job/job.c)
 page_align() { echo $(( ($1 + PAGE - 1) / PAGE * PAGE )); }
 
 # The words strerror() gives the errnos of the table (glibc).

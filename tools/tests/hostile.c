@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hostile: a peer of 'ibpost serve' written from the wire format alone
- * (module/wire.h, Documentation/wire.rst) with libibverbs and librdmacm, to
+ * (module/lib/wire.h, Documentation/wire.rst) with libibverbs and librdmacm, to
  * try what a host on the fabric can do to a server.  One mode per run:
  *
  *   hold    a valid client: a session job (one slot, remote read and

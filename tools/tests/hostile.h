@@ -11,11 +11,11 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
-/* module/wire.h is kernel C: its kernel-only types. */
+/* module/lib/wire.h is kernel C: its kernel-only types. */
 typedef uint8_t u8;
 typedef uint32_t u32;
 #include <uapi/ibpost.h>
-#include "../../module/wire.h"
+#include "../../module/lib/wire.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define H_BUF		4096	/* the send buffer; receives unless said */

@@ -31,7 +31,7 @@ rig_ibpost_paths
 t0=$SECONDS
 A4=192.0.2.9 PORT=18541
 # The server refuses hello version 99 with its own version as the limit.
-WIRE_VERSION=$(awk '/^#define IBPOST_WIRE_VERSION/ { print $3 }' module/wire.h)
+WIRE_VERSION=$(awk '/^#define IBPOST_WIRE_VERSION/ { print $3 }' module/lib/wire.h)
 SLOT_MAX=$((4 << 20))	# IBPOST_SLOT_MAX
 FAULT=/sys/module/ibpost/parameters/peer_fault
 TMP=$(mktemp -d)

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibpost: fast-registration MRs scoped to one job's target buffer.
+ */
+#ifndef _IBPOST_MR_H
+#define _IBPOST_MR_H
+
+#include "core/buf.h"
+#include "core/ep.h"
+
+/* Registration WRs in flight at once (send-queue slots they need). */
+#define IBPOST_MR_CHAIN		16
+
+/**
+ * struct ibpost_mrs - one MR per target slot.
+ * @n: number of MRs.
+ * @mr: the MRs.
+ * @registered: MRs whose REG_MR completed and that are not invalidated.
+ */
+struct ibpost_mrs {
+	u32 n;
+	struct ib_mr **mr;
+	u32 registered;
+};
+
+int ibpost_mrs_register(struct ibpost_mrs *m, struct ibpost_ep *ep,
+			const struct ibpost_buf *b, int access,
+			struct ibpost_status *st);
+int ibpost_mrs_register_sg(struct ibpost_mrs *m, struct ibpost_ep *ep,
+			   struct scatterlist *sgl, int mapped, u32 pages,
+			   int access);
+int ibpost_mrs_invalidate(struct ibpost_mrs *m, struct ibpost_ep *ep);
+void ibpost_mrs_free(struct ibpost_mrs *m);
+
+#endif /* _IBPOST_MR_H */

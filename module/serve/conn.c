@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: one served connection, from the client's job to its result.
+ *
+ * Each connection has its own thread, which sleeps while the connection's
+ * CQ is polled in a workqueue: its handlers repost receives, count and
+ * check what arrived, and wake the thread for what it waits on (a control
+ * message, the fin, an error).  A peer's pace costs the server the work
+ * of each message, not a CPU spinning between them.  The job the client
+ * describes is checked against the server's own limits before anything is
+ * allocated for it: every count, length and offset comes from another
+ * host.  The slots the client may touch are registered
+ * for this job alone, with only the access its opcode needs, and
+ * invalidated before the connection is torn down.  While a job runs the
+ * server checks what arrives (SEND, the _IMM opcodes), answers the fin
+ * with its account (an RDMA WRITE job's slots are checked then), and sends
+ * a keep-alive when the client has been quiet, so that a client that died
+ * is noticed within the idle time.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kthread.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include "lib/abi.h"
+#include "job/job.h"
+#include "serve/serve.h"
+
+/* How long to wait for the client to disconnect after the last answer. */
+#define IBPOST_SCONN_LINGER_MS	5000
+
+static bool ibpost_sconn_verify(const struct ibpost_sconn *sc)
+{
+	return sc->flags & IBPOST_WIRE_VERIFY;
+}
+
+/* A session of the in-kernel API: one region, READ and WRITE. */
+static bool ibpost_sconn_session(const struct ibpost_sconn *sc)
+{
+	return sc->flags & IBPOST_WIRE_SESSION;
+}
+
+static int ibpost_sconn_fail(struct ibpost_status *st, int err, u32 reason,
+			     u64 value, u64 limit)
+{
+	ibpost_status_set(st, reason, value, limit);
+	return err;
+}
+
+/* A wait of the connection's thread (ibpost_ep_poll_until()). */
+struct ibpost_sconn_wait {
+	struct ibpost_sconn *sc;
+	bool (*done)(struct ibpost_sconn *sc);
+	bool alive;
+	u32 ms;
+	struct ibpost_status *st;
+	int post_err;
+};
+
+static bool ibpost_sconn_wait_done(void *arg)
+{
+	struct ibpost_sconn_wait *sw = arg;
+
+	return sw->done(sw->sc);
+}
+
+static int ibpost_sconn_wait_stop(void *arg)
+{
+	struct ibpost_sconn_wait *sw = arg;
+	struct ibpost_sconn *sc = sw->sc;
+	u32 idle_ms = sc->srv->args.idle_ms;
+	u64 seen = READ_ONCE(sc->target.msgs) + READ_ONCE(sc->ctl.zcount) +
+		   (READ_ONCE(sc->ctl.msg) >= 0);
+	bool one_sided = sw->alive && !ibpost_op_has_recv(sc->op);
+
+	/*
+	 * What the client sends counts as a sign of life; so does, while a
+	 * one-sided job runs (whose data does not show here), a keep-alive
+	 * the client took: its QP acknowledged it into a receive it posted.
+	 * A completion of the server's own alone never does.
+	 */
+	if (seen != sc->peer_seen) {
+		sc->peer_seen = seen;
+		sc->t_active = jiffies;
+	}
+	if (sc->kick_out && !READ_ONCE(sc->ctl.sends_out)) {
+		sc->kick_out = false;
+		if (one_sided && sc->ctl.wc_status == IB_WC_SUCCESS)
+			sc->t_active = jiffies;
+	}
+	if (sw->post_err)
+		return ibpost_sconn_fail(sw->st, sw->post_err, IBPOST_R_POST,
+					 0, 0);
+	if (sc->target.wc_status != IB_WC_SUCCESS ||
+	    sc->ctl.wc_status != IB_WC_SUCCESS)
+		return ibpost_sconn_fail(sw->st, -EIO, IBPOST_R_WC_ERROR, 0, 0);
+	if (kthread_should_stop())
+		return ibpost_sconn_fail(sw->st, -ESHUTDOWN,
+					 IBPOST_R_PEER_LOST, 0, 0);
+	if (READ_ONCE(sc->dev->dying))
+		return ibpost_sconn_fail(sw->st, -ENODEV,
+					 IBPOST_R_DEVICE_GONE, 0, 0);
+	if (READ_ONCE(sc->lost))
+		return ibpost_sconn_fail(sw->st, -ECONNRESET,
+					 IBPOST_R_PEER_LOST, 0, 0);
+	if (sw->alive && sc->job_ms &&
+	    time_after(jiffies, sc->t_job + msecs_to_jiffies(sc->job_ms)))
+		return ibpost_sconn_fail(sw->st, -ETIMEDOUT,
+					 IBPOST_R_SRV_JOB_TIME,
+					 jiffies_to_msecs(jiffies - sc->t_job),
+					 sc->job_ms);
+	if (time_after(jiffies, sc->t_active + msecs_to_jiffies(idle_ms)))
+		return ibpost_sconn_fail(sw->st, -ETIMEDOUT, IBPOST_R_TIMEOUT,
+					 idle_ms, idle_ms);
+	return 0;
+}
+
+/*
+ * A quiet client hears a keep-alive: a dead one is noticed by its QP.  A
+ * running session also takes the serve_test_drop_join hook here.
+ */
+static void ibpost_sconn_wait_kick(void *arg)
+{
+	struct ibpost_sconn_wait *sw = arg;
+	struct ibpost_sconn *sc = sw->sc;
+	unsigned long idle = msecs_to_jiffies(sc->srv->args.idle_ms);
+
+	if (sw->alive && ibpost_sconn_session(sc))
+		ibpost_sjoin_test_drop(sc);
+	if (!sw->alive || READ_ONCE(sc->ctl.sends_out) ||
+	    !time_after(jiffies, sc->t_active + idle / 4) ||
+	    !time_after(jiffies, sc->t_kick + idle / 4))
+		return;
+	sc->t_kick = jiffies;
+	if (ibpost_ctl_send(&sc->ctl, 0, true, IBPOST_WIRE_IMM_ALIVE))
+		sw->post_err = -EIO;
+	else
+		sc->kick_out = true;
+}
+
+/* Poll until @done, a failure, @ms (0: none) or the idle time runs out. */
+static int ibpost_sconn_wait(struct ibpost_sconn *sc,
+			     bool (*done)(struct ibpost_sconn *sc), u32 ms,
+			     bool alive, struct ibpost_status *st)
+{
+	struct ibpost_sconn_wait sw = {
+		.sc = sc, .done = done, .alive = alive, .ms = ms, .st = st,
+	};
+	struct ibpost_ep_wait w = {
+		.ep = { &sc->ep },
+		.done = ibpost_sconn_wait_done,
+		.stop = ibpost_sconn_wait_stop,
+		.kick = ibpost_sconn_wait_kick,
+		.arg = &sw,
+		.deadline = ms ? jiffies + msecs_to_jiffies(ms) : 0,
+	};
+	int ret = ibpost_ep_poll_until(&w);
+
+	if (ret == -ETIMEDOUT && st->reason == IBPOST_R_NONE)
+		ret = ibpost_sconn_fail(st, -ETIMEDOUT, IBPOST_R_TIMEOUT, ms,
+					ms);
+	return ret;
+}
+
+static bool ibpost_sconn_sent(struct ibpost_sconn *sc)
+{
+	return !READ_ONCE(sc->ctl.sends_out);
+}
+
+/* Before the job: the job, or a zero-byte message (refused). */
+static bool ibpost_sconn_have_job(struct ibpost_sconn *sc)
+{
+	return READ_ONCE(sc->ctl.msg) >= 0 || READ_ONCE(sc->ctl.zcount);
+}
+
+/* While it runs: its fin, or a message on the control receive (refused). */
+static bool ibpost_sconn_have_fin(struct ibpost_sconn *sc)
+{
+	/* pairs with the handler's release: its counts are seen with it */
+	return smp_load_acquire(&sc->target.fin) || READ_ONCE(sc->ctl.zcount) ||
+	       READ_ONCE(sc->ctl.msg) >= 0;
+}
+
+static bool ibpost_sconn_never(struct ibpost_sconn *sc)
+{
+	return false;
+}
+
+/*
+ * The job's time limit: what the client declares (0: it does not know, a
+ * job of so many WRs) and as much again (at least the idle time) for its
+ * set-up, warm-up and fin on a loaded host, at most the server's
+ * --max-job-time; a longer declaration is refused now rather than cut off
+ * later.  An in-kernel session lives as long as its owner wants: the memory
+ * budget bounds it.
+ */
+static int ibpost_sconn_job_time(struct ibpost_sconn *sc, u32 declared,
+				 struct ibpost_status *st)
+{
+	u32 max = sc->srv->args.max_job_ms;
+
+	if (declared > max)
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_SRV_JOB_TIME,
+					 declared, max);
+	if (ibpost_sconn_session(sc))
+		sc->job_ms = 0;
+	else if (!declared)
+		sc->job_ms = max;
+	else
+		sc->job_ms = min_t(u64, (u64)declared +
+				   max(declared, sc->srv->args.idle_ms), max);
+	return 0;
+}
+
+/* The counts of a job message, each against the server's limits. */
+static int ibpost_sconn_counts(struct ibpost_sconn *sc,
+			       const struct ibpost_wire_job *m, u32 len,
+			       struct ibpost_status *st)
+{
+	u32 rsge = max_t(u32, be32_to_cpu(sc->hello.recv_sge), 1);
+	u32 max_msg = IBPOST_MAX_MSG;
+	struct ib_port_attr pattr;
+	size_t want;
+	int ret;
+
+	if (!ib_query_port(sc->ep.ibdev, sc->ep.port, &pattr))
+		max_msg = min_t(u32, max_msg, pattr.max_msg_sz);
+	sc->op = be32_to_cpu(m->op);
+	sc->flags = be32_to_cpu(m->flags);
+	sc->msg_size = be32_to_cpu(m->msg_size);
+	sc->depth = be32_to_cpu(m->depth);
+	sc->num_sge = be32_to_cpu(m->num_sge);
+	sc->recv_num_sge = be32_to_cpu(m->recv_num_sge);
+	sc->imm_data = be32_to_cpu(m->imm_data);
+	if (sc->op >= IBPOST_OP_MAX)
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_OPCODE, sc->op,
+					 IBPOST_OP_MAX - 1);
+	if (sc->flags & ~(IBPOST_WIRE_VERIFY | IBPOST_WIRE_SESSION))
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_FLAGS,
+					 sc->flags, IBPOST_WIRE_VERIFY |
+					 IBPOST_WIRE_SESSION);
+	if (ibpost_sconn_session(sc) &&
+	    (sc->op != IBPOST_OP_WRITE || sc->flags & IBPOST_WIRE_VERIFY))
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_OPCODE, sc->op,
+					 IBPOST_OP_WRITE);
+	if (sc->depth != be32_to_cpu(sc->hello.depth))
+		return ibpost_sconn_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
+					 sc->depth,
+					 be32_to_cpu(sc->hello.depth));
+	if (!sc->num_sge || sc->num_sge > IBPOST_WIRE_MAX_SGE)
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_NUM_SGE,
+					 sc->num_sge, IBPOST_WIRE_MAX_SGE);
+	if (ibpost_op_is_send(sc->op) ?
+	    !sc->recv_num_sge || sc->recv_num_sge > rsge : sc->recv_num_sge) {
+		ibpost_sconn_fail(st, -EINVAL, IBPOST_R_NUM_SGE,
+				  sc->recv_num_sge,
+				  ibpost_op_is_send(sc->op) ? rsge : 0);
+		st->wr = IBPOST_STATUS_RECV_WR;
+		return -EINVAL;
+	}
+	want = struct_size(m, sge, sc->num_sge + sc->recv_num_sge);
+	if (be32_to_cpu(m->hdr.length) != want || want > len)
+		return ibpost_sconn_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
+					 be32_to_cpu(m->hdr.length), want);
+	if (!sc->msg_size || sc->msg_size > max_msg)
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_MSG_SIZE,
+					 sc->msg_size, max_msg);
+	if (sc->imm_data && !ibpost_op_has_imm(sc->op))
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_IMM_OP, sc->op,
+					 0);
+	sc->region_bytes = be64_to_cpu(m->region_bytes);
+	sc->chunk = ibpost_target_chunk(sc->ep.ibdev->attrs.max_fast_reg_page_list_len,
+					sc->region_bytes);
+	ret = ibpost_wire_region_check(m, be16_to_cpu(sc->hello.flags),
+				       sc->chunk, st);
+	if (ret)
+		return ret;
+	return ibpost_sconn_job_time(sc, be32_to_cpu(m->duration_ms), st);
+}
+
+/* What the client's WRs put into the slots. */
+static void ibpost_sconn_target(struct ibpost_sconn *sc)
+{
+	struct ibpost_target_desc d = {
+		.op = sc->op,
+		.msg_size = sc->msg_size,
+		.imm_data = sc->imm_data,
+		.send = sc->send_layout,
+		.num_sge = sc->num_sge,
+		.land = ibpost_op_is_send(sc->op) ? sc->recv_layout : NULL,
+		.land_n = sc->recv_num_sge,
+		.remote_read = ibpost_sconn_session(sc),
+		.verify = ibpost_sconn_verify(sc),
+	};
+
+	ibpost_target_init(&sc->target, &d);
+}
+
+/* Slots and their size; the memory and the MR they need, bounded. */
+static int ibpost_sconn_sizes(struct ibpost_sconn *sc, u32 *nslots,
+			      u32 *slot_size, struct ibpost_status *st)
+{
+	struct ibpost_slots s;
+
+	/*
+	 * A session's region: its chunks, checked (ibpost_sconn_counts()),
+	 * bounded by the memory budget alone.
+	 */
+	if (ibpost_sconn_session(sc)) {
+		*slot_size = sc->chunk;
+		*nslots = (u32)DIV_ROUND_UP_ULL(sc->region_bytes, sc->chunk);
+		return 0;
+	}
+	/*
+	 * WR msg of a WRITE_WITH_IMM writes slot msg % (2 * depth): no slot
+	 * is written again before its receive was checked.
+	 */
+	*nslots = sc->op == IBPOST_OP_WRITE_IMM ? 2 * sc->depth : sc->depth;
+	*slot_size = ibpost_target_slot_size(&sc->target);
+	s.nslots = *nslots;
+	s.slot_size = *slot_size;
+	s.mapped = ibpost_op_is_rdma(sc->op);
+	return ibpost_target_sizes(&s, 1,
+				   sc->ep.ibdev->attrs.max_fast_reg_page_list_len,
+				   st);
+}
+
+/* Take the job message and check every field of it. */
+static int ibpost_sconn_job(struct ibpost_sconn *sc, struct ibpost_status *st)
+{
+	const struct ibpost_wire_job *m;
+	u32 len;
+	int ret;
+
+	/* A zero-byte message came first: no job to take it as the fin of. */
+	if (READ_ONCE(sc->ctl.zcount))
+		return ibpost_wire_order_check(false, NULL, 0, st);
+	m = ibpost_ctl_take(&sc->ctl, &len);
+	ret = ibpost_wire_job_check(m, len, st);
+	if (!ret)
+		ret = ibpost_sconn_counts(sc, m, len, st);
+	if (ret)
+		goto out;
+	ibpost_wire_layout_get(sc->send_layout, m->sge, sc->num_sge);
+	ibpost_wire_layout_get(sc->recv_layout, m->sge + sc->num_sge,
+				sc->recv_num_sge);
+	ret = ibpost_layout_check(sc->send_layout, sc->num_sge, sc->msg_size,
+				  IBPOST_SLOT_MAX, st);
+	if (ret) {
+		if (st->sge != IBPOST_STATUS_NONE)
+			st->wr = 0;
+		goto out;
+	}
+	if (sc->recv_num_sge) {
+		ret = ibpost_layout_check(sc->recv_layout, sc->recv_num_sge,
+					  sc->msg_size, IBPOST_SLOT_MAX, st);
+		if (ret)
+			st->wr = IBPOST_STATUS_RECV_WR;
+	}
+out:
+	/* With a WRITE or READ the fin comes on this receive again. */
+	ibpost_ctl_release(&sc->ctl, m, !ret && !ibpost_op_has_recv(sc->op));
+	return ret;
+}
+
+/* Buffers, MRs, stamps and receives of an accepted job. */
+static int ibpost_sconn_setup(struct ibpost_sconn *sc,
+			      struct ibpost_status *st)
+{
+	struct ibpost_target *t = &sc->target;
+	u32 nslots, slot_size, s;
+	int ret;
+
+	ibpost_sconn_target(sc);
+	ret = ibpost_sconn_sizes(sc, &nslots, &slot_size, st);
+	if (ret)
+		return ret;
+	ret = ibpost_srv_charge(sc, ibpost_buf_pinned(nslots, slot_size),
+				ibpost_op_is_rdma(sc->op) ? nslots : 0, st);
+	if (ret)
+		return ret;
+	ret = ibpost_target_alloc(t, sc->ep.ibdev, nslots, slot_size, st);
+	if (ret)
+		return ret;
+	/* Slot s holds what WR s of the client will read. */
+	if (sc->op == IBPOST_OP_READ && ibpost_sconn_verify(sc))
+		for (s = 0; s < nslots; s++)
+			ibpost_target_stamp(t, s, s);
+	if (ibpost_op_is_rdma(sc->op)) {
+		ret = ibpost_target_register(t, &sc->ep, st);
+		if (ret)
+			return ret;
+	}
+	/* One data receive per queue slot of the client. */
+	if (ibpost_op_has_recv(sc->op))
+		return ibpost_target_recvs(t, &sc->ep, sc->depth, st);
+	return 0;
+}
+
+/*
+ * A session's other queues may join it from now on (serve/join.c): its token,
+ * new from the kernel's RNG.  Before the ready is sent, for the client may
+ * connect them as soon as it reads it; the token is in no other message.
+ */
+static void ibpost_sconn_joinable(struct ibpost_sconn *sc)
+{
+	u8 token[IBPOST_WIRE_TOKEN_LEN];
+
+	do
+		get_random_bytes(token, sizeof(token));
+	while (ibpost_mem_is_zero(token, sizeof(token)));
+	mutex_lock(&sc->srv->lock);
+	memcpy(sc->token, token, sizeof(token));
+	sc->has_token = true;
+	sc->joinable = true;
+	mutex_unlock(&sc->srv->lock);
+	memzero_explicit(token, sizeof(token));
+}
+
+/* Send the answer to the job: a refusal (@err) or the slots. */
+static int ibpost_sconn_ready(struct ibpost_sconn *sc, int err,
+			      struct ibpost_status *st)
+{
+	struct ibpost_wire_ready *m = ibpost_ctl_sbuf(&sc->ctl);
+	u32 n = err ? 0 : sc->target.buf.nslots, i;
+	u64 addr;
+	u32 rkey;
+	u32 len = ibpost_wire_ready_size(n);
+	int ret;
+
+	memset(m, 0, len);
+	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_READY, len, sc->num);
+	ibpost_wire_st_put(&m->st, err, st);
+	m->nslots = cpu_to_be32(n);
+	if (n && ibpost_sconn_session(sc)) {
+		m->chunk = cpu_to_be32(sc->chunk);
+		ibpost_sconn_joinable(sc);
+		m->session = cpu_to_be32(sc->num);
+		memcpy(m->token, sc->token, sizeof(m->token));
+	}
+	for (i = 0; i < n; i++) {
+		ibpost_target_remote(&sc->target, i, &addr, &rkey);
+		m->slot[i].addr = cpu_to_be64(addr);
+		m->slot[i].rkey = cpu_to_be32(rkey);
+		m->slot[i].length = cpu_to_be32(sc->target.buf.slot_size);
+	}
+	ret = ibpost_ctl_send(&sc->ctl, len, false, 0);
+	if (ret)
+		return ibpost_sconn_fail(st, ret, IBPOST_R_POST, 0, 0);
+	return ibpost_sconn_wait(sc, ibpost_sconn_sent, IBPOST_SCONN_LINGER_MS,
+				 false, st);
+}
+
+/* At the fin: check the slots an RDMA WRITE job wrote last. */
+static void ibpost_sconn_check_writes(struct ibpost_sconn *sc)
+{
+	struct ibpost_target *t = &sc->target;
+	u32 total = t->fin ? t->fin_imm : sc->ctl.zimm;
+	u32 nslots = t->buf.nslots, s;
+	u64 wr;
+
+	for (s = 0; s < nslots && s < total; s++) {
+		wr = s + (u64)nslots * ((total - 1 - s) / nslots);
+		ibpost_buf_for_cpu(&t->buf, s);
+		ibpost_target_check(t, s, wr, wr);
+		t->msgs++;
+	}
+}
+
+/*
+ * The account of the job: what arrived, or (@err) why the server ended it
+ * (@why).
+ */
+static int ibpost_sconn_result(struct ibpost_sconn *sc, int err,
+			       const struct ibpost_status *why,
+			       struct ibpost_status *st)
+{
+	struct ibpost_wire_result *m = ibpost_ctl_sbuf(&sc->ctl);
+	const struct ibpost_target *t = &sc->target;
+	struct ibpost_status none = {};
+	int ret;
+
+	/* A keep-alive in flight: its completion would race our count. */
+	ret = ibpost_sconn_wait(sc, ibpost_sconn_sent, IBPOST_SCONN_LINGER_MS,
+				false, st);
+	if (ret)
+		return ret;
+	if (!err && sc->op == IBPOST_OP_WRITE && ibpost_sconn_verify(sc))
+		ibpost_sconn_check_writes(sc);
+	memset(m, 0, sizeof(*m));
+	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_RESULT, sizeof(*m), sc->num);
+	ibpost_wire_st_put(&m->st, err, err ? why : &none);
+	m->msgs = cpu_to_be64(t->msgs);
+	m->bytes = cpu_to_be64(t->bytes);
+	m->verify_errors = cpu_to_be32(t->mm.count);
+	m->verify_wr = cpu_to_be32((u32)min_t(u64, t->mm_wr, U32_MAX));
+	m->verify_sge = cpu_to_be32(t->mm.sge);
+	m->verify_offset = cpu_to_be32(t->mm.off);
+	m->verify_expected = t->mm.expected;
+	m->verify_got = t->mm.got;
+	ret = ibpost_ctl_send(&sc->ctl, sizeof(*m), false, 0);
+	if (ret)
+		return ibpost_sconn_fail(st, ret, IBPOST_R_POST, 0, 0);
+	/*
+	 * The job is done: a client that read the result may disconnect
+	 * before the send's completion is reaped here (the linger reaps it).
+	 */
+	return 0;
+}
+
+/* Free everything of the connection; the thread then only waits. */
+static void ibpost_sconn_teardown(struct ibpost_sconn *sc, bool qp_ok)
+{
+	if (qp_ok)
+		ibpost_target_invalidate(&sc->target);
+	/* The session's other queues: in its PD, gone before its MRs. */
+	ibpost_sjoin_end_all(sc);
+	rdma_disconnect(sc->id);
+	ibpost_ep_drain(&sc->ep);
+	ibpost_target_free(&sc->target);
+	ibpost_srv_uncharge(sc);
+	ibpost_ctl_free(&sc->ctl);
+	rdma_destroy_qp(sc->id);
+	sc->ep.qp = NULL;
+	ibpost_ep_destroy(&sc->ep);
+	rdma_destroy_id(sc->id);
+	sc->id = NULL;
+	ibpost_dev_put(sc->dev);
+}
+
+/*
+ * A message on the control receive while the job runs (a second job, say):
+ * it took the receive the fin needed.  The job ends with the reason.
+ */
+static int ibpost_sconn_stray(struct ibpost_sconn *sc,
+			      struct ibpost_status *st)
+{
+	const void *m;
+	u32 len;
+	int ret;
+
+	m = ibpost_ctl_take(&sc->ctl, &len);
+	if (!m)
+		return 0;
+	ret = ibpost_wire_order_check(true, m, len, st);
+	ibpost_ctl_release(&sc->ctl, m, false);
+	return ret;
+}
+
+/**
+ * ibpost_sconn_abandon() - free a connection whose thread never ran.
+ * @sc: the connection, its thread stopped before ibpost_sconn_thread().
+ *
+ * Context: process context (the server's release).
+ */
+void ibpost_sconn_abandon(struct ibpost_sconn *sc)
+{
+	ibpost_sconn_teardown(sc, false);
+}
+
+/* The client's job, from its description to the answer to its fin. */
+static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
+			    bool *refused)
+{
+	struct ibpost_status none = {};
+	int ret, stray;
+
+	/*
+	 * The client's idle time starts now: creating a deep queue took the
+	 * server's time, not the client's (seconds on a debug kernel for a
+	 * hello of depth 4096, and the job was refused as never sent).
+	 */
+	sc->t_active = jiffies;
+	ret = ibpost_sconn_wait(sc, ibpost_sconn_have_job,
+				sc->srv->args.idle_ms, false, st);
+	if (ret)
+		return ret;
+	ret = ibpost_sconn_job(sc, st);
+	if (!ret)
+		ret = ibpost_sconn_setup(sc, st);
+	if (ret) {
+		/* The client learns why; the server goes on. */
+		*refused = true;
+		ibpost_srv_conn_event(sc, IBPOST_SRV_REFUSED, ret, st);
+		ibpost_sconn_ready(sc, ret, st);
+		return ret;
+	}
+	/* The set-up was the server's time too: idle counts from ready. */
+	sc->t_job = jiffies;
+	sc->t_active = sc->t_job;
+	ret = ibpost_sconn_ready(sc, 0, st);
+	if (ret)
+		return ret;
+	ibpost_srv_conn_event(sc, IBPOST_SRV_JOB, 0, NULL);
+	ret = ibpost_sconn_wait(sc, ibpost_sconn_have_fin, 0, true, st);
+	if (ret)
+		return ret;
+	/* A session's end: no queue joins it any more. */
+	mutex_lock(&sc->srv->lock);
+	sc->joinable = false;
+	mutex_unlock(&sc->srv->lock);
+	/*
+	 * A message out of order ends the job: said first, for the client's
+	 * WRs may meet the dead rkeys and take the QP to error.
+	 */
+	stray = ibpost_sconn_stray(sc, st);
+	if (stray) {
+		*refused = true;
+		ibpost_srv_conn_event(sc, IBPOST_SRV_REFUSED, stray, st);
+	}
+	/* The client's WRs completed (or it broke the order): rkeys die. */
+	ret = ibpost_target_invalidate(&sc->target);
+	if (stray) {
+		if (!ret)
+			ibpost_sconn_result(sc, stray, st, &none);
+		return stray;
+	}
+	if (ret)
+		return ibpost_sconn_fail(st, ret, IBPOST_R_WC_ERROR, 0, 0);
+	return ibpost_sconn_result(sc, 0, NULL, st);
+}
+
+/**
+ * ibpost_sconn_thread() - serve one connection.
+ * @arg: the struct ibpost_sconn.
+ *
+ * Does the job, reports how it ended, frees everything, then waits to be
+ * reaped with kthread_stop().
+ *
+ * Context: the connection's kthread.
+ * Return: 0.
+ */
+int ibpost_sconn_thread(void *arg)
+{
+	struct ibpost_sconn *sc = arg;
+	struct ibpost_status st = {};
+	bool refused = false;
+	int ret;
+
+	ret = ibpost_sconn_run(sc, &st, &refused);
+	if (!ret)
+		ibpost_srv_conn_event(sc, IBPOST_SRV_DONE, 0, NULL);
+	else if (!refused)
+		ibpost_srv_conn_event(sc, IBPOST_SRV_LOST, ret, &st);
+	/* Let the client disconnect first: it has read the answer by then. */
+	if (!ret || refused)
+		ibpost_sconn_wait(sc, ibpost_sconn_never,
+				  IBPOST_SCONN_LINGER_MS, false, &st);
+	ibpost_sconn_teardown(sc, sc->target.wc_status == IB_WC_SUCCESS &&
+			      sc->ctl.wc_status == IB_WC_SUCCESS &&
+			      !READ_ONCE(sc->dev->dying));
+	ibpost_srv_finished(sc);
+	ibpost_kthread_wait_stop();
+	return 0;
+}

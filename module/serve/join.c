@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: `ibpost serve`: connections that join a session (its other
+ * queues, Documentation/wire.rst).
+ *
+ * A session's first connection gets its region and, in the ready, the
+ * session's number and a random token.  Each other queue of the client's
+ * session connects with a join (IBPOST_WIRE_HELLO_JOIN) naming both.  The
+ * connect request handler checks the join against the live sessions
+ * before it allocates anything: the session must exist, be a session,
+ * still be running, and the token must match (crypto_memneq()); the
+ * session's connections are capped (the server's per-address limit) and
+ * so are the server's (--max-conns).  An accepted join gets a QP in the
+ * session's PD, so the region's rkeys work on it and no other's do; it
+ * has no job, no control channel and no thread: the session's teardown
+ * disconnects and frees it, after the region's MRs were invalidated.
+ *
+ * Test hook: serve_test_drop_join disconnects one joined connection of a
+ * running session, as a fabric losing that one connection would, so that
+ * the client's handling of one lost queue can be seen (peer-blk.sh).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/algapi.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "serve/serve.h"
+
+static uint serve_test_drop_join;
+module_param(serve_test_drop_join, uint, 0600);
+MODULE_PARM_DESC(serve_test_drop_join,
+		 "test hook, taken by the next running session with at least this many joined connections: the server disconnects the Nth of them (1: the one of the client's queue 1) and the parameter goes back to 0");
+
+/* The session numbered @num (srv->lock held), or NULL. */
+static struct ibpost_sconn *ibpost_sjoin_find(struct ibpost_server *srv,
+					      u32 num)
+{
+	struct ibpost_sconn *sc;
+
+	list_for_each_entry(sc, &srv->conns, node)
+		if (sc->num == num)
+			return sc;
+	return NULL;
+}
+
+/*
+ * May @j join a session now (srv->lock held)?  The session, or NULL with
+ * the refusal in @st.
+ */
+static struct ibpost_sconn *ibpost_sjoin_check(struct ibpost_server *srv,
+					       struct rdma_cm_id *id,
+					       const struct ibpost_wire_join *j,
+					       struct ibpost_status *st,
+					       int *err)
+{
+	u32 num = be32_to_cpu(j->session);
+	u32 max = srv->args.max_per_addr;
+	struct ibpost_sconn *sc;
+
+	*err = -EBUSY;
+	if (srv->stopping || srv->active >= srv->args.max_conns) {
+		ibpost_status_set(st, IBPOST_R_PEER_BUSY, srv->active,
+				  srv->args.max_conns);
+		return NULL;
+	}
+	*err = -ENOENT;
+	sc = ibpost_sjoin_find(srv, num);
+	/* Not a session: it never had a token to match. */
+	if (!sc || !sc->has_token) {
+		ibpost_status_set(st, IBPOST_R_JOIN_UNKNOWN, num, 0);
+		return NULL;
+	}
+	*err = -EACCES;
+	if (crypto_memneq(sc->token, j->token, sizeof(sc->token))) {
+		ibpost_status_set(st, IBPOST_R_JOIN_TOKEN, num, 0);
+		return NULL;
+	}
+	*err = -ESHUTDOWN;
+	if (!sc->joinable) {
+		ibpost_status_set(st, IBPOST_R_JOIN_ENDED, num, 0);
+		return NULL;
+	}
+	*err = -EBUSY;
+	if (1 + sc->njoins >= max) {
+		ibpost_status_set(st, IBPOST_R_JOIN_MAX, 1 + sc->njoins, max);
+		return NULL;
+	}
+	/* A PD is one device's: the join must come in on the session's. */
+	*err = -EXDEV;
+	if (id->device != sc->ep.ibdev) {
+		ibpost_status_set(st, IBPOST_R_CONNECT, EXDEV, 0);
+		return NULL;
+	}
+	return sc;
+}
+
+/* The joined connection's CQ and QP, in the session's PD. */
+static int ibpost_sjoin_qp(struct ibpost_sjoin *sj, struct rdma_cm_id *id)
+{
+	/* No messages: RDMA READ and WRITE of the client land in the MRs. */
+	struct ibpost_ep_caps ec = {
+		.send_wr = 1,
+		.send_sge = 1,
+		.recv_wr = 1,
+		.recv_sge = 1,
+		.poll = IB_POLL_WORKQUEUE,
+	};
+	struct ib_qp_init_attr init;
+	int ret;
+
+	ret = ibpost_ep_cq(&sj->ep, id->device, &sj->owner->ep, id->port_num,
+			   &ec);
+	if (ret)
+		return ret;
+	sj->ep.cm_id = id;
+	ibpost_ep_qp_attr(&sj->ep, &ec, &init);
+	ret = rdma_create_qp(id, sj->ep.pd, &init);
+	if (ret)
+		return ret;
+	ibpost_ep_qp_set(&sj->ep, id->qp, &init);
+	return 0;
+}
+
+/* Take a joined connection off its session (and the server's count). */
+static void ibpost_sjoin_unlink(struct ibpost_server *srv,
+				struct ibpost_sjoin *sj, bool set_up)
+{
+	struct ibpost_sconn *sc = sj->owner;
+
+	mutex_lock(&srv->lock);
+	list_del(&sj->node);
+	sc->njoins--;
+	if (set_up)
+		WRITE_ONCE(sc->joining, sc->joining - 1);
+	srv->active--;
+	mutex_unlock(&srv->lock);
+	if (set_up)
+		wake_up(&sc->wake);
+}
+
+static void ibpost_sjoin_event(struct ibpost_sjoin *sj, u32 joined)
+{
+	struct ibpost_serve_event ev = {
+		.kind = IBPOST_SRV_JOIN,
+		.conn = sj->num,
+		.value = sj->owner->num,
+		.limit = joined,
+	};
+
+	ibpost_srv_peer(&ev, (struct sockaddr *)&sj->id->route.addr.dst_addr);
+	ibpost_srv_event(sj->owner->srv, &ev);
+}
+
+/**
+ * ibpost_srv_join() - a connect request that joins a session.
+ * @srv: the server.
+ * @id: the request's new id.
+ * @ev: the request.
+ * @j: its private data, checked (ibpost_wire_hello_check()).
+ *
+ * Refused, before anything is allocated for it, with
+ * IBPOST_R_PEER_BUSY (the server's connection limit),
+ * IBPOST_R_JOIN_UNKNOWN (no such session), IBPOST_R_JOIN_TOKEN,
+ * IBPOST_R_JOIN_ENDED (the session ended or is ending), IBPOST_R_JOIN_MAX
+ * (the session's connection limit) or IBPOST_R_CONNECT (another device).
+ *
+ * Context: the listener's rdma_cm handler (connect requests one at a time).
+ * Return: 0 (accepted), or 1 (rejected: rdma_cm destroys @id).
+ */
+int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
+		    const struct rdma_cm_event *ev,
+		    const struct ibpost_wire_join *j)
+{
+	struct ibpost_status st = {};
+	struct ibpost_sjoin *sj;
+	struct ibpost_sconn *sc;
+	int ret;
+
+	mutex_lock(&srv->lock);
+	sc = ibpost_sjoin_check(srv, id, j, &st, &ret);
+	if (!sc) {
+		mutex_unlock(&srv->lock);
+		return ibpost_srv_reject(id, ret, st.reason, st.value,
+					 st.limit);
+	}
+	sj = kzalloc(sizeof(*sj), GFP_KERNEL);
+	if (!sj) {
+		mutex_unlock(&srv->lock);
+		return ibpost_srv_reject(id, -ENOMEM, IBPOST_R_NOMEM, 0, 0);
+	}
+	sj->kind = IBPOST_SRV_KIND_JOIN;
+	sj->owner = sc;
+	sj->id = id;
+	sj->num = ++srv->next_conn;
+	/* The session's teardown waits for @joining: its PD stays. */
+	list_add_tail(&sj->node, &sc->joins);
+	sc->njoins++;
+	WRITE_ONCE(sc->joining, sc->joining + 1);
+	srv->active++;
+	mutex_unlock(&srv->lock);
+
+	ret = ibpost_sjoin_qp(sj, id);
+	if (!ret)
+		ret = ibpost_srv_accept(id, ev);
+	if (ret) {
+		ibpost_ep_drain(&sj->ep);
+		ibpost_srv_ep_free(&sj->ep);
+		ibpost_sjoin_unlink(srv, sj, true);
+		kfree(sj);
+		return ibpost_srv_reject(id, ret, IBPOST_R_CONNECT, -ret, 0);
+	}
+	id->context = sj;
+	/* Said before the session's teardown may take @sj (it waits). */
+	mutex_lock(&srv->lock);
+	ibpost_sjoin_event(sj, 1 + sc->njoins);
+	WRITE_ONCE(sc->joining, sc->joining - 1);
+	mutex_unlock(&srv->lock);
+	wake_up(&sc->wake);
+	return 0;
+}
+
+/**
+ * ibpost_sjoin_end_all() - end the connections that joined a session.
+ * @sc: the session's connection, tearing down: its region's MRs are
+ *	invalidated (or its QP failed), its PD still there.
+ *
+ * No join is accepted any more; those being set up are waited for; each
+ * is disconnected, drained and freed before the session's PD goes.
+ *
+ * Context: the connection's thread, or the server's release.
+ */
+void ibpost_sjoin_end_all(struct ibpost_sconn *sc)
+{
+	struct ibpost_server *srv = sc->srv;
+	struct ibpost_sjoin *sj, *tmp;
+
+	mutex_lock(&srv->lock);
+	sc->joinable = false;
+	mutex_unlock(&srv->lock);
+	/* Written under the lock, then woken: no lock in the condition. */
+	wait_event(sc->wake, !READ_ONCE(sc->joining));
+	/* Only the request handler adds, and only while @joinable. */
+	list_for_each_entry_safe(sj, tmp, &sc->joins, node) {
+		rdma_disconnect(sj->id);
+		ibpost_ep_drain(&sj->ep);
+		ibpost_srv_ep_free(&sj->ep);
+		rdma_destroy_id(sj->id);
+		ibpost_sjoin_unlink(srv, sj, false);
+		kfree(sj);
+	}
+}
+
+/**
+ * ibpost_sjoin_test_drop() - the serve_test_drop_join hook.
+ * @sc: a running session's connection, from its thread.
+ *
+ * Disconnects the session's Nth joined connection (in the order they
+ * joined: the client's queue N) when the hook asks for one it has; the
+ * connection stays in the session's list, ended with the rest by its
+ * teardown (the only one that frees a joined connection once set up,
+ * from this same thread).
+ *
+ * Context: the session connection's thread.
+ */
+void ibpost_sjoin_test_drop(struct ibpost_sconn *sc)
+{
+	u32 n = READ_ONCE(serve_test_drop_join), i = 0;
+	struct ibpost_server *srv = sc->srv;
+	struct ibpost_sjoin *sj, *hit = NULL;
+
+	if (!n)
+		return;
+	mutex_lock(&srv->lock);
+	/* None being set up: every join in the list is connected. */
+	if (!sc->joining && sc->njoins >= n &&
+	    cmpxchg(&serve_test_drop_join, n, 0) == n) {
+		list_for_each_entry(sj, &sc->joins, node) {
+			if (++i == n) {
+				hit = sj;
+				break;
+			}
+		}
+	}
+	mutex_unlock(&srv->lock);
+	if (!hit)
+		return;
+	pr_info("test hook: session %u: its joined connection %u (conn %u) disconnected\n",
+		sc->num, n, hit->num);
+	rdma_disconnect(hit->id);
+}

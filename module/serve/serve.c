@@ -1,0 +1,952 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: `ibpost serve`: listen through rdma_cm and serve jobs of clients
+ * on other hosts (IBPOST_IOC_SERVE).
+ *
+ * A server belongs to the open file that started it.  The connect request
+ * handler checks the client's hello, creates the QP sized by it, accepts,
+ * and hands the connection to a thread of its own (serve/conn.c), which does
+ * the job and frees everything; the handler refuses (rdma_reject() with
+ * the reason in the private data) what it cannot serve.  What happens is
+ * queued as events the file's owner reads one per ioctl.  Finished
+ * connections are reaped by a work item, whether or not the owner reads
+ * events, and count against --max-conns until then.  Closing the file
+ * stops every connection and waits for their threads; a connection whose
+ * thread never ran is freed by the release itself.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
+
+#include "lib/abi.h"
+#include "lib/allow.h"
+#include "file.h"
+#include "core/live.h"
+#include "serve/serve.h"
+#include "core/testhook.h"
+#include "core/trace.h"
+
+#define IBPOST_SRV_CONNS	16
+#define IBPOST_SRV_CONNS_MAX	256
+#define IBPOST_SRV_IDLE_MS	10000
+#define IBPOST_SRV_IDLE_MIN	1000
+#define IBPOST_SRV_IDLE_MAX	600000
+#define IBPOST_SRV_EVENTS_MAX	1024
+#define IBPOST_SRV_JOB_MS	600000
+#define IBPOST_SRV_JOB_MS_MIN	1000
+#define IBPOST_SRV_JOB_MS_MAX	86400000
+#define IBPOST_SRV_PER_ADDR	8
+
+struct ibpost_srv_ev {
+	struct list_head node;
+	struct ibpost_serve_event ev;
+};
+
+static_assert(sizeof(struct ibpost_serve) == IBPOST_SERVE_SIZE_VER1);
+
+static bool serve_test_nowake;
+module_param(serve_test_nowake, bool, 0600);
+MODULE_PARM_DESC(serve_test_nowake,
+		 "test hook: connection threads are created but not woken, so that closing the server stops threads that never ran");
+
+static uint serve_test_lost_ms;
+module_param(serve_test_lost_ms, uint, 0600);
+MODULE_PARM_DESC(serve_test_lost_ms,
+		 "test hook: a lost listener's handler waits this long (ms, at most 10000; or until set to 0) between leaving the server's lock and its last access to the server, so that a close races it every time");
+
+/**
+ * ibpost_srv_event() - queue an event for the file's owner.
+ * @srv: the server.
+ * @ev: the event (copied).
+ *
+ * Context: process context.
+ */
+void ibpost_srv_event(struct ibpost_server *srv,
+		      const struct ibpost_serve_event *ev)
+{
+	struct ibpost_srv_ev *e = kmalloc(sizeof(*e), GFP_KERNEL);
+
+	trace_ibpost_srv(ev);
+	spin_lock(&srv->ev_lock);
+	if (!e || srv->nevents >= IBPOST_SRV_EVENTS_MAX) {
+		srv->dropped++;
+		spin_unlock(&srv->ev_lock);
+		kfree(e);
+		return;
+	}
+	e->ev = *ev;
+	list_add_tail(&e->node, &srv->events);
+	srv->nevents++;
+	spin_unlock(&srv->ev_lock);
+	wake_up_interruptible(&srv->ev_wq);
+}
+
+/**
+ * ibpost_srv_peer() - put a client's address into an event.
+ * @ev: the event.
+ * @sa: the address (AF_INET or AF_INET6; any other leaves @ev as it is).
+ */
+void ibpost_srv_peer(struct ibpost_serve_event *ev, const struct sockaddr *sa)
+{
+	const struct sockaddr_in *in4 = (const void *)sa;
+	const struct sockaddr_in6 *in6 = (const void *)sa;
+
+	if (sa->sa_family == AF_INET) {
+		memcpy(ev->peer, &in4->sin_addr, sizeof(in4->sin_addr));
+		ev->port = ntohs(in4->sin_port);
+	} else if (sa->sa_family == AF_INET6) {
+		memcpy(ev->peer, &in6->sin6_addr, sizeof(in6->sin6_addr));
+		ev->port = ntohs(in6->sin6_port);
+	} else {
+		return;
+	}
+	ev->peer_family = sa->sa_family;
+}
+
+/**
+ * ibpost_srv_conn_event() - queue an event about a connection.
+ * @sc: the connection.
+ * @kind: IBPOST_SRV_*.
+ * @err: negative errno or 0.
+ * @st: reason, value and limit (may be NULL).
+ */
+void ibpost_srv_conn_event(struct ibpost_sconn *sc, u32 kind, int err,
+			   const struct ibpost_status *st)
+{
+	struct ibpost_serve_event ev = {
+		.kind = kind,
+		.conn = sc->num,
+		.err = err,
+		.op = sc->op,
+		.msg_size = sc->msg_size,
+		.depth = sc->depth,
+		.nslots = sc->target.buf.nslots,
+		.msgs = sc->target.msgs,
+		.bytes = sc->target.bytes,
+		.verify_errors = sc->target.mm.count,
+		.wc_status = sc->target.wc_status != IB_WC_SUCCESS ?
+			     sc->target.wc_status : sc->ctl.wc_status,
+	};
+
+	if (st) {
+		ev.reason = st->reason;
+		ev.value = st->value;
+		ev.limit = st->limit;
+	}
+	if (sc->id)
+		ibpost_srv_peer(&ev, (struct sockaddr *)
+				&sc->id->route.addr.dst_addr);
+	ibpost_srv_event(sc->srv, &ev);
+}
+
+/**
+ * ibpost_srv_finished() - a connection's thread is done with it.
+ * @sc: the connection (its resources freed).
+ */
+void ibpost_srv_finished(struct ibpost_sconn *sc)
+{
+	struct ibpost_server *srv = sc->srv;
+
+	mutex_lock(&srv->lock);
+	sc->finished = true;
+	mutex_unlock(&srv->lock);
+	/* The release cancels the work only after every thread stopped. */
+	schedule_work(&srv->reap_work);
+}
+
+/**
+ * ibpost_srv_charge() - take a job's memory and MRs from the server's budget.
+ * @sc: the connection (holds nothing yet).
+ * @bytes: memory the job's slots pin, as allocated (ibpost_buf_pinned()).
+ * @mrs: memory registrations they need.
+ * @st: the refusal: IBPOST_R_SRV_MEM with what all jobs would hold and the
+ *	budget (@limit is the MR budget when MRs ran out).
+ *
+ * Checked before anything is allocated, so that no remote client can make
+ * the server pin more than its budget, whatever the other clients hold.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ibpost_srv_charge(struct ibpost_sconn *sc, u64 bytes, u32 mrs,
+		      struct ibpost_status *st)
+{
+	struct ibpost_server *srv = sc->srv;
+	u32 max_mrs = min_t(u32, IBPOST_SRV_MRS,
+			    max(sc->ep.ibdev->attrs.max_mr / 2, 1));
+	int ret = 0;
+
+	mutex_lock(&srv->lock);
+	if (srv->pinned + bytes > srv->max_mem) {
+		ibpost_status_set(st, IBPOST_R_SRV_MEM, srv->pinned + bytes,
+				  srv->max_mem);
+		ret = -ENOMEM;
+	} else if ((u64)srv->mrs + mrs > max_mrs) {
+		ibpost_status_set(st, IBPOST_R_SRV_MEM, (u64)srv->mrs + mrs,
+				  max_mrs);
+		ret = -ENOMEM;
+	} else {
+		srv->pinned += bytes;
+		srv->mrs += mrs;
+		sc->charged = bytes;
+		sc->charged_mrs = mrs;
+	}
+	mutex_unlock(&srv->lock);
+	return ret;
+}
+
+/**
+ * ibpost_srv_uncharge() - give back what ibpost_srv_charge() and the
+ *	connect request took.
+ * @sc: the connection; its slots, MRs and control slots are freed.
+ */
+void ibpost_srv_uncharge(struct ibpost_sconn *sc)
+{
+	struct ibpost_server *srv = sc->srv;
+
+	mutex_lock(&srv->lock);
+	srv->pinned -= sc->charged + sc->charged_ctl;
+	srv->mrs -= sc->charged_mrs;
+	sc->charged = 0;
+	sc->charged_ctl = 0;
+	sc->charged_mrs = 0;
+	mutex_unlock(&srv->lock);
+}
+
+/* Same host address (ports aside)? */
+static bool ibpost_srv_same_addr(const struct sockaddr_storage *a,
+				 const struct sockaddr *b)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
+	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
+
+	if (a->ss_family != b->sa_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr);
+	return false;
+}
+
+/*
+ * Unfinished connections of the client at @addr (srv->lock held).  Connect
+ * requests of one listener are handled one at a time (rdma_cm holds the
+ * listener's handler mutex), so none slips between count and insertion.
+ */
+static u32 ibpost_srv_addr_conns(struct ibpost_server *srv,
+				 const struct sockaddr *addr)
+{
+	struct ibpost_sconn *sc;
+	u32 n = 0;
+
+	list_for_each_entry(sc, &srv->conns, node)
+		if (!sc->finished && ibpost_srv_same_addr(&sc->peer, addr))
+			n++;
+	return n;
+}
+
+/**
+ * ibpost_srv_reject() - refuse a connect request with the reason.
+ * @id: the request's new id (its context the server).
+ * @err: negative errno.
+ * @reason: enum ibpost_reason.
+ * @value: the offending value.
+ * @limit: the limit it broke.
+ *
+ * The client reads the reason in the rejection's private data; the owner
+ * of the server gets an IBPOST_SRV_REFUSED event.
+ *
+ * Return: 1: the connect request handler returns it, and rdma_cm destroys
+ * the id.
+ */
+int ibpost_srv_reject(struct rdma_cm_id *id, int err, u32 reason, u64 value,
+		      u64 limit)
+{
+	struct ibpost_wire_reject rej = {
+		.magic = cpu_to_be32(IBPOST_WIRE_MAGIC),
+		.version = cpu_to_be16(IBPOST_WIRE_VERSION),
+		.reason = cpu_to_be32(reason),
+		.err = cpu_to_be32(-err),
+		.value = cpu_to_be64(value),
+		.limit = cpu_to_be64(limit),
+	};
+	struct ibpost_server *srv = id->context;
+	struct ibpost_serve_event ev = {
+		.kind = IBPOST_SRV_REFUSED,
+		.err = err,
+		.reason = reason,
+		.value = value,
+		.limit = limit,
+	};
+
+	ibpost_srv_peer(&ev, (struct sockaddr *)&id->route.addr.dst_addr);
+	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	ibpost_srv_event(srv, &ev);
+	return 1;
+}
+
+/* Check the hello (or join); 0 or the reason to refuse in @st. */
+static int ibpost_srv_hello(const struct rdma_cm_event *ev,
+			    const struct ib_device *ibdev,
+			    struct ibpost_wire_join *j, struct ibpost_status *st)
+{
+	u32 max_rsge = min_t(u32, ibdev->attrs.max_recv_sge,
+			     IBPOST_WIRE_MAX_SGE);
+
+	return ibpost_wire_hello_check(ev->param.conn.private_data,
+				       ev->param.conn.private_data_len,
+				       max_rsge, j, st);
+}
+
+/* Bytes of each control slot: room for the answer's slots. */
+static size_t ibpost_srv_ctl_size(const struct ibpost_wire_hello *h)
+{
+	/* The answer's slots: a job's, or a session's region's chunks. */
+	u32 nslots = be16_to_cpu(h->flags) & IBPOST_WIRE_HELLO_REGION ?
+		     IBPOST_WIRE_MAX_CHUNKS : 2 * be32_to_cpu(h->depth);
+
+	return ibpost_ctl_size(nslots);
+}
+
+/* Memory the control slots of a connection with this hello pin. */
+static u64 ibpost_srv_ctl_pinned(const struct ibpost_wire_hello *h)
+{
+	return ibpost_buf_pinned(IBPOST_CTL_RX + 1, ibpost_srv_ctl_size(h));
+}
+
+/* The connection's CQ and QP, sized by the hello, and its receives. */
+static int ibpost_srv_qp(struct ibpost_sconn *sc)
+{
+	u32 depth = be32_to_cpu(sc->hello.depth);
+	u32 rsge = max_t(u32, be32_to_cpu(sc->hello.recv_sge), 1);
+	struct ibpost_ep_caps ec = {
+		.send_wr = IBPOST_MR_CHAIN + 2,
+		.send_sge = 1,
+		.recv_wr = depth + IBPOST_CTL_RX,
+		.recv_sge = rsge,
+		/*
+		 * Handlers in a workqueue, as nvmet-rdma and isert poll their
+		 * target CQs: receives are reposted as they complete and the
+		 * connection's thread sleeps until a handler wakes it (a
+		 * thread polling its CQ spins at 100 % of a CPU under a
+		 * trickle of messages, and the peer decides how fast they
+		 * come).  Not softirq: checking a verified message reads all
+		 * of it, too long for softirq context.
+		 */
+		.poll = IB_POLL_WORKQUEUE,
+	};
+	struct ib_qp_init_attr init;
+	int ret;
+
+	/* A PD of its own: no other client's rkey works on this QP. */
+	ret = ibpost_ep_cq(&sc->ep, sc->id->device, NULL, sc->id->port_num,
+			   &ec);
+	if (ret)
+		return ret;
+	/* The QP is the id's: rdma_destroy_qp() frees it. */
+	sc->ep.cm_id = sc->id;
+	ibpost_ep_qp_attr(&sc->ep, &ec, &init);
+	ret = rdma_create_qp(sc->id, sc->ep.pd, &init);
+	if (ret)
+		return ret;
+	ibpost_ep_qp_set(&sc->ep, sc->id->qp, &init);
+	/*
+	 * One control receive, for the job: data messages take receives in
+	 * order, so with a SEND opcode every receive after it is a data one.
+	 */
+	return ibpost_ctl_init(&sc->ctl, &sc->ep,
+			       ibpost_srv_ctl_size(&sc->hello), 1);
+}
+
+/**
+ * ibpost_srv_ep_free() - free a drained served endpoint whose QP is its
+ *	rdma_cm id's (the id stays).
+ * @ep: the endpoint (@ep->cm_id set once the QP exists); may be partly
+ *	built.
+ */
+void ibpost_srv_ep_free(struct ibpost_ep *ep)
+{
+	if (ep->qp) {
+		rdma_destroy_qp(ep->cm_id);
+		ep->qp = NULL;
+	}
+	ibpost_ep_destroy(ep);
+}
+
+/* Undo ibpost_srv_qp() (the connection was never accepted). */
+static void ibpost_srv_qp_free(struct ibpost_sconn *sc)
+{
+	/* Receives posted: the QP is drained before their slots go. */
+	ibpost_ep_drain(&sc->ep);
+	ibpost_ctl_free(&sc->ctl);
+	ibpost_srv_ep_free(&sc->ep);
+}
+
+/**
+ * ibpost_srv_accept() - accept a connect request whose QP is created.
+ * @id: the request's id.
+ * @ev: the request.
+ *
+ * Return: 0 or a negative errno.
+ */
+int ibpost_srv_accept(struct rdma_cm_id *id, const struct rdma_cm_event *ev)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = min_t(u8, 16,
+					     ev->param.conn.initiator_depth),
+		.initiator_depth = min_t(u8, 16,
+					 ev->param.conn.responder_resources),
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+	int ret;
+
+	/* RNR NAKs wait 40 us, not the 655 ms a zero timer would mean. */
+	ret = rdma_set_min_rnr_timer(id, IB_RNR_TIMER_000_04);
+	if (!ret)
+		ret = rdma_accept(id, &param);
+	return ret;
+}
+
+static struct ibpost_sconn *ibpost_srv_conn_alloc(struct ibpost_server *srv,
+						  struct rdma_cm_id *id,
+						  struct ibpost_dev *dev,
+						  const struct ibpost_wire_hello *h)
+{
+	struct ibpost_sconn *sc = kzalloc(sizeof(*sc), GFP_KERNEL);
+
+	if (!sc)
+		return NULL;
+	sc->kind = IBPOST_SRV_KIND_CONN;
+	sc->srv = srv;
+	sc->id = id;
+	sc->dev = dev;
+	sc->hello = *h;
+	memcpy(&sc->peer, &id->route.addr.dst_addr, sizeof(sc->peer));
+	sc->t_kick = jiffies;
+	init_waitqueue_head(&sc->wake);
+	INIT_LIST_HEAD(&sc->joins);
+	return sc;
+}
+
+/* A connect request: check it, create the QP, accept, start the thread. */
+static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
+			      const struct rdma_cm_event *ev)
+{
+	struct ibpost_status st = {};
+	struct ibpost_wire_join j;
+	struct ibpost_sconn *sc;
+	struct ibpost_dev *dev;
+	u64 ctl;
+	u32 n;
+	int ret;
+
+	/* Who may connect, before a byte of what the client sent is read. */
+	if (!ibpost_allow_match(srv->allow, srv->nallow,
+				(struct sockaddr *)&id->route.addr.dst_addr))
+		return ibpost_srv_reject(id, -EACCES, IBPOST_R_PEER_DENIED,
+					 srv->nallow, 0);
+	ret = ibpost_srv_hello(ev, id->device, &j, &st);
+	if (ret)
+		return ibpost_srv_reject(id, ret, st.reason, st.value,
+					 st.limit);
+	if (be16_to_cpu(j.hello.flags) & IBPOST_WIRE_HELLO_JOIN)
+		return ibpost_srv_join(srv, id, ev, &j);
+	ctl = ibpost_srv_ctl_pinned(&j.hello);
+	mutex_lock(&srv->lock);
+	if (srv->stopping || srv->active >= srv->args.max_conns) {
+		u32 active = srv->active;
+
+		mutex_unlock(&srv->lock);
+		return ibpost_srv_reject(id, -EBUSY, IBPOST_R_PEER_BUSY, active,
+					 srv->args.max_conns);
+	}
+	n = ibpost_srv_addr_conns(srv, (struct sockaddr *)
+				  &id->route.addr.dst_addr);
+	if (n >= srv->args.max_per_addr) {
+		mutex_unlock(&srv->lock);
+		return ibpost_srv_reject(id, -EBUSY, IBPOST_R_SRV_PER_ADDR, n,
+					 srv->args.max_per_addr);
+	}
+	/* The control slots are the connection's first pinned memory. */
+	if (srv->pinned + ctl > srv->max_mem) {
+		u64 want = srv->pinned + ctl;
+
+		mutex_unlock(&srv->lock);
+		return ibpost_srv_reject(id, -ENOMEM, IBPOST_R_SRV_MEM, want,
+					 srv->max_mem);
+	}
+	srv->pinned += ctl;
+	srv->active++;
+	mutex_unlock(&srv->lock);
+	dev = ibpost_dev_get_by_ibdev(id->device);
+	if (!dev) {
+		ret = ibpost_srv_reject(id, -ENODEV, IBPOST_R_NO_DEVICE, 0, 0);
+		goto err_active;
+	}
+	sc = ibpost_srv_conn_alloc(srv, id, dev, &j.hello);
+	if (!sc) {
+		ret = ibpost_srv_reject(id, -ENOMEM, IBPOST_R_NOMEM, 0, 0);
+		goto err_dev;
+	}
+	ret = ibpost_srv_qp(sc);
+	if (!ret)
+		ret = ibpost_srv_accept(id, ev);
+	if (ret) {
+		ibpost_srv_qp_free(sc);
+		ret = ibpost_srv_reject(id, ret, IBPOST_R_CONNECT, -ret, 0);
+		goto err_free;
+	}
+	mutex_lock(&srv->lock);
+	sc->num = ++srv->next_conn;
+	id->context = sc;
+	sc->thread = kthread_create(ibpost_sconn_thread, sc, "ibpost-s%u",
+				    sc->num);
+	if (IS_ERR(sc->thread)) {
+		/* accepted already: the thread-less end is a disconnect */
+		mutex_unlock(&srv->lock);
+		id->context = srv;
+		rdma_disconnect(id);
+		ibpost_srv_qp_free(sc);
+		ret = 1;
+		goto err_free;
+	}
+	get_task_struct(sc->thread);
+	/* From now on the connection's teardown gives it back. */
+	sc->charged_ctl = ctl;
+	list_add_tail(&sc->node, &srv->conns);
+	atomic_long_inc(&ibpost_live.jobs);
+	mutex_unlock(&srv->lock);
+	ibpost_srv_conn_event(sc, IBPOST_SRV_CONNECT, 0, NULL);
+	if (!READ_ONCE(serve_test_nowake))
+		wake_up_process(sc->thread);
+	return 0;
+
+err_free:
+	kfree(sc);
+err_dev:
+	ibpost_dev_put(dev);
+err_active:
+	mutex_lock(&srv->lock);
+	srv->pinned -= ctl;
+	srv->active--;
+	mutex_unlock(&srv->lock);
+	return ret;
+}
+
+/*
+ * The listener's device went away: stop serving, let rdma_cm free it.
+ * Unless the release took the listener first (it then destroys the id,
+ * which waits for this handler), the release may free @srv as soon as it
+ * sees @listen_lost: the event is queued under the lock, and the
+ * completion is the last access to @srv.
+ */
+static int ibpost_srv_listener_lost(struct ibpost_server *srv)
+{
+	struct ibpost_serve_event ev = {
+		.kind = IBPOST_SRV_STOPPED,
+		.err = -ENODEV,
+		.reason = IBPOST_R_DEVICE_GONE,
+	};
+	int ret = 0;
+
+	mutex_lock(&srv->lock);
+	if (!srv->stopping) {
+		srv->listen = NULL;
+		srv->listen_lost = true;
+		ibpost_srv_event(srv, &ev);
+		ret = 1;
+	}
+	mutex_unlock(&srv->lock);
+	if (ret)
+		ibpost_test_hold("lost listener", &serve_test_lost_ms);
+	if (ret)
+		complete(&srv->listen_done);
+	return ret;
+}
+
+static int ibpost_srv_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	enum ibpost_srv_kind *kind = id->context;
+	struct ibpost_sjoin *sj;
+	struct ibpost_sconn *sc;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return ibpost_srv_request(id->context, id, ev);
+	if (*kind == IBPOST_SRV_KIND_LISTEN)
+		return ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL ?
+		       ibpost_srv_listener_lost(id->context) : 0;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		break;
+	default:
+		return 0;
+	}
+	/* A joined queue: its session's teardown ends it. */
+	if (*kind == IBPOST_SRV_KIND_JOIN) {
+		sj = id->context;
+		WRITE_ONCE(sj->lost, true);
+		return 0;
+	}
+	sc = id->context;
+	WRITE_ONCE(sc->lost, true);
+	wake_up(&sc->wake);
+	return 0;
+}
+
+static void ibpost_srv_sockaddr(const struct ibpost_serve *a,
+				struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == AF_INET) {
+		in4->sin_family = AF_INET;
+		memcpy(&in4->sin_addr, a->addr, sizeof(in4->sin_addr));
+		in4->sin_port = htons(a->port);
+	} else {
+		in6->sin6_family = AF_INET6;
+		memcpy(&in6->sin6_addr, a->addr, sizeof(in6->sin6_addr));
+		in6->sin6_port = htons(a->port);
+	}
+}
+
+static int ibpost_srv_listen(struct ibpost_server *srv,
+			     struct ibpost_status *st)
+{
+	struct ibpost_serve_event ev = {
+		.kind = IBPOST_SRV_LISTEN,
+		.port = srv->args.port,
+	};
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, ibpost_srv_handler, srv, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ibpost_srv_sockaddr(&srv->args, &ss);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
+	if (!ret)
+		ret = rdma_listen(id, 64);
+	if (ret) {
+		rdma_destroy_id(id);
+		ibpost_status_set(st, IBPOST_R_CM_ADDR, srv->args.family,
+				  srv->args.port);
+		return ret;
+	}
+	srv->listen = id;
+	memcpy(ev.peer, srv->args.addr, sizeof(ev.peer));
+	ev.peer_family = srv->args.family;
+	ibpost_srv_event(srv, &ev);
+	return 0;
+}
+
+/* Check the arguments and fill in defaults. */
+static int ibpost_serve_check(struct ibpost_serve *a, struct ibpost_status *st)
+{
+	u64 ram_mib = totalram_pages() >> (20 - PAGE_SHIFT);
+
+	if (a->flags) {
+		ibpost_status_set(st, IBPOST_R_FLAGS, a->flags, 0);
+		return -EINVAL;
+	}
+	if (a->reserved2) {
+		ibpost_status_set(st, IBPOST_R_RESERVED, 0, 0);
+		return -EINVAL;
+	}
+	if (a->family != 0 && a->family != AF_INET && a->family != AF_INET6) {
+		ibpost_status_set(st, IBPOST_R_CM_ADDR, a->family, 0);
+		return -EINVAL;
+	}
+	if (!a->family && !ibpost_mem_is_zero(a->addr, sizeof(a->addr))) {
+		ibpost_status_set(st, IBPOST_R_CM_ADDR, 0, 0);
+		return -EINVAL;
+	}
+	if (a->max_conns > IBPOST_SRV_CONNS_MAX) {
+		ibpost_status_set(st, IBPOST_R_COUNT, a->max_conns,
+				  IBPOST_SRV_CONNS_MAX);
+		return -EINVAL;
+	}
+	if (a->idle_ms && (a->idle_ms < IBPOST_SRV_IDLE_MIN ||
+			   a->idle_ms > IBPOST_SRV_IDLE_MAX)) {
+		ibpost_status_set(st, IBPOST_R_TIMEOUT, a->idle_ms,
+				  IBPOST_SRV_IDLE_MAX);
+		return -EINVAL;
+	}
+	if (a->max_job_ms && (a->max_job_ms < IBPOST_SRV_JOB_MS_MIN ||
+			      a->max_job_ms > IBPOST_SRV_JOB_MS_MAX)) {
+		ibpost_status_set(st, IBPOST_R_TIMEOUT, a->max_job_ms,
+				  IBPOST_SRV_JOB_MS_MAX);
+		return -EINVAL;
+	}
+	if (a->max_mem_mib > ram_mib) {
+		ibpost_status_set(st, IBPOST_R_SRV_MEM, a->max_mem_mib,
+				  ram_mib);
+		return -EINVAL;
+	}
+	if (a->max_per_addr > (a->max_conns ?: IBPOST_SRV_CONNS)) {
+		ibpost_status_set(st, IBPOST_R_COUNT, a->max_per_addr,
+				  a->max_conns ?: IBPOST_SRV_CONNS);
+		return -EINVAL;
+	}
+	if (!a->family)
+		a->family = AF_INET6;
+	if (!a->port)
+		a->port = IBPOST_PEER_PORT;
+	if (!a->max_conns)
+		a->max_conns = IBPOST_SRV_CONNS;
+	if (!a->idle_ms)
+		a->idle_ms = IBPOST_SRV_IDLE_MS;
+	if (!a->max_job_ms)
+		a->max_job_ms = IBPOST_SRV_JOB_MS;
+	/* A modest share of the host: an eighth of its RAM. */
+	if (!a->max_mem_mib)
+		a->max_mem_mib = max_t(u64, ram_mib / 8, 1);
+	if (!a->max_per_addr)
+		a->max_per_addr = min_t(u32, IBPOST_SRV_PER_ADDR, a->max_conns);
+	return 0;
+}
+
+static void ibpost_srv_reap_work(struct work_struct *work);
+
+static struct ibpost_server *ibpost_server_new(const struct ibpost_serve *a)
+{
+	struct ibpost_server *srv = kzalloc(sizeof(*srv), GFP_KERNEL);
+
+	if (!srv)
+		return NULL;
+	srv->kind = IBPOST_SRV_KIND_LISTEN;
+	srv->args = *a;
+	srv->max_mem = (u64)a->max_mem_mib << 20;
+	mutex_init(&srv->lock);
+	INIT_LIST_HEAD(&srv->conns);
+	spin_lock_init(&srv->ev_lock);
+	INIT_LIST_HEAD(&srv->events);
+	init_waitqueue_head(&srv->ev_wq);
+	init_completion(&srv->listen_done);
+	INIT_WORK(&srv->reap_work, ibpost_srv_reap_work);
+	return srv;
+}
+
+/*
+ * Stop threads of finished connections and free them (all with @all).
+ * A connection is freed here whatever its thread did: a thread stopped
+ * before it ever ran (the file closed right after the connect request)
+ * never ran ibpost_sconn_thread(), so what the request handler set up for
+ * it (QP, CQ, control pages, id, device reference) is freed here.
+ */
+static void ibpost_srv_reap(struct ibpost_server *srv, bool all)
+{
+	struct ibpost_sconn *sc, *tmp;
+	LIST_HEAD(done);
+	u32 n = 0;
+
+	mutex_lock(&srv->lock);
+	list_for_each_entry_safe(sc, tmp, &srv->conns, node) {
+		if (all || sc->finished)
+			list_move_tail(&sc->node, &done);
+	}
+	mutex_unlock(&srv->lock);
+	list_for_each_entry_safe(sc, tmp, &done, node) {
+		/* a thread still serving sees kthread_should_stop() */
+		kthread_stop(sc->thread);
+		put_task_struct(sc->thread);
+		/* Stopped: no thread can set it any more. */
+		if (!sc->finished)
+			ibpost_sconn_abandon(sc);
+		list_del(&sc->node);
+		atomic_long_dec(&ibpost_live.jobs);
+		kfree(sc);
+		n++;
+	}
+	if (!n)
+		return;
+	mutex_lock(&srv->lock);
+	srv->active -= n;
+	mutex_unlock(&srv->lock);
+}
+
+/* Reap without the owner: a stopped `ibpost serve` holds no threads. */
+static void ibpost_srv_reap_work(struct work_struct *work)
+{
+	ibpost_srv_reap(container_of(work, struct ibpost_server, reap_work),
+			false);
+}
+
+static void ibpost_server_free(struct ibpost_server *srv)
+{
+	struct ibpost_srv_ev *e, *tmp;
+
+	list_for_each_entry_safe(e, tmp, &srv->events, node)
+		kfree(e);
+	kfree(srv->allow);
+	mutex_destroy(&srv->lock);
+	kfree(srv);
+}
+
+/**
+ * ibpost_serve_release() - stop the server of a file being closed.
+ * @file: the file.
+ *
+ * Context: process context; waits for every connection's thread, each of
+ * which disconnects its client and frees what it holds.
+ */
+void ibpost_serve_release(struct file *file)
+{
+	struct ibpost_server *srv = ibpost_file(file)->srv;
+	struct rdma_cm_id *listen;
+	bool lost;
+
+	if (!srv)
+		return;
+	mutex_lock(&srv->lock);
+	srv->stopping = true;
+	listen = srv->listen;
+	srv->listen = NULL;
+	lost = srv->listen_lost;
+	mutex_unlock(&srv->lock);
+	/* After this no connect request reaches the server. */
+	if (listen)
+		rdma_destroy_id(listen);
+	/* rdma_cm frees a lost listener once its handler left @srv. */
+	if (lost)
+		wait_for_completion(&srv->listen_done);
+	ibpost_srv_reap(srv, true);
+	/* Every thread stopped: nothing queues the work any more. */
+	cancel_work_sync(&srv->reap_work);
+	ibpost_server_free(srv);
+}
+
+/* Serializes starting a server on a file. */
+static DEFINE_MUTEX(ibpost_serve_start);
+
+/* The server of @file, started with @a if there is none yet. */
+static struct ibpost_server *ibpost_serve_get(struct file *file,
+					      struct ibpost_serve *a,
+					      struct ibpost_status *st,
+					      int *err)
+{
+	struct ibpost_server *srv;
+
+	mutex_lock(&ibpost_serve_start);
+	srv = ibpost_file(file)->srv;
+	if (srv)
+		goto out;
+	*err = ibpost_serve_check(a, st);
+	if (*err)
+		goto out;
+	srv = ibpost_server_new(a);
+	if (!srv) {
+		*err = -ENOMEM;
+		goto out;
+	}
+	*err = ibpost_allow_get(a, &srv->allow, st);
+	if (!*err) {
+		srv->nallow = a->nallow;
+		*err = ibpost_srv_listen(srv, st);
+	}
+	if (*err) {
+		ibpost_server_free(srv);
+		srv = NULL;
+		goto out;
+	}
+	ibpost_file(file)->srv = srv;
+out:
+	mutex_unlock(&ibpost_serve_start);
+	return srv;
+}
+
+static int ibpost_serve_next(struct ibpost_server *srv,
+			     struct ibpost_serve_event *ev)
+{
+	struct ibpost_srv_ev *e;
+	int ret;
+
+	ret = wait_event_interruptible(srv->ev_wq, READ_ONCE(srv->nevents));
+	ibpost_srv_reap(srv, false);
+	if (ret)
+		return -EINTR;	/* not restarted: the tool stops on it */
+	spin_lock(&srv->ev_lock);
+	e = list_first_entry_or_null(&srv->events, struct ibpost_srv_ev, node);
+	if (e) {
+		list_del(&e->node);
+		srv->nevents--;
+		*ev = e->ev;
+		ev->dropped = srv->dropped;
+		srv->dropped = 0;
+	}
+	spin_unlock(&srv->ev_lock);
+	kfree(e);
+	return e ? 0 : -EAGAIN;
+}
+
+/**
+ * ibpost_ioc_serve() - IBPOST_IOC_SERVE: start a server, return its events.
+ * @file: the open /dev/ibpost that owns the server.
+ * @uarg: struct ibpost_serve in user memory.
+ *
+ * Context: process context; blocks until an event (interruptible).
+ * Return: 0 with the event, -EINTR on a signal, or a refusal with the
+ * reason in @uarg->status.
+ */
+long ibpost_ioc_serve(struct file *file, struct ibpost_serve __user *uarg)
+{
+	struct ibpost_serve k = {};
+	struct ibpost_server *srv;
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, &uarg->size))
+		return -EFAULT;
+	if (usize < IBPOST_SERVE_SIZE_VER0) {
+		ibpost_status_set(&k.status, IBPOST_R_ARG_SIZE, usize,
+				  IBPOST_SERVE_SIZE_VER0);
+		return -EINVAL;
+	}
+	ret = copy_struct_from_user(&k, sizeof(k), uarg, usize);
+	if (ret) {
+		ibpost_status_set(&k.status, ret == -E2BIG ? IBPOST_R_ARG_TAIL :
+				  IBPOST_R_FAULT, usize, sizeof(k));
+		goto out;
+	}
+	memset(&k.status, 0, sizeof(k.status));
+	memset(&k.event, 0, sizeof(k.event));
+	srv = ibpost_serve_get(file, &k, &k.status, &ret);
+	if (!srv)
+		goto out;
+	/* The limits in force, defaults filled in (max_conns .. status). */
+	if (copy_to_user(&uarg->max_conns, &srv->args.max_conns,
+			 offsetof(struct ibpost_serve, status) -
+			 offsetof(struct ibpost_serve, max_conns)))
+		return -EFAULT;
+	do {
+		ret = ibpost_serve_next(srv, &k.event);
+	} while (ret == -EAGAIN);
+out:
+	if (k.status.reason != IBPOST_R_NONE)
+		trace_ibpost_refuse(&k.status, ret);
+	if (copy_to_user(&uarg->status, &k.status, sizeof(k.status)) ||
+	    copy_to_user(&uarg->event, &k.event, sizeof(k.event)))
+		return -EFAULT;
+	return ret;
+}

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: sessions of the in-kernel API with a peer on another host.
+ *
+ * A consumer that gives &ibpost_session_attr.peer gets a session connected
+ * through rdma_cm to `ibpost serve` there, and a region of the server's
+ * memory registered for this session alone (a job with
+ * IBPOST_WIRE_SESSION, wire.rst): as many chunks as it needs, one MR each,
+ * whose addresses and rkeys the server's answer gives (region.c keeps
+ * them).  ibpost_submit() then reads and writes it with IBPOST_REQ_REGION
+ * as it would a loopback session's region.  The session's CQ is polled
+ * from softirq, so the control channel wakes the opener instead of being
+ * polled; closing sends the fin, and the server invalidates the region.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/module.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+
+#include "lib/abi.h"
+#include "core/ctl.h"
+#include "session/session.h"
+#include "lib/sgl.h"
+
+/* Wait this long for the server's answer to the fin at close. */
+#define IBPOST_SPEER_FIN_MS	2000
+
+/**
+ * struct ibpost_speer - the peer side of a session.
+ * @cp: connect parameters.
+ * @addr: the server's address (the other queues connect to it too).
+ * @hello: private data of the connect request.
+ * @ctl: control channel on the session's QP.
+ * @bytes: the region asked for.
+ * @remote: &ibpost_session_attr.remote_bytes: the region's one chunk.
+ * @timeout_ms: bound on the server's answers.
+ * @started: the server accepted the job (a fin is owed).
+ * @session: the server's number of the session (other queues join it).
+ * @token: the session's join token, from the server's ready.
+ */
+struct ibpost_speer {
+	struct ibpost_conn_peer cp;
+	struct sockaddr_storage addr;
+	struct ibpost_wire_hello hello;
+	struct ibpost_ctl ctl;
+	u64 bytes;
+	struct ibpost_rdesc remote;
+	u32 timeout_ms;
+	bool started;
+	u32 session;
+	u8 token[IBPOST_WIRE_TOKEN_LEN];
+};
+
+/**
+ * struct ibpost_speer_q - another queue of a session with a peer: a
+ *	connection that joins the session on the server.
+ * @ep: its endpoint (&ibpost_squeue.ep), in queue 0's PD.
+ * @cp: connect parameters.
+ * @join: private data of its connect request.
+ */
+struct ibpost_speer_q {
+	struct ibpost_ep ep;
+	struct ibpost_conn_peer cp;
+	struct ibpost_wire_join join;
+};
+
+static u16 ibpost_speer_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+	return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+}
+
+/**
+ * ibpost_speer_new() - the peer side of a session being opened.
+ * @attr: the consumer's attributes (@attr->peer set).
+ * @caps: the session's queues, completed for the control channel.
+ *
+ * Return: the new state, or ERR_PTR(-EINVAL) for a bad address or size,
+ * ERR_PTR(-ENOMEM).
+ */
+struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
+				      struct ibpost_conn_caps *caps)
+{
+	struct ibpost_speer *p;
+
+	if ((attr->peer->ss_family != AF_INET &&
+	     attr->peer->ss_family != AF_INET6) ||
+	    attr->remote_bytes > IBPOST_MAX_MSG ||
+	    attr->depth > IBPOST_WIRE_MAX_DEPTH ||
+	    attr->cm_timeout_ms > IBPOST_CM_TIMEOUT_MAX)
+		return ERR_PTR(-EINVAL);
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	ibpost_ctl_connect_caps(&p->cp, &p->hello, attr->depth, 0,
+				ibpost_speer_port(attr->peer),
+				attr->cm_timeout_ms, caps);
+	p->hello.flags = cpu_to_be16(IBPOST_WIRE_HELLO_REGION);
+	p->addr = *attr->peer;
+	p->timeout_ms = p->cp.timeout_ms;
+	p->bytes = attr->region_bytes ?: PAGE_ALIGN((u64)attr->remote_bytes);
+	p->remote.length = attr->remote_bytes;
+	/* room for the job and the fin beside the consumer's WRs */
+	caps->send_wr += 2;
+	return p;
+}
+
+/* Checks of the wait below: the device's removal is not a wake-up. */
+#define IBPOST_SPEER_CHECK_MS	50
+
+/*
+ * Wait (woken by the control channel) for a message or the end.  The
+ * opener waits here before the session is published, and the device's
+ * removal waits for it: the wait looks at the device's dying flag every
+ * IBPOST_SPEER_CHECK_MS.
+ */
+static int ibpost_speer_wait(struct ibpost_session *s, u32 ms)
+{
+	struct ibpost_ctl *ctl = &s->peer->ctl;
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	long left = 1;
+
+	while (!READ_ONCE(s->dev->dying) && time_before(jiffies, end)) {
+		left = wait_event_timeout(s->ep->wq,
+					  READ_ONCE(ctl->msg) >= 0 ||
+					  READ_ONCE(ctl->wc_status) !=
+					  IB_WC_SUCCESS ||
+					  READ_ONCE(s->ep->lost),
+					  msecs_to_jiffies(IBPOST_SPEER_CHECK_MS));
+		if (left)
+			break;
+	}
+	if (READ_ONCE(ctl->msg) >= 0)
+		return 0;
+	if (READ_ONCE(ctl->wc_status) != IB_WC_SUCCESS)
+		return -EIO;
+	if (READ_ONCE(s->dev->dying))
+		return -ENODEV;
+	return left ? -ECONNRESET : -ETIMEDOUT;
+}
+
+static u32 ibpost_speer_build_job(struct ibpost_session *s)
+{
+	struct ibpost_wire_job *m = ibpost_ctl_sbuf(&s->peer->ctl);
+	u32 len = struct_size(m, sge, 1);
+
+	memset(m, 0, len);
+	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_JOB, len, 0);
+	m->op = cpu_to_be32(IBPOST_OP_WRITE);
+	m->flags = cpu_to_be32(IBPOST_WIRE_SESSION);
+	/* The most one request moves: what the server's log shows. */
+	m->msg_size = cpu_to_be32(min_t(u64, s->peer->bytes, IBPOST_MAX_MSG));
+	m->depth = s->peer->hello.depth;
+	m->num_sge = cpu_to_be32(1);
+	m->region_bytes = cpu_to_be64(s->peer->bytes);
+	m->sge[0].length = m->msg_size;
+	return len;
+}
+
+/* The server's region: its chunks, or the refusal (logged). */
+static int ibpost_speer_ready(struct ibpost_session *s,
+			      const struct ibpost_wire_ready *m, u32 len,
+			      u32 *reason)
+{
+	struct ibpost_speer *p = s->peer;
+	struct ibpost_status st = {};
+	u32 chunk = 0, n = 0;
+	int ret;
+
+	ret = ibpost_wire_hdr_check(&m->hdr, len, IBPOST_WIRE_READY, &st);
+	if (!ret && len < ibpost_wire_ready_size(0)) {
+		ibpost_status_set(&st, IBPOST_R_PEER_PROTO, len,
+				  ibpost_wire_ready_size(0));
+		ret = -EPROTO;
+	}
+	if (!ret)
+		ret = ibpost_wire_st_get(&m->st, &st);
+	if (!ret)
+		ret = ibpost_wire_ready_region_check(m, len, p->bytes, &chunk,
+						     &n, &st);
+	/* remote_bytes: the region is one chunk, one descriptor. */
+	if (!ret && s->attr.remote_bytes && n != 1) {
+		ibpost_status_set(&st, IBPOST_R_FRPL, s->attr.remote_bytes,
+				  chunk);
+		ret = -EINVAL;
+	}
+	if (ret) {
+		pr_info("session %u: the server refused: %s (value %llu, limit %llu)\n",
+			s->id, ibpost_reason_str(st.reason), st.value,
+			st.limit);
+		*reason = st.reason ? st.reason : IBPOST_R_PEER_PROTO;
+		return ret;
+	}
+	p->remote.addr = be64_to_cpu(m->slot[0].addr);
+	p->remote.rkey = be32_to_cpu(m->slot[0].rkey);
+	p->session = be32_to_cpu(m->session);
+	memcpy(p->token, m->token, sizeof(p->token));
+	ret = ibpost_region_remote(s, p->bytes, chunk, n, m->slot);
+	if (ret)
+		*reason = IBPOST_R_NOMEM;
+	return ret;
+}
+
+/* Control slots for the answer: chunks are at least 4 KiB (lib/wire.c). */
+static size_t ibpost_speer_ctl_size(const struct ibpost_speer *p)
+{
+	return ibpost_ctl_size(min_t(u64, IBPOST_WIRE_MAX_CHUNKS,
+				     DIV_ROUND_UP_ULL(p->bytes, SZ_4K)));
+}
+
+/**
+ * ibpost_speer_start() - ask the server for the session's region.
+ * @s: a session just connected to its peer.
+ * @reason: out: IBPOST_R_* on failure (the server's, when it refused).
+ *
+ * Context: process context; sleeps up to the timeout.
+ * Return: 0, or the server's refusal (logged with its reason, value and
+ * limit), -EPROTO for a malformed answer, -ETIMEDOUT, -ECONNRESET, -EIO,
+ * -ENOMEM.
+ */
+int ibpost_speer_start(struct ibpost_session *s, u32 *reason)
+{
+	struct ibpost_speer *p = s->peer;
+	const void *m;
+	u32 len;
+	int ret;
+
+	ret = ibpost_ctl_init(&p->ctl, s->ep, ibpost_speer_ctl_size(p),
+			      IBPOST_CTL_RX);
+	if (!ret)
+		ret = ibpost_ctl_send(&p->ctl, ibpost_speer_build_job(s), false,
+				      0);
+	if (!ret)
+		ret = ibpost_speer_wait(s, p->timeout_ms);
+	if (ret) {
+		*reason = ret == -ENOMEM ? IBPOST_R_NOMEM :
+			  ret == -ETIMEDOUT ? IBPOST_R_TIMEOUT :
+			  ret == -ENODEV ? IBPOST_R_DEVICE_GONE :
+			  IBPOST_R_PEER_LOST;
+		return ret;
+	}
+	m = ibpost_ctl_take(&p->ctl, &len);
+	ret = ibpost_speer_ready(s, m, len, reason);
+	ibpost_ctl_release(&p->ctl, m, true);
+	p->started = !ret;
+	return ret;
+}
+
+/**
+ * ibpost_speer_fin() - tell the server the session ends (close).
+ * @s: the session; nothing of the consumer is in flight any more.
+ *
+ * The server invalidates the region when the fin arrives; its answer is
+ * awaited briefly, so that it has done so before the QP goes away.
+ */
+void ibpost_speer_fin(struct ibpost_session *s)
+{
+	struct ibpost_speer *p = s->peer;
+	const void *m;
+	u32 len;
+
+	if (!p || !p->started || s->state == IBPOST_S_DEAD)
+		return;
+	p->started = false;
+	if (ibpost_ctl_send(&p->ctl, 0, true, 0) ||
+	    ibpost_speer_wait(s, IBPOST_SPEER_FIN_MS))
+		return;
+	m = ibpost_ctl_take(&p->ctl, &len);
+	ibpost_ctl_release(&p->ctl, m, false);
+}
+
+/**
+ * ibpost_speer_queue() - connect another queue of a session with a peer.
+ * @s: the session, started (ibpost_speer_start()).
+ * @q: the queue to fill: its endpoint joins the session on the server.
+ * @caps: the session's queue sizes, with the queue's completion vector
+ *	and queue 0's endpoint as @caps->pd_share.
+ * @st: failure reason (the server's, when it refused the join).
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or a negative errno with nothing left allocated.
+ */
+int ibpost_speer_queue(struct ibpost_session *s, struct ibpost_squeue *q,
+		       const struct ibpost_conn_caps *caps,
+		       struct ibpost_status *st)
+{
+	struct ibpost_speer *p = s->peer;
+	struct ibpost_conn_caps qc = *caps;
+	struct ibpost_speer_q *pq;
+	int ret;
+
+	pq = kzalloc(sizeof(*pq), GFP_KERNEL);
+	if (!pq)
+		return -ENOMEM;
+	pq->cp = p->cp;
+	pq->cp.rej_len = 0;
+	pq->join.hello = p->hello;
+	pq->join.hello.flags = cpu_to_be16(IBPOST_WIRE_HELLO_JOIN);
+	pq->join.hello.recv_sge = 0;
+	pq->join.session = cpu_to_be32(p->session);
+	memcpy(pq->join.token, p->token, sizeof(pq->join.token));
+	pq->cp.priv = &pq->join;
+	pq->cp.priv_len = sizeof(pq->join);
+	qc.peer = &pq->cp;
+	ret = ibpost_peer_ep_create(&pq->ep, s->dev->ibdev, s->attr.port, &qc,
+				    &p->addr, st);
+	if (ret) {
+		/* The server's reason (JOIN_MAX, PEER_BUSY ...), logged. */
+		if (ibpost_wire_reject_get(&pq->cp, st))
+			pr_info("ibpost: session %u: the server refused queue %u: %s (value %llu, limit %llu)\n",
+				s->id, q->idx, ibpost_reason_str(st->reason),
+				st->value, st->limit);
+		kfree(pq);
+		return ret;
+	}
+	q->ep = &pq->ep;
+	return 0;
+}
+
+/**
+ * ibpost_speer_queue_free() - disconnect and free a queue of
+ *	ibpost_speer_queue().
+ * @q: the queue, drained; its endpoint is gone afterwards.
+ */
+void ibpost_speer_queue_free(struct ibpost_squeue *q)
+{
+	struct ibpost_speer_q *pq;
+
+	if (!q->ep)
+		return;
+	pq = container_of(q->ep, struct ibpost_speer_q, ep);
+	ibpost_peer_ep_destroy(&pq->ep);
+	kfree(pq);
+	q->ep = NULL;
+}
+
+/**
+ * ibpost_speer_release() - free the control channel (QP flushed).
+ * @s: the session.
+ */
+void ibpost_speer_release(struct ibpost_session *s)
+{
+	if (s->peer)
+		ibpost_ctl_free(&s->peer->ctl);
+}
+
+/**
+ * ibpost_speer_rejected() - the server's reason for refusing queue 0's
+ *	connection, if it gave one.
+ * @p: the peer state of a session whose connect failed.
+ * @st: the connect's status, replaced by the server's reason.
+ */
+void ibpost_speer_rejected(const struct ibpost_speer *p,
+			   struct ibpost_status *st)
+{
+	ibpost_wire_reject_get(&p->cp, st);
+}
+
+/**
+ * ibpost_speer_free() - free the peer state.
+ * @p: from ibpost_speer_new(), or NULL.
+ */
+void ibpost_speer_free(struct ibpost_speer *p)
+{
+	kfree(p);
+}
+
+/**
+ * ibpost_session_remote() - the server's region of a session with a peer.
+ * @s: the session.
+ * @desc: out: address, rkey and length to give ibpost_submit() requests
+ *	(&ibpost_req.remote).
+ *
+ * For a session opened with &ibpost_session_attr.remote_bytes, whose
+ * region is one chunk; a region of &ibpost_session_attr.region_bytes is
+ * reached with IBPOST_REQ_REGION.
+ *
+ * Context: any.
+ * Return: 0, or -ENOENT for a session without a peer or without
+ * remote_bytes.
+ */
+int ibpost_session_remote(struct ibpost_session *s, struct ibpost_rdesc *desc)
+{
+	if (!s->peer || !s->attr.remote_bytes)
+		return -ENOENT;
+	*desc = s->peer->remote;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ibpost_session_remote);

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibpost: submitting a session's requests and completing them.
+ *
+ * The kernel's RDMA R/W API builds a request's WRs (drivers/infiniband/
+ * core/rw.c).  rdma_rw_ctx_init() DMA-maps the scatterlist and either
+ * splits it into RDMA WRs of at most the QP's max_write_sge (max_read_sge
+ * for READ) SGEs on the PD's local DMA lkey, or, where the device needs it
+ * (an iWARP READ sink must be an MR with remote write access; a device's
+ * max_sgl_rd; ib_core's force_mr), registers it with fast-reg MRs from
+ * the QP's pool and chains LOCAL_INV, REG_MR and the RDMA WR per MR.
+ * rdma_rw_ctx_wrs() gives the chain with its last WR signaled, and
+ * rdma_rw_ctx_destroy() returns the MRs and unmaps once the request is
+ * over: exactly once per successful rdma_rw_ctx_init().
+ *
+ * What ibpost does itself: the chain goes to the provider in one post and
+ * the last WR's completion ends the request (on an RC QP every WR before it
+ * is done by then); the other WRs carry the request's cqe_mid, so an error
+ * or flush completion of any of them is the request's.  The request's
+ * send-queue slots are counted by ibpost and given back only at
+ * completion, which hardware that frees unsignaled slots late needs.
+ * Slots are reserved before rdma_rw is called, for the most WRs the
+ * request can need; the spare ones are given back as soon as rdma_rw said
+ * how many it built.  Without slots a submitter waits (process context) or
+ * gets -EAGAIN (IBPOST_REQ_NOWAIT); it never overruns the send queue.
+ * Each queue of a session has its own QP and slots; the request names it.
+ *
+ * Allocation per request: none by ibpost (the caller preallocates the
+ * request, rdma_rw's context is in it).  rdma_rw_ctx_init() itself
+ * allocates for a scatterlist of more than one mapped entry (its array of
+ * SGEs and WRs, kcalloc() GFP_KERNEL) and, where it registers, takes MRs
+ * from the QP's pool (allocated at QP creation: max_rdma_ctxs).  6.1 has
+ * no rdma_rw variant with caller-provided arrays, and building the WRs
+ * here would be a second implementation of rdma_rw: ibpost keeps rdma_rw
+ * and makes that allocation safe for a block driver instead (GFP_NOIO
+ * scope below; process context, so blk-mq drivers set BLK_MQ_F_BLOCKING).
+ * A request of one entry on a device that does not register allocates
+ * nothing at all.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/visibility.h>
+#include <linux/ktime.h>
+#include <linux/math.h>
+#include <linux/sched/mm.h>
+
+#include "session/session.h"
+#include "core/testhook.h"
+
+/* Bytes of the request (CPU view of its scatterlist). */
+static u64 ibpost_req_len(struct ibpost_req *req)
+{
+	struct scatterlist *sg;
+	u64 len = 0;
+	unsigned int i;
+
+	for_each_sg(req->sgl, sg, req->nents, i)
+		len += sg->length;
+	return len;
+}
+
+static int ibpost_req_refuse(struct ibpost_req *req, u32 reason, int err)
+{
+	req->reason = reason;
+	return err;
+}
+
+static enum dma_data_direction ibpost_req_dir(const struct ibpost_req *req)
+{
+	return req->op == IBPOST_OP_READ ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+}
+
+/* Undo rdma_rw_ctx_init(): MRs back to the QP's pool, the list unmapped. */
+static void ibpost_req_rw_destroy(struct ibpost_req *req)
+{
+	struct ibpost_ep *ep = req->q->ep;
+
+	rdma_rw_ctx_destroy(&req->rw, ep->qp, ep->port, req->sgl, req->nents,
+			    ibpost_req_dir(req));
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Test hook (KUnit only): while set, a completed request does not give its
+ * send-queue slots back, so the next submitter finds the queue full and
+ * waits for room for as long as the test wants (close_waiter).
+ */
+bool ibpost_kunit_keep_room;
+EXPORT_SYMBOL_IF_KUNIT(ibpost_kunit_keep_room);
+
+static bool ibpost_req_keeps_room(void)
+{
+	return READ_ONCE(ibpost_kunit_keep_room);
+}
+#else
+static bool ibpost_req_keeps_room(void)
+{
+	return false;
+}
+#endif
+
+/**
+ * ibpost_req_complete() - end a request: free its rdma_rw context, count
+ *	it, call its callback.
+ * @s: its session (the initiator QP still there).
+ * @req: the request.
+ * @status: 0 or a negative errno.
+ */
+void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
+			 int status)
+{
+	u64 ns = ktime_get_ns() - req->t_submit;
+	unsigned long flags;
+
+	ibpost_req_rw_destroy(req);
+	spin_lock_irqsave(&s->lock, flags);
+	if (!ibpost_req_keeps_room())
+		req->q->sq_free += req->nwr;
+	s->stats.completed++;
+	s->stats.inflight--;
+	if (status) {
+		s->stats.errors++;
+	} else {
+		s->stats.bytes += ibpost_req_len(req);
+		ibpost_lat_ring_add(&s->lat, ns);
+	}
+	spin_unlock_irqrestore(&s->lock, flags);
+	wake_up(&s->wq);
+	req->done(req, status);
+}
+
+/* The errno a completion status means for the request. */
+static int ibpost_wc_errno(struct ibpost_session *s, const struct ib_wc *wc)
+{
+	if (wc->status == IB_WC_SUCCESS)
+		return 0;
+	if (wc->status == IB_WC_WR_FLUSH_ERR && READ_ONCE(s->kill_err))
+		return READ_ONCE(s->kill_err);
+	return -EIO;
+}
+
+/* A failed completion of @req (its queue's endpoint traces and logs it). */
+static void ibpost_count_wc(struct ibpost_req *req, const struct ib_wc *wc)
+{
+	struct ibpost_session *s = req->sess;
+	unsigned long flags;
+
+	ibpost_ep_wc_error(req->q->ep, wc);
+	spin_lock_irqsave(&s->lock, flags);
+	if (wc->status < IBPOST_WC_STATUS_MAX)
+		s->stats.wc_status[wc->status]++;
+	spin_unlock_irqrestore(&s->lock, flags);
+	/*
+	 * A flush follows the error that put the QP in error, which said so,
+	 * or the peer's disconnect did (cm.c: the session is lost), on this
+	 * request's queue: any lost queue fails the session.
+	 */
+	if (wc->status != IB_WC_WR_FLUSH_ERR || READ_ONCE(req->q->ep->lost))
+		ibpost_session_error(s);
+}
+
+/* Completion of a request's last WR: the whole request is done. */
+static void ibpost_req_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_req *req = container_of(wc->wr_cqe, struct ibpost_req,
+					      cqe);
+	struct ibpost_session *s = req->sess;
+	int err = ibpost_wc_errno(s, wc);
+
+	if (err)
+		ibpost_count_wc(req, wc);
+	if (err && !req->status)
+		req->status = err;
+	ibpost_req_complete(s, req, req->status);
+}
+
+/* Completion of another WR: only errors (or IBPOST_REQ_SIGNAL_ALL). */
+static void ibpost_req_mid_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibpost_req *req = container_of(wc->wr_cqe, struct ibpost_req,
+					      cqe_mid);
+	struct ibpost_session *s = req->sess;
+	int err = ibpost_wc_errno(s, wc);
+
+	if (!err)
+		return;
+	ibpost_count_wc(req, wc);
+	if (!req->status)
+		req->status = err;
+}
+
+/*
+ * Check what can be checked before touching the device; *@len: the
+ * request's bytes.  A region request's far end is found once the session
+ * is known to stay (ibpost_region_target(), after the reservation).
+ */
+static int ibpost_req_check(struct ibpost_session *s, struct ibpost_req *req,
+			    u64 *len)
+{
+	bool region = req->flags & IBPOST_REQ_REGION;
+
+	req->reason = IBPOST_R_NONE;
+	if (req->flags & ~IBPOST_REQ_FLAGS)
+		return ibpost_req_refuse(req, IBPOST_R_FLAGS, -EINVAL);
+	if (req->op != IBPOST_OP_WRITE && req->op != IBPOST_OP_READ)
+		return ibpost_req_refuse(req, IBPOST_R_OPCODE, -EOPNOTSUPP);
+	if (req->queue >= s->nr_queues)
+		return ibpost_req_refuse(req, IBPOST_R_QUEUE, -EINVAL);
+	if (!req->done || (!region && !req->remote) || !req->sgl ||
+	    !req->nents)
+		return ibpost_req_refuse(req, IBPOST_R_SGE_COUNT, -EINVAL);
+	*len = ibpost_req_len(req);
+	if (!*len)
+		return ibpost_req_refuse(req, IBPOST_R_SGE_ZERO, -EINVAL);
+	req->q = &s->queues[req->queue];
+	if (region)
+		return 0;
+	if (req->remote_offset > req->remote->length ||
+	    *len > req->remote->length - req->remote_offset)
+		return ibpost_req_refuse(req, IBPOST_R_SGE_RANGE, -EINVAL);
+	req->raddr = req->remote->addr + req->remote_offset;
+	req->rkey = req->remote->rkey;
+	return 0;
+}
+
+static uint session_test_wake_ms;
+module_param(session_test_wake_ms, uint, 0600);
+MODULE_PARM_DESC(session_test_wake_ms,
+		 "test hook: a submitter woken from its wait for room by its session's death waits this long (ms, at most 10000) before it touches the session again, so that a close that does not wait for it frees the session under it every time");
+
+/*
+ * Reserve the slots @req can need, *@max_wr (computed here, where the QP
+ * is known to exist), and join the submitters the session's death waits
+ * for.  Waits for room unless IBPOST_REQ_NOWAIT.
+ */
+static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
+			      u32 *max_wr)
+{
+	struct ibpost_squeue *q = req->q;
+	unsigned long flags;
+	bool counted = false;
+	u32 n = 0;
+
+	for (;;) {
+		spin_lock_irqsave(&s->lock, flags);
+		if (s->state != IBPOST_S_LIVE) {
+			spin_unlock_irqrestore(&s->lock, flags);
+			return ibpost_req_refuse(req, IBPOST_R_DEVICE_GONE,
+						 s->state == IBPOST_S_ERROR ?
+						 -EIO : -ENOTCONN);
+		}
+		if (!n) {
+			n = ibpost_req_worst(q, req->op, req->nents);
+			if (n > s->attr.depth) {
+				spin_unlock_irqrestore(&s->lock, flags);
+				return ibpost_req_refuse(req, IBPOST_R_DEPTH,
+							 -EINVAL);
+			}
+		}
+		if (q->sq_free >= n) {
+			q->sq_free -= n;
+			s->posting++;
+			spin_unlock_irqrestore(&s->lock, flags);
+			*max_wr = n;
+			return 0;
+		}
+		if (!counted)
+			s->stats.sq_full++;
+		counted = true;
+		if (req->flags & IBPOST_REQ_NOWAIT) {
+			spin_unlock_irqrestore(&s->lock, flags);
+			return -EAGAIN;
+		}
+		/* Counted: the session's death waits for us to leave. */
+		s->waiting++;
+		spin_unlock_irqrestore(&s->lock, flags);
+		wait_event(s->wq, READ_ONCE(q->sq_free) >= n ||
+			   READ_ONCE(s->state) != IBPOST_S_LIVE);
+		if (READ_ONCE(s->state) != IBPOST_S_LIVE)
+			ibpost_test_hold("woken waiter", &session_test_wake_ms);
+		spin_lock_irqsave(&s->lock, flags);
+		s->waiting--;
+		if (s->state != IBPOST_S_LIVE) {
+			/* Under the lock: the dying session checks @waiting. */
+			wake_up_all(&s->wq);
+			spin_unlock_irqrestore(&s->lock, flags);
+			return ibpost_req_refuse(req, IBPOST_R_DEVICE_GONE,
+						 s->state == IBPOST_S_ERROR ?
+						 -EIO : -ENOTCONN);
+		}
+		spin_unlock_irqrestore(&s->lock, flags);
+	}
+}
+
+/* Leave the submitters; give back @spare slots of @q. */
+static void ibpost_req_unreserve(struct ibpost_session *s,
+				 struct ibpost_squeue *q, u32 spare)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	q->sq_free += spare;
+	s->posting--;
+	/* Under the lock: a dying session checks @posting under it. */
+	wake_up_all(&s->wq);
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/*
+ * Map (and where needed register) the request's memory and build its WRs.
+ * Blocking submitters allocate as GFP_NOIO would (rdma_rw allocates with
+ * GFP_KERNEL): a block driver's I/O must not recurse into I/O reclaim.
+ */
+static int ibpost_req_rw_init(struct ibpost_req *req)
+{
+	unsigned int noio = memalloc_noio_save();
+	struct ibpost_ep *ep = req->q->ep;
+	int ret;
+
+	ret = rdma_rw_ctx_init(&req->rw, ep->qp, ep->port, req->sgl,
+			       req->nents, 0, req->raddr, req->rkey,
+			       ibpost_req_dir(req));
+	memalloc_noio_restore(noio);
+	if (ret >= 0)
+		return ret;
+	/* An MR maps entries that meet at page boundaries, up to its list. */
+	if (ret == -EINVAL)
+		return ibpost_req_refuse(req, IBPOST_R_FRPL, ret);
+	return ibpost_req_refuse(req, IBPOST_R_NOMEM, ret);
+}
+
+/*
+ * The request's chain: every WR carries the request (the last its
+ * completion, the others cqe_mid for their error completions); only the
+ * last is signaled unless IBPOST_REQ_SIGNAL_ALL.
+ */
+static struct ib_send_wr *ibpost_req_chain(struct ibpost_req *req)
+{
+	struct ibpost_ep *ep = req->q->ep;
+	struct ib_send_wr *first, *wr;
+
+	first = rdma_rw_ctx_wrs(&req->rw, ep->qp, ep->port, &req->cqe, NULL);
+	for (wr = first; wr->next; wr = wr->next) {
+		wr->wr_cqe = &req->cqe_mid;
+		if (req->flags & IBPOST_REQ_SIGNAL_ALL)
+			wr->send_flags |= IB_SEND_SIGNALED;
+	}
+	return first;
+}
+
+/*
+ * ib_post_send() took only the WRs before the bad one: the request cannot
+ * end through its last WR's completion.  Put the QP in error so the taken
+ * WRs flush, and complete the request when the session is drained.  The
+ * QP's state changes in a work item: ib_modify_qp() may sleep, and a
+ * NOWAIT submitter may be in atomic context; the session refuses further
+ * submissions at once.
+ */
+static void ibpost_req_orphan(struct ibpost_session *s, struct ibpost_req *req,
+			      int err)
+{
+	unsigned long flags;
+
+	req->status = err;
+	spin_lock_irqsave(&s->lock, flags);
+	list_add_tail(&req->node, &s->orphans);
+	spin_unlock_irqrestore(&s->lock, flags);
+	schedule_work(&s->err_work);
+	ibpost_session_error(s);
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Test hook (KUnit only): the next post of a chain of two WRs or more
+ * gives the provider only its first WR and fails as if the provider had
+ * refused the second (-ENOMEM): the partial post of ibpost_req_orphan().
+ */
+bool ibpost_kunit_partial_post;
+EXPORT_SYMBOL_IF_KUNIT(ibpost_kunit_partial_post);
+
+static int ibpost_req_post_wrs(struct ibpost_req *req,
+			       struct ib_send_wr *first, u32 *taken)
+{
+	struct ib_send_wr *rest = first->next;
+	int ret;
+
+	if (!rest || !xchg(&ibpost_kunit_partial_post, false))
+		return ibpost_ep_post(req->q->ep, first, taken);
+	first->next = NULL;
+	ret = ibpost_ep_post(req->q->ep, first, taken);
+	first->next = rest;
+	return ret ? ret : -ENOMEM;
+}
+#else
+static int ibpost_req_post_wrs(struct ibpost_req *req,
+			       struct ib_send_wr *first, u32 *taken)
+{
+	return ibpost_ep_post(req->q->ep, first, taken);
+}
+#endif
+
+/* Post the request's chain; 0 once the request is the session's. */
+static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req)
+{
+	struct ib_send_wr *first = ibpost_req_chain(req);
+	unsigned long flags;
+	u32 taken;
+	int ret;
+
+	spin_lock_irqsave(&s->lock, flags);
+	s->stats.requests++;
+	s->stats.inflight++;
+	s->stats.wrs += req->nwr;
+	spin_unlock_irqrestore(&s->lock, flags);
+	req->t_submit = ktime_get_ns();
+	ret = ibpost_req_post_wrs(req, first, &taken);
+	if (!ret)
+		return 0;
+	spin_lock_irqsave(&s->lock, flags);
+	s->stats.wrs -= req->nwr - taken;
+	if (!taken) {
+		s->stats.requests--;
+		s->stats.inflight--;
+	}
+	spin_unlock_irqrestore(&s->lock, flags);
+	if (!taken)
+		return ibpost_req_refuse(req, IBPOST_R_POST, ret);
+	ibpost_req_orphan(s, req, ret);
+	return 0;
+}
+
+/**
+ * ibpost_submit() - start a request on a session.
+ * @s: the session.
+ * @req: the request; owned by ibpost until its @done callback returns.
+ *
+ * rdma_rw_ctx_init() maps the scatterlist (and registers it where the
+ * device needs an MR) and builds the WRs: split at the QP's SGE limits,
+ * max_sge for WRITE and the smaller of it and max_sge_rd for READ.  The
+ * mapping and any MR are released before @done is called.
+ *
+ * Context: process context, may sleep: waiting for send-queue room, and in
+ * rdma_rw_ctx_init()'s allocations.  IBPOST_REQ_NOWAIT never waits for
+ * room; a request of one entry on a device that registers nothing (no
+ * iWARP READ, no force_mr) allocates nothing either and may then be
+ * submitted from any context.
+ * Return: 0 when accepted (@done will be called exactly once); else the
+ * request was not started, @done is not called, @req->reason says why:
+ * -EINVAL (bad request, no such queue: IBPOST_R_QUEUE, a region request
+ * outside the region or across one of its MRs: IBPOST_R_REGION_CROSS, more
+ * WRs than the session's depth, or entries an MR cannot map: IBPOST_R_FRPL), -EOPNOTSUPP (opcode), -EAGAIN (send queue
+ * full with IBPOST_REQ_NOWAIT), -EIO (the session's QP is in error),
+ * -ENOTCONN (closed or device gone), -ENOMEM (or another mapping error of
+ * rdma_rw_ctx_init()), or the provider's error from ib_post_send().
+ */
+int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
+{
+	struct ibpost_squeue *q;
+	u32 max_wr, nwr;
+	u64 len;
+	int ret;
+
+	ret = ibpost_req_check(s, req, &len);
+	if (ret)
+		return ret;
+	if (!(req->flags & IBPOST_REQ_NOWAIT))
+		might_sleep();
+	ret = ibpost_req_reserve(s, req, &max_wr);
+	if (ret)
+		return ret;
+	req->sess = s;
+	req->status = 0;
+	req->cqe.done = ibpost_req_done;
+	req->cqe_mid.done = ibpost_req_mid_done;
+	INIT_LIST_HEAD(&req->node);
+	if (req->flags & IBPOST_REQ_REGION) {
+		ret = ibpost_region_target(s, req, len);
+		if (ret)
+			goto err_unreserve;
+	}
+	ret = ibpost_req_rw_init(req);
+	if (ret < 0)
+		goto err_unreserve;
+	/* The reservation is the send queue's bound: never post past it. */
+	if (WARN_ON_ONCE(!ret || ret > max_wr)) {
+		ret = ibpost_req_refuse(req, IBPOST_R_DEPTH, -EINVAL);
+		goto err_destroy;
+	}
+	req->nwr = ret;
+	/*
+	 * Once posted, @req may complete (and be reused) at any moment, on
+	 * another CPU or within the post itself.
+	 */
+	nwr = req->nwr;
+	q = req->q;
+	ret = ibpost_req_post(s, req);
+	if (ret)
+		goto err_destroy;
+	/* The request holds its nwr slots until it completes. */
+	ibpost_req_unreserve(s, q, max_wr - nwr);
+	return 0;
+
+err_destroy:
+	ibpost_req_rw_destroy(req);
+err_unreserve:
+	ibpost_req_unreserve(s, req->q, max_wr);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ibpost_submit);

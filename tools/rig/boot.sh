@@ -38,8 +38,11 @@ while (($#)); do
 done
 [[ -n $script ]] || usage
 case $kind in
-stock) kver=$("$rig/kver.sh"); kernel=/boot/vmlinuz-$kver ;;
-test) kver=$("$rig/testkernel.sh" --print-kver); kernel=$("$rig/testkernel.sh" --print-bzimage) ;;
+stock) kver=$("$rig/kver.sh"); kernel=/boot/vmlinuz-$kver; mods=/lib/modules/$kver ;;
+test)
+	kver=$("$rig/testkernel.sh" --print-kver); kernel=$("$rig/testkernel.sh" --print-bzimage)
+	# Its modules_install tree, beside the source tree in the rig's cache.
+	mods=$(dirname "$("$rig/testkernel.sh" --print-kdir)")/mods/lib/modules/$kver ;;
 *) usage ;;
 esac
 [[ -r $kernel ]] || die "no kernel image $kernel"
@@ -54,7 +57,7 @@ out=$(cd "$out" && pwd)
 [[ $script == /* ]] || script=$repo/$script
 [[ -f $script ]] || die "no script $script"
 script=$(realpath "$script")
-[[ $script != *[[:space:]]* && $repo != *[[:space:]]* ]] || die "paths with spaces are not supported"
+[[ $script != *[[:space:]]* && $repo != *[[:space:]]* && $mods != *[[:space:]]* ]] || die "paths with spaces are not supported"
 # The guest hides the host's tmp/run/var/tmp/root behind tmpfs: pass such a script via out.
 case $script in
 /tmp/* | /run/* | /var/tmp/* | /root/*)
@@ -70,7 +73,7 @@ nic=(-nic none)
 # shellcheck disable=SC2206 # --extra-qemu is split into words on purpose
 extra_args=($extra)
 
-cmdline="console=ttyS0 panic=-1 loglevel=5 rig.kernel=$kind rig.repo=$repo rig.script=$script $append"
+cmdline="console=ttyS0 panic=-1 loglevel=5 rig.kernel=$kind rig.repo=$repo rig.mods=$mods rig.script=$script $append"
 qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m "$mem" -nographic -no-reboot
 	-monitor none -serial stdio "${nic[@]}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"

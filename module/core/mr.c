@@ -53,17 +53,22 @@ static u8 ibpost_mr_key(const struct ib_mr *mr)
 	return key;
 }
 
-/*
+/**
+ * ibpost_mr_hide_iova() - give a mapped MR a random address
+ * @mr: an MR after ib_map_mr_sg(), before its IB_WR_REG_MR is posted
+ *
  * After ib_map_mr_sg() the MR's iova is the DMA address of its first byte
  * (on software providers a kernel virtual address).  The iova is what a
- * peer puts in its RDMA WRs, so it goes on the wire: replace it with a
+ * peer puts in its RDMA WRs, and on iWARP an RDMA READ's sink address
+ * travels in the READ request, so it goes on the wire: replace it with a
  * random page-aligned base below 2^(32 + PAGE_SHIFT) plus the first byte's
  * offset in its page, set before IB_WR_REG_MR is posted (providers take
  * the region's address from the MR at that WR: rxe_reg_fast_mr(),
- * siw_fastreg_mr()).  The in-page offset stays: rxe computed its page
- * offset from it in map_mr_sg.  Local SGEs on the MR use this iova too.
+ * siw_fastreg_mr(), mlx5's mkey segment).  The in-page offset stays: rxe
+ * computed its page offset from it in map_mr_sg.  Local SGEs on the MR
+ * must use this iova too: the caller moves them by the same amount.
  */
-static void ibpost_mr_hide_iova(struct ib_mr *mr)
+void ibpost_mr_hide_iova(struct ib_mr *mr)
 {
 	u64 off = mr->iova & (mr->page_size - 1);
 

@@ -31,5 +31,6 @@ int ibpost_mrs_register_sg(struct ibpost_mrs *m, struct ibpost_ep *ep,
 			   int access);
 int ibpost_mrs_invalidate(struct ibpost_mrs *m, struct ibpost_ep *ep);
 void ibpost_mrs_free(struct ibpost_mrs *m);
+void ibpost_mr_hide_iova(struct ib_mr *mr);
 
 #endif /* _IBPOST_MR_H */

@@ -330,9 +330,37 @@ static int ibpost_req_rw_init(struct ibpost_req *req)
 }
 
 /*
+ * An MR rdma_rw took from the QP's pool (iWARP READ sinks always, mlx5's
+ * large READs, any provider with ib_core's force_mr) has the DMA address
+ * of its first byte as its iova, a kernel virtual address on software
+ * providers, and an iWARP READ request carries its sink's address to the
+ * peer.  Hide it as ibpost's own MRs are (ibpost_mr_hide_iova()), between
+ * rdma_rw_ctx_wrs() and the post: the REG_MR WR takes the address from the
+ * MR when it is posted.  rdma_rw's RDMA WR that follows its REG_MR reads
+ * the region through one SGE on the MR's lkey, at the old iova: move it by
+ * the same amount.  rdma_rw maps the MR again at its next use, so the
+ * pool's MRs keep no state of this.
+ */
+static void ibpost_req_hide_iova(struct ib_send_wr *reg)
+{
+	struct ib_mr *mr = reg_wr(reg)->mr;
+	u64 old = mr->iova;
+	struct ib_send_wr *wr;
+
+	ibpost_mr_hide_iova(mr);
+	for (wr = reg->next; wr; wr = wr->next) {
+		if (wr->num_sge && wr->sg_list[0].lkey == mr->lkey) {
+			wr->sg_list[0].addr += mr->iova - old;
+			return;
+		}
+	}
+}
+
+/*
  * The request's chain: every WR carries the request (the last its
  * completion, the others cqe_mid for their error completions); only the
- * last is signaled unless IBPOST_REQ_SIGNAL_ALL.
+ * last is signaled unless IBPOST_REQ_SIGNAL_ALL.  No MR address of it
+ * leaves the host.
  */
 static struct ib_send_wr *ibpost_req_chain(struct ibpost_req *req)
 {
@@ -344,6 +372,8 @@ static struct ib_send_wr *ibpost_req_chain(struct ibpost_req *req)
 		wr->wr_cqe = &req->cqe_mid;
 		if (req->flags & IBPOST_REQ_SIGNAL_ALL)
 			wr->send_flags |= IB_SEND_SIGNALED;
+		if (wr->opcode == IB_WR_REG_MR)
+			ibpost_req_hide_iova(wr);
 	}
 	return first;
 }

@@ -183,7 +183,7 @@ for kind in test stock; do
 	# ibpost_blk on both (the test kernel: its short set, blk.sh).
 	tfiles+=(blk)
 	[[ $kind == stock ]] && tfiles+=(installed trace)
-	[[ $kind == test ]] && tfiles+=(integration-siw)
+	[[ $kind == test ]] && tfiles+=(integration-siw iova-siw)
 	[[ $kind == test && ${IBPOST_CHECK_LONG:-0} == 1 ]] &&
 		tfiles+=(badinput-siw hardening-siw session-siw)
 	for t in "${tfiles[@]}"; do

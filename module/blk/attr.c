@@ -61,7 +61,8 @@ static ssize_t server_show(struct device *dev, struct device_attribute *a,
 	return sysfs_emit(buf, "%s port %u\n", d->map.server,
 			  d->map.server_port);
 }
-static DEVICE_ATTR_RO(server);
+/* Root only: where the data lives is not every local user's business. */
+static DEVICE_ATTR_ADMIN_RO(server);
 
 static ssize_t state_show(struct device *dev, struct device_attribute *a,
 			  char *buf)

@@ -119,7 +119,7 @@ static enum blk_eh_timer_return ibpost_blk_timeout(struct request *rq)
 {
 	struct ibpost_blk_dev *d = rq->q->queuedata;
 
-	pr_err("%s: request at sector %llu timed out after %u s: failing the session's I/O\n",
+	pr_err_ratelimited("%s: request at sector %llu timed out after %u s: failing the session's I/O\n",
 	       d->disk->disk_name, (unsigned long long)blk_rq_pos(rq),
 	       ibpost_blk_io_timeout);
 	WRITE_ONCE(d->state, IBPOST_BLK_ERROR);

@@ -167,8 +167,9 @@ TRACE_EVENT(ibpost_post,
  * @wc: the completion.
  * @counted: it counts as an error (false: a flush while draining).
  *
- * The WR is named by its completion entry: ibpost posts with wr_cqe, so
- * wr_id is a kernel address, printed hashed (%p).
+ * The WR is named by its QP and opcode only: ibpost posts with wr_cqe, so
+ * wr_id is a kernel address, and no kernel address is recorded (a trace
+ * buffer is readable where tracefs is, and raw records skip %p hashing).
  */
 TRACE_EVENT(ibpost_wc,
 	TP_PROTO(const struct ibpost_ep *ep, const struct ib_wc *wc,
@@ -179,7 +180,6 @@ TRACE_EVENT(ibpost_wc,
 		__field(u32, status)
 		__field(u32, vendor_err)
 		__field(u32, opcode)
-		__field(const void *, wr_id)
 		__field(bool, counted)
 	),
 	TP_fast_assign(
@@ -187,13 +187,11 @@ TRACE_EVENT(ibpost_wc,
 		__entry->status = wc->status;
 		__entry->vendor_err = wc->vendor_err;
 		__entry->opcode = wc->opcode;
-		__entry->wr_id = wc->wr_cqe;
 		__entry->counted = counted;
 	),
-	TP_printk("qpn=0x%x status=%s vendor_err=0x%x opcode=%u wr_id=%p counted=%d",
+	TP_printk("qpn=0x%x status=%s vendor_err=0x%x opcode=%u counted=%d",
 		  __entry->qpn, rdma_show_wc_status(__entry->status),
-		  __entry->vendor_err, __entry->opcode, __entry->wr_id,
-		  __entry->counted)
+		  __entry->vendor_err, __entry->opcode, __entry->counted)
 );
 
 /**

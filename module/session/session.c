@@ -688,8 +688,9 @@ void ibpost_session_get_stats(struct ibpost_session *s,
 
 	spin_lock_irqsave(&s->lock, flags);
 	*out = s->stats;
-	ibpost_lat_ring_stats(&s->lat, out);
 	spin_unlock_irqrestore(&s->lock, flags);
+	/* Percentiles off the live histogram, outside the lock (latency.c). */
+	ibpost_lat_ring_stats(&s->lat, out);
 }
 EXPORT_SYMBOL_GPL(ibpost_session_get_stats);
 

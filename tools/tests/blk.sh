@@ -152,6 +152,14 @@ if ((after - before >= 2 * 3 * (1024 + 256 + 48))) && [[ $(awk '{print $3}' $A/s
 else
 	t_fail "session requests" "$before -> $after, stats $(cat $A/stats)"
 fi
+# The server's address is root's (0400); the counters are everyone's.
+if [[ $(stat -c %a "$A/server") == 400 ]] &&
+	! setpriv --reuid=65534 --regid=65534 --clear-groups cat "$A/server" >/dev/null 2>&1 &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups cat "$A/latency" >/dev/null 2>&1; then
+	t_ok "ibpost/server is 0400: another user cannot read it, latency it can"
+else
+	t_fail "ibpost/server is 0400" "mode $(stat -c %a "$A/server")"
+fi
 read -r ls lmin lavg l50 l99 l999 lmax <"$A/latency"
 echo "latency (exact, last $ls): min $lmin avg $lavg p50 $l50 p99 $l99 p999 $l999 max $lmax ns" >>"$FIG"
 if ((ls > 0 && lmin <= l50 && l50 <= l99 && l99 <= l999 && l999 <= lmax)); then

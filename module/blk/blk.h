@@ -14,6 +14,8 @@
 #include <linux/scatterlist.h>
 #include <ibpost.h>
 
+#include "compat-blk.h"
+
 /* Devices are named ibpostb0, ibpostb1, ... */
 #define IBPOST_BLK_NAME		"ibpostb"
 /* Minors per device (partitions). */

@@ -321,7 +321,7 @@ ATTRIBUTE_GROUPS(ibpost_blk_ctl);
  */
 int ibpost_blk_ctl_init(void)
 {
-	ibpost_blk_class = class_create(THIS_MODULE, "ibpost-blk");
+	ibpost_blk_class = ibpost_compat_class_create("ibpost-blk");
 	if (IS_ERR(ibpost_blk_class))
 		return PTR_ERR(ibpost_blk_class);
 	ibpost_blk_ctl_dev = device_create_with_groups(ibpost_blk_class, NULL,

@@ -23,9 +23,9 @@
 
 static DEFINE_IDA(ibpost_blk_ida);
 
-static int ibpost_blk_open(struct block_device *bdev, fmode_t mode)
+static int ibpost_blk_open(struct gendisk *disk, blk_mode_t mode)
 {
-	struct ibpost_blk_dev *d = bdev->bd_disk->private_data;
+	struct ibpost_blk_dev *d = disk->private_data;
 	int ret = 0;
 
 	mutex_lock(&d->lock);
@@ -37,7 +37,7 @@ static int ibpost_blk_open(struct block_device *bdev, fmode_t mode)
 	return ret;
 }
 
-static void ibpost_blk_release(struct gendisk *disk, fmode_t mode)
+static void ibpost_blk_release(struct gendisk *disk)
 {
 	struct ibpost_blk_dev *d = disk->private_data;
 
@@ -46,10 +46,12 @@ static void ibpost_blk_release(struct gendisk *disk, fmode_t mode)
 	mutex_unlock(&d->lock);
 }
 
+IBPOST_COMPAT_DEFINE_BDEV_OPS(ibpost_blk_open, ibpost_blk_release)
+
 const struct block_device_operations ibpost_blk_fops = {
 	.owner = THIS_MODULE,
-	.open = ibpost_blk_open,
-	.release = ibpost_blk_release,
+	.open = IBPOST_COMPAT_BDEV_OPEN(ibpost_blk_open),
+	.release = IBPOST_COMPAT_BDEV_RELEASE(ibpost_blk_release),
 };
 
 /* Refuse a map: the reason into @why. */
@@ -152,23 +154,23 @@ static int ibpost_blk_tags(struct ibpost_blk_dev *d)
 	return blk_mq_alloc_tag_set(t);
 }
 
-/* Queue limits from the session's. */
-static void ibpost_blk_limits(struct ibpost_blk_dev *d)
+/*
+ * Queue limits from the session's.  Features: a write cache (FLUSH
+ * reaches the driver: io.c says why it is kept), not rotational, no
+ * entropy from its timings.
+ */
+static void ibpost_blk_limits(struct ibpost_blk_dev *d,
+			      struct queue_limits *lim)
 {
-	struct request_queue *q = d->disk->queue;
 	u32 sectors = min_t(u64, d->lim.max_bytes, UINT_MAX) >> SECTOR_SHIFT;
 
-	blk_queue_logical_block_size(q, SECTOR_SIZE);
-	blk_queue_physical_block_size(q, PAGE_SIZE);
-	blk_queue_io_min(q, PAGE_SIZE);
-	blk_queue_max_hw_sectors(q, sectors);
-	blk_queue_max_segments(q, d->segs);
+	lim->logical_block_size = SECTOR_SIZE;
+	lim->physical_block_size = PAGE_SIZE;
+	lim->io_min = PAGE_SIZE;
+	lim->max_hw_sectors = sectors;
+	lim->max_segments = d->segs;
 	/* No request across one of the region's MRs. */
-	blk_queue_chunk_sectors(q, d->lim.region_chunk >> SECTOR_SHIFT);
-	/* A write cache: FLUSH reaches the driver (io.c says why it is kept). */
-	blk_queue_write_cache(q, true, false);
-	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
-	blk_queue_flag_clear(QUEUE_FLAG_ADD_RANDOM, q);
+	lim->chunk_sectors = d->lim.region_chunk >> SECTOR_SHIFT;
 }
 
 static void ibpost_blk_free(struct ibpost_blk_dev *d)
@@ -199,6 +201,7 @@ static void ibpost_blk_free(struct ibpost_blk_dev *d)
 int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 		       size_t len, int *id)
 {
+	struct queue_limits lim = {};
 	struct ibpost_blk_dev *d;
 	int ret;
 
@@ -223,7 +226,9 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 		ibpost_blk_refuse(why, len, ret, "tag set: %d", ret);
 		goto err;
 	}
-	d->disk = blk_mq_alloc_disk(&d->tags, d);
+	ibpost_blk_limits(d, &lim);
+	d->disk = ibpost_compat_blk_mq_alloc_disk(&d->tags, &lim,
+						  BLK_FEAT_WRITE_CACHE, d);
 	if (IS_ERR(d->disk)) {
 		ret = ibpost_blk_refuse(why, len, PTR_ERR(d->disk),
 					"disk: %ld", PTR_ERR(d->disk));
@@ -238,7 +243,6 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 	snprintf(d->disk->disk_name, DISK_NAME_LEN, IBPOST_BLK_NAME "%d",
 		 d->id);
 	set_capacity(d->disk, m->size >> SECTOR_SHIFT);
-	ibpost_blk_limits(d);
 	ret = device_add_disk(NULL, d->disk, ibpost_blk_disk_groups);
 	if (ret) {
 		ibpost_blk_refuse(why, len, ret, "add disk: %d", ret);

@@ -8,6 +8,8 @@
 #include <linux/mm_types.h>
 #include <rdma/ib_verbs.h>
 
+#include "compat/compat.h"
+
 /**
  * struct ibpost_buf - @nslots slots of @slot_size bytes.
  * @ibdev: device the slots are mapped for.
@@ -28,7 +30,7 @@ struct ibpost_buf {
 };
 
 /* Largest slot: one contiguous allocation. */
-#define IBPOST_SLOT_MAX		(PAGE_SIZE << (MAX_ORDER - 1))
+#define IBPOST_SLOT_MAX		(PAGE_SIZE << MAX_PAGE_ORDER)
 
 int ibpost_buf_alloc(struct ibpost_buf *b, struct ib_device *ibdev,
 		     u32 nslots, u32 slot_size);

@@ -27,6 +27,7 @@
 #include <trace/misc/rdma.h>
 #include <uapi/ibpost.h>
 
+#include "compat/compat.h"
 #include "lib/abi.h"
 #include "core/ep.h"
 #include "session/session.h"
@@ -82,7 +83,7 @@ TRACE_EVENT(ibpost_job_start,
 		__field(u64, iters)
 	),
 	TP_fast_assign(
-		__assign_str(dev, run->dev);
+		ibpost_compat_assign_str(dev, run->dev);
 		__entry->qpn = qpn;
 		__entry->tgt_qpn = tgt_qpn;
 		__entry->op = run->op;
@@ -214,7 +215,7 @@ TRACE_EVENT(ibpost_refuse,
 	TP_fast_assign(
 		__entry->err = err;
 		__entry->reason = st->reason;
-		__assign_str(text, ibpost_reason_str(st->reason));
+		ibpost_compat_assign_str(text, ibpost_reason_str(st->reason));
 		__entry->wr = st->wr;
 		__entry->sge = st->sge;
 		__entry->value = st->value;
@@ -246,7 +247,7 @@ TRACE_EVENT(ibpost_session,
 	),
 	TP_fast_assign(
 		__entry->id = s->id;
-		__assign_str(owner, s->owner);
+		ibpost_compat_assign_str(owner, s->owner);
 		__entry->qpn = s->ep && s->ep->qp ? s->ep->qp->qp_num : 0;
 		__entry->state = state;
 		__entry->err = err;

@@ -160,6 +160,17 @@ struct ibpost_session_attr {
  * @region_chunk: bytes each MR of the region maps (a power of two); a
  *	request must not cross a multiple of it (IBPOST_R_REGION_CROSS).
  * @lacks: IBPOST_DEV_NO_* capabilities the device lacks.
+ * @mr_pages: pages one of rdma_rw's MRs maps, where the device may
+ *	register a request's memory (iWARP always, a device with
+ *	max_sgl_rd, any with ib_core's force_mr); 0 where it never does.
+ *	rdma_rw registers each run of @mr_pages scatterlist entries with
+ *	one MR, which must be free of gaps and span at most @mr_pages
+ *	pages: @max_bytes then keeps a request within @mr_pages - 1 pages
+ *	(@mr_pages with an unaligned start) and @max_segments within
+ *	@mr_pages, and @virt_boundary is set.
+ * @virt_boundary: a mask: no gap between two entries of a request
+ *	inside one such page (a block driver's virt_boundary_mask); 0 where
+ *	the device never registers.
  */
 struct ibpost_session_limits {
 	u32 queues;
@@ -171,6 +182,8 @@ struct ibpost_session_limits {
 	u64 region_bytes;
 	u32 region_chunk;
 	u32 lacks;
+	u32 mr_pages;
+	u64 virt_boundary;
 };
 
 /* Most entries of one request &ibpost_session_limits.max_segments says. */

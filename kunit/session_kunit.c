@@ -717,8 +717,18 @@ static void tk_queues_region_test(struct kunit *test)
 	KUNIT_EXPECT_GE(test, lim.vectors, 1U);
 	KUNIT_EXPECT_LE(test, ibpost_session_req_wrs(s, lim.max_segments),
 			16U);
-	kunit_info(test, "chunk %u max_sge %u max_segments %u vectors %u\n",
-		   chunk, lim.max_sge, lim.max_segments, lim.vectors);
+	/* Where rdma_rw registers, a request is one of its MRs. */
+	if (lim.mr_pages) {
+		KUNIT_EXPECT_EQ(test, lim.virt_boundary, (u64)PAGE_SIZE - 1);
+		KUNIT_EXPECT_LE(test, lim.max_bytes,
+				(u64)(lim.mr_pages - 1) << PAGE_SHIFT);
+		KUNIT_EXPECT_LE(test, lim.max_segments, lim.mr_pages);
+	} else {
+		KUNIT_EXPECT_EQ(test, lim.virt_boundary, 0ULL);
+	}
+	kunit_info(test, "chunk %u max_sge %u max_segments %u vectors %u mr_pages %u\n",
+		   chunk, lim.max_sge, lim.max_segments, lim.vectors,
+		   lim.mr_pages);
 	tk_sg(wsg, w, 2, 1, 0);
 	tk_sg(rsg, r, 2, 1, 0);
 	for (q = 0; q < 4; q++) {

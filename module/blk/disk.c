@@ -128,6 +128,9 @@ static int ibpost_blk_open_session(struct ibpost_blk_dev *d, char *why,
 		if (per_req && per_req <= IBPOST_BLK_WRS_PER_REQ)
 			break;
 	}
+	/* One of rdma_rw's MRs per request where the device registers. */
+	if (d->lim.max_segments)
+		d->segs = min(d->segs, d->lim.max_segments);
 	per_req = ibpost_session_req_wrs(d->sess, d->segs);
 	if (!per_req || per_req > IBPOST_BLK_WRS_PER_REQ ||
 	    d->lim.max_bytes < PAGE_SIZE)
@@ -171,6 +174,13 @@ static void ibpost_blk_limits(struct ibpost_blk_dev *d,
 	lim->max_segments = d->segs;
 	/* No request across one of the region's MRs. */
 	lim->chunk_sectors = d->lim.region_chunk >> SECTOR_SHIFT;
+	/*
+	 * Where rdma_rw registers (iWARP, max_sgl_rd, force_mr), a request
+	 * is one MR: no gap inside a page between its segments (as
+	 * nvme-rdma and rnbd declare), max_bytes and segments within the
+	 * MR's page list (ibpost_session_get_limits()).
+	 */
+	lim->virt_boundary_mask = d->lim.virt_boundary;
 }
 
 static void ibpost_blk_free(struct ibpost_blk_dev *d)

@@ -85,6 +85,32 @@ u32 ibpost_session_req_wrs(struct ibpost_session *s, unsigned int nents)
 }
 EXPORT_SYMBOL_GPL(ibpost_session_req_wrs);
 
+/*
+ * The pages one of rdma_rw's MRs maps on this port, 0 where rdma_rw never
+ * registers (one WR per context: rdma_rw_max_send_wr()).  rdma_rw does
+ * not export its page list length; rdma_rw_mr_factor(N) is the MRs for N
+ * pages, so the length is the largest N it calls one MR: found by
+ * bisection rather than copied from rw.c (which caps the device's
+ * max_fast_reg_page_list_len at a constant of its own).
+ */
+static u32 ibpost_rw_mr_pages(struct ib_device *dev, u32 port)
+{
+	u32 lo = 1, hi = U32_MAX / 2, mid;
+
+	if (rdma_rw_max_send_wr(dev, port, 1, 0) <= 1)
+		return 0;
+	if (rdma_rw_mr_factor(dev, port, 1) != 1)
+		return 0;
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (rdma_rw_mr_factor(dev, port, mid) == 1)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 /**
  * ibpost_session_limits_init() - compute a session's limits once.
  * @s: a session being opened: its queues exist, it is not yet published.
@@ -104,6 +130,19 @@ void ibpost_session_limits_init(struct ibpost_session *s)
 	out->lacks = s->dev->info.flags & (IBPOST_DEV_NO_IMM |
 					   IBPOST_DEV_CM_ONLY |
 					   IBPOST_DEV_WRITE_UNPLACED);
+	/*
+	 * Where rdma_rw may register, a request is one MR: gapless at page
+	 * granularity (rdma_rw maps with PAGE_SIZE pages) and within its
+	 * page list even when it starts inside a page, as nvme-rdma sizes
+	 * its queues.  A device that cannot map two pages gets no byte
+	 * room: consumers refuse it (max_bytes below a page).
+	 */
+	out->mr_pages = ibpost_rw_mr_pages(qp->device, s->queues[0].ep->port);
+	if (out->mr_pages) {
+		out->virt_boundary = PAGE_SIZE - 1;
+		out->max_bytes = min_t(u64, out->max_bytes,
+				       (u64)(out->mr_pages - 1) << PAGE_SHIFT);
+	}
 	if (s->region) {
 		out->region_bytes = s->region->bytes;
 		out->region_chunk = s->region->chunk;
@@ -120,6 +159,8 @@ void ibpost_session_limits_init(struct ibpost_session *s)
 			hi = mid - 1;
 	}
 	out->max_segments = lo;
+	if (out->mr_pages)
+		out->max_segments = min(out->max_segments, out->mr_pages);
 }
 
 /**

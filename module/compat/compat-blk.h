@@ -23,7 +23,7 @@
  * release only the gendisk; before, open took the block_device, both an
  * fmode_t.  The old ones call the new.
  */
-typedef fmode_t blk_mode_t;
+#define blk_mode_t fmode_t
 #define IBPOST_COMPAT_BDEV_OPEN(open)		open##_compat
 #define IBPOST_COMPAT_BDEV_RELEASE(release)	release##_compat
 #define IBPOST_COMPAT_DEFINE_BDEV_OPS(open, release)			\
@@ -42,7 +42,7 @@ static void release##_compat(struct gendisk *disk, fmode_t mode)	\
  * 6.11: the queue's features are BLK_FEAT_* of its limits; before, queue
  * flags and blk_queue_write_cache().  The bits of those ibpost_blk uses.
  */
-typedef unsigned int blk_features_t;
+#define blk_features_t unsigned int
 #define BLK_FEAT_WRITE_CACHE	(1u << 0)
 #define BLK_FEAT_FUA		(1u << 1)
 #define BLK_FEAT_ROTATIONAL	(1u << 2)

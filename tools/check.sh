@@ -36,6 +36,7 @@ step() { echo; echo "=== $* ($(date +%T))"; }
 
 finish() {
 	echo
+	[[ -s $out/times.txt ]] && cat "$out/times.txt"
 	grep '^not ok' "$results" || true
 	echo "$pass passed, $fail failed"
 	((fail == 0))
@@ -131,24 +132,65 @@ else
 	finish
 fi
 
+# The 6.12 LTS stock kernel (Debian 13's, RHEL 10's): ibpost built for it
+# from a copy of the sources (the tree's own modules stay 6.1's, which the
+# 6.1 guest loads), with sparse in the same pass (C=2 checks every file).
+step "build for the 6.12 stock kernel (W=1, sparse)"
+rm -rf build/mod-6.12
+mkdir -p build/mod-6.12
+cp -r Kbuild version.mk VERSION module kunit include build/mod-6.12/
+rm -rf build/mod-6.12/module/compat/generated
+if k12dir=$(IBPOST_STOCK=6.12 tools/rig/kver.sh --kdir) &&
+	make -C "$k12dir" M="$repo/build/mod-6.12" W=1 C=2 modules >"$out/mod-6.12.log" 2>&1 &&
+	! grep -Eq 'warning:|error:' "$out/mod-6.12.log"; then
+	record ok "build ibpost for the 6.12 stock kernel (W=1), sparse clean"
+else
+	grep -E 'warning:|error:' "$out/mod-6.12.log" | head -20
+	record fail "build for the 6.12 stock kernel" "see $out/mod-6.12.log"
+fi
+
+# guest_boot NAME KIND STOCK TIMEOUT APPEND SCRIPT: boot a guest; its
+# output in $out/guest-NAME, console $out/console-NAME.log; the status in
+# $out/boot-NAME.rc.  Two may run at once (each its own files).
+guest_boot() {
+	local name=$1 kind=$2 stock=$3 to=$4 app=$5 script=$6 t0=$SECONDS
+	mkdir -p "$out/guest-$name"
+	tools/rig/boot.sh --kernel "$kind" --stock "$stock" --script "$script" \
+		--out "$out/guest-$name" --log "$out/console-$name.log" --timeout "$to" \
+		--append "log_buf_len=8M watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=100 rig.long=${IBPOST_CHECK_LONG:-0} $app" \
+		>/dev/null 2>"$out/boot-$name.err"
+	echo $? >"$out/boot-$name.rc"
+	echo "time: guest $name $((SECONDS - t0)) s" >>"$out/times.txt"
+}
+
+# guest_status NAME: the row of a guest's exit status.
+guest_status() {
+	local rc
+	rc=$(cat "$out/boot-$1.rc" 2>/dev/null || echo none)
+	case $rc in
+	0) record ok "$1 guest: run completed, console clean" ;;
+	122) record fail "$1 guest: console clean" "$(cat "$out/boot-$1.err")" ;;
+	124) record fail "$1 guest: finished in time" "$(tail -5 "$out/boot-$1.err")" ;;
+	*) record fail "$1 guest: script exit status" "exit $rc" ;;
+	esac
+}
+
+# The 6.12 guest runs beside the debug guest, the force_mr guest beside
+# the 6.1 stock guest: two cores, and much of each suite sleeps.
+guest_timeout=$((${IBPOST_CHECK_LONG:-0} == 1 ? 9000 : 1800))
+guest_boot stock-6.12 stock 6.12 2400 "" tools/tests/guest-check.sh &
+pid612=$!
 for kind in test stock; do
 	step "guest: $kind kernel"
 	gout=$out/guest-$kind
-	mkdir -p "$gout"
+	if [[ $kind == stock ]]; then
+		guest_boot forcemr stock 6.1 900 "ib_core.force_mr=1" tools/tests/guest-forcemr.sh &
+		pidfmr=$!
+	fi
 	# make check-long (IBPOST_CHECK_LONG=1): the long siw rows and the
 	# race loops at full counts (about an hour of the debug guest) too.
-	tools/rig/boot.sh --kernel "$kind" --script tools/tests/guest-check.sh \
-		--out "$gout" --log "$out/console-$kind.log" \
-		--timeout $((${IBPOST_CHECK_LONG:-0} == 1 ? 9000 : 1800)) \
-		--append "log_buf_len=8M watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=100 rig.long=${IBPOST_CHECK_LONG:-0}" \
-		>/dev/null 2>"$out/boot-$kind.err"
-	rc=$?
-	case $rc in
-	0) record ok "$kind guest: run completed, console clean" ;;
-	122) record fail "$kind guest: console clean" "$(cat "$out/boot-$kind.err")" ;;
-	124) record fail "$kind guest: finished in time" "$(tail -5 "$out/boot-$kind.err")" ;;
-	*) record fail "$kind guest: script exit status" "exit $rc" ;;
-	esac
+	guest_boot "$kind" "$kind" 6.1 "$guest_timeout" "" tools/tests/guest-check.sh
+	guest_status "$kind"
 	if [[ $kind == test ]]; then
 		python3 tools/tests/ktap_extract.py "$gout/kunit-dmesg.txt" "$gout" ||
 			record fail "KTAP found in the test guest's dmesg"
@@ -197,6 +239,27 @@ for kind in test stock; do
 	[[ -s $gout/blk-time-$kind.txt ]] && sed "s/^/$kind time: /" "$gout/blk-time-$kind.txt"
 	if [[ -s $gout/kmemleak-$kind.txt ]]; then
 		record fail "$kind kmemleak clean" "$(head -5 "$gout/kmemleak-$kind.txt")"
+	fi
+done
+
+# The guests beside: the same stock suites on 6.12 (rows "stock-6.12:"),
+# and rdma_rw's MR path on 6.1 (rows "forcemr:").
+step "guest: stock 6.12 kernel, force_mr (waiting)"
+wait "$pid612" "$pidfmr"
+guest_status stock-6.12
+for t in integration badinput hardening session isolation races serve blk trace; do
+	if [[ -s $out/guest-stock-6.12/$t-stock.tap ]]; then
+		count_tap stock-6.12 "$out/guest-stock-6.12/$t-stock.tap"
+	else
+		record fail "stock-6.12 $t results present"
+	fi
+done
+guest_status forcemr
+for t in blk-forcemr session; do
+	if [[ -s $out/guest-forcemr/$t-stock.tap ]]; then
+		count_tap forcemr "$out/guest-forcemr/$t-stock.tap"
+	else
+		record fail "forcemr $t results present"
 	fi
 done
 

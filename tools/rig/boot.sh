@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Usage: tools/rig/boot.sh --kernel stock|test --script PATH [--timeout SEC (600)]
+# Usage: tools/rig/boot.sh --kernel stock|test [--stock 6.1|6.12] --script PATH [--timeout SEC (600)]
 #          [--log FILE] [--out DIR] [--mem MB (2048)] [--smp N (2)] [--append 'KARGS']
 #          [--extra-qemu 'ARGS']
 #
-# Boots a QEMU guest (TCG; IBPOST_KVM=1 to use a working /dev/kvm) on the stock Debian
-# kernel or the test kernel (tools/rig/testkernel.sh), shares the host root read-only
+# Boots a QEMU guest (TCG; IBPOST_KVM=1 to use a working /dev/kvm) on a stock Debian
+# kernel (--stock, or IBPOST_STOCK: 6.1 by default, or the 6.12 LTS) or the test kernel (tools/rig/testkernel.sh), shares the host root read-only
 # and runs PATH (absolute, else relative to the repo) chrooted into it, from the repo dir,
 # with IBPOST_OUT (the writable --out DIR, default a new build/rig/out-*), IBPOST_KERNEL
 # and IBPOST_REPO set. Console goes to stdout and --log (default build/rig/console-<kind>.log);
@@ -24,6 +24,7 @@ while (($#)); do
 	(($# >= 2)) || usage
 	case $1 in
 	--kernel) kind=$2 ;;
+	--stock) export IBPOST_STOCK=$2 ;;
 	--script) script=$2 ;;
 	--timeout) timeout=$2 ;;
 	--log) log=$2 ;;
@@ -73,7 +74,7 @@ nic=(-nic none)
 # shellcheck disable=SC2206 # --extra-qemu is split into words on purpose
 extra_args=($extra)
 
-cmdline="console=ttyS0 panic=-1 loglevel=5 rig.kernel=$kind rig.repo=$repo rig.mods=$mods rig.script=$script $append"
+cmdline="console=ttyS0 panic=-1 loglevel=5 rig.kernel=$kind rig.stock=${IBPOST_STOCK:-6.1} rig.repo=$repo rig.mods=$mods rig.script=$script $append"
 qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m "$mem" -nographic -no-reboot
 	-monitor none -serial stdio "${nic[@]}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"

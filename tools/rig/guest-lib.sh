@@ -233,9 +233,13 @@ rig_kmemleak() {
 	cat /sys/kernel/debug/kmemleak >"$1"
 }
 
+# The modules of this guest's kernel: the test kernel's build/testmod, the
+# 6.12 stock kernel's build/mod-6.12 (tools/check.sh builds both), the
+# 6.1 stock kernel's the tree's own.
 rig_ibpost_paths() {
 	local obj=.
 	[[ ${IBPOST_KERNEL:-} == test ]] && obj=build/testmod
+	[[ ${IBPOST_KERNEL:-} == stock && $(rig_arg stock) == 6.12 ]] && obj=build/mod-6.12
 	KO=$obj/module/ibpost.ko
 	CONS=$obj/kunit/ibpost_consumer.ko
 	IBPOST=tools/ibpost/ibpost

@@ -26,6 +26,7 @@ mods=(netfs fscache 9pnet 9p virtio virtio_ring virtio_pci_modern_dev virtio_pci
 
 out=$repo/build/rig
 img=$out/initramfs-$kind-$kver.cpio.gz
+# (IBPOST_STOCK picks the stock kernel: tools/rig/kver.sh.)
 want=$(cat "$rig/init" "$0" <(echo "$kind $kver") <("$busybox" | head -n1) | sha256sum | cut -d' ' -f1)
 if [[ -f $img && -f $img.stamp && $(cat "$img.stamp") == "$want" ]]; then
 	echo "$img"

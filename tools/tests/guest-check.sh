@@ -71,7 +71,9 @@ if [[ $IBPOST_KERNEL == test ]]; then
 fi
 # The installed files (tools/tests/install.sh left them in build/pkg):
 # modprobe and the tool from them, before anything of ours is loaded.
-if [[ $IBPOST_KERNEL == stock ]]; then
+# (6.1's: the 6.12 guest loads the modules make check built for it; its
+# DKMS build is checked on the host, install.sh.)
+if [[ $IBPOST_KERNEL == stock && $(rig_arg stock) != 6.12 ]]; then
 	tools/tests/installed.sh || rc=1
 fi
 tools/tests/integration.sh || rc=1

@@ -299,8 +299,9 @@ if ((dkms)); then
 		mk dkms DKMS="${dk[*]}" DKMS_SRC="$d/src/ibpost-$ver"
 	echo "# make dkms: $((SECONDS - t0)) s"
 	if [[ -f $d/src/ibpost-$ver/dkms.conf && ! -e $d/src/ibpost-$ver/kunit &&
-		-z $(find "$d/src" -name '*.o' -o -name '*.ko') ]]; then
-		t_ok "the DKMS source tree: dkms.conf, no test module source, no build product"
+		-d $d/src/ibpost-$ver/module/compat/probes &&
+		-z $(find "$d/src" -name '*.o' -o -name '*.ko' -o -name generated) ]]; then
+		t_ok "the DKMS source tree: dkms.conf, the compat probes, no test module source, no build product"
 	else
 		t_fail "the DKMS source tree: dkms.conf, no test module source, no build product" \
 			"$(find "$d/src" -maxdepth 2 | head -n 8 | tr '\n' ' ')"
@@ -319,6 +320,25 @@ if ((dkms)); then
 		t_ok "dkms status: installed"
 	else
 		t_fail "dkms status: installed" "$st"
+	fi
+	# The same DKMS sources for the 6.12 LTS kernel (its own probes).
+	if k12=$(IBPOST_STOCK=6.12 tools/rig/kver.sh 2>/dev/null) &&
+		[[ -d /lib/modules/$k12/build ]]; then
+		mkdir -p "$d/install/$k12"
+		t0=$SECONDS
+		t_check "dkms build and install for $k12 (6.12 LTS)" \
+			bash -c "${dk[*]} build ibpost/$ver -k $k12 && ${dk[*]} install ibpost/$ver -k $k12"
+		echo "# dkms for $k12: $((SECONDS - t0)) s"
+		for m in ibpost ibpost_blk; do
+			got=$(modinfo -F vermagic "$d/install/$k12/updates/dkms/$m.ko"* 2>&1)
+			if [[ $got == "$k12 "* ]]; then
+				t_ok "dkms installed $m.ko for $k12 (vermagic $k12)"
+			else
+				t_fail "dkms installed $m.ko for $k12" "$got"
+			fi
+		done
+	else
+		t_fail "dkms for the 6.12 LTS kernel" "no 6.12 headers (tools/rig/deps.sh)"
 	fi
 fi
 t_done

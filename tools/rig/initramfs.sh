@@ -28,14 +28,19 @@ out=$repo/build/rig
 img=$out/initramfs-$kind-$kver.cpio.gz
 # (IBPOST_STOCK picks the stock kernel: tools/rig/kver.sh.)
 want=$(cat "$rig/init" "$0" <(echo "$kind $kver") <("$busybox" | head -n1) | sha256sum | cut -d' ' -f1)
+# Guests boot side by side (tools/check.sh): one builds an image while the
+# others wait for it, under a lock; the image is written to a file of its
+# own and renamed into place, so no guest ever boots half an image.
+mkdir -p "$out"
+exec 9>"$out/initramfs.lock"
+flock 9
 if [[ -f $img && -f $img.stamp && $(cat "$img.stamp") == "$want" ]]; then
 	echo "$img"
 	exit 0
 fi
 
-mkdir -p "$out"
 root=$(mktemp -d "$out/initramfs.XXXXXX")
-trap 'rm -rf "$root"' EXIT
+trap 'rm -rf "$root" ${tmp:+"$tmp"}' EXIT
 mkdir -p "$root"/{bin,dev,proc,sys,host,mods,repo}
 cp "$busybox" "$root/bin/busybox"
 for applet in $("$busybox" --list); do
@@ -64,7 +69,9 @@ if [[ $kind == stock ]]; then
 	done
 fi
 
-(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -9) >"$img.tmp"
-mv "$img.tmp" "$img"
+tmp=$(mktemp "$img.XXXXXX")
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -9) >"$tmp"
+chmod 0644 "$tmp"
+mv -f "$tmp" "$img"
 echo "$want" >"$img.stamp"
 echo "$img"

@@ -178,7 +178,7 @@ guest_status() {
 # The 6.12 guest runs beside the debug guest, the force_mr guest beside
 # the 6.1 stock guest: two cores, and much of each suite sleeps.
 guest_timeout=$((${IBPOST_CHECK_LONG:-0} == 1 ? 9000 : 1800))
-guest_boot stock-6.12 stock 6.12 2400 "" tools/tests/guest-check.sh &
+guest_boot stock-6.12 stock 6.12 "$guest_timeout" "" tools/tests/guest-check.sh &
 pid612=$!
 for kind in test stock; do
 	step "guest: $kind kernel"

@@ -157,11 +157,7 @@ static int ibpost_blk_tags(struct ibpost_blk_dev *d)
 	return blk_mq_alloc_tag_set(t);
 }
 
-/*
- * Queue limits from the session's.  Features: a write cache (FLUSH
- * reaches the driver: io.c says why it is kept), not rotational, no
- * entropy from its timings.
- */
+/* Queue limits from the session's. */
 static void ibpost_blk_limits(struct ibpost_blk_dev *d,
 			      struct queue_limits *lim)
 {
@@ -237,6 +233,11 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 		goto err;
 	}
 	ibpost_blk_limits(d, &lim);
+	/*
+	 * Features: a write cache (FLUSH reaches the driver: io.c says why it
+	 * is kept); not rotational and no entropy from its timings, as no
+	 * BLK_FEAT_ROTATIONAL or BLK_FEAT_ADD_RANDOM says.
+	 */
 	d->disk = ibpost_compat_blk_mq_alloc_disk(&d->tags, &lim,
 						  BLK_FEAT_WRITE_CACHE, d);
 	if (IS_ERR(d->disk)) {

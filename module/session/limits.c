@@ -99,8 +99,6 @@ static u32 ibpost_rw_mr_pages(struct ib_device *dev, u32 port)
 
 	if (rdma_rw_max_send_wr(dev, port, 1, 0) <= 1)
 		return 0;
-	if (rdma_rw_mr_factor(dev, port, 1) != 1)
-		return 0;
 	while (lo < hi) {
 		mid = lo + (hi - lo + 1) / 2;
 		if (rdma_rw_mr_factor(dev, port, mid) == 1)

@@ -34,14 +34,7 @@ rig_provider rxe || { t_fail "load rxe, rxe_lo" "modules, link add"; t_done; exi
 grep -q '^ibpost ' /proc/modules || insmod "$KO" || { t_fail "insmod ibpost" "$KO"; t_done; exit 1; }
 insmod "$BLK" || { t_fail "insmod ibpost_blk" "$BLK"; t_done; exit 1; }
 
-NAME=$($IBPOST blk map --dev rxe_lo --size 256M --queues 2 --depth 16 2>&1)
-if [[ $NAME == ibpostb* ]] && wait_dev "$NAME"; then
-	t_ok "map 256M on rxe_lo with force_mr: /dev/$NAME"
-else
-	t_fail "map 256M on rxe_lo with force_mr" "$NAME"
-	t_done
-	exit 1
-fi
+blk_map_or_end "map 256M on rxe_lo with force_mr" --dev rxe_lo --size 256M --queues 2 --depth 16
 Q=/sys/block/$NAME/queue
 vb=$(cat "$Q/virt_boundary_mask") kb=$(cat "$Q/max_hw_sectors_kb") segs=$(cat "$Q/max_segments")
 echo "queue: virt_boundary_mask $vb max_hw_sectors_kb $kb max_segments $segs" >>"$FIG"

@@ -15,6 +15,22 @@ wait_dev() {
 	return 1
 }
 
+# blk_map_or_end ROW MAP-OPTION...: 'ibpost blk map MAP-OPTION...', its
+# name in NAME once /dev/NAME is there: a TAP row ROW (with the time it
+# took); when the map fails, a failed row and the end of the script.
+blk_map_or_end() {
+	local row=$1 t0=$SECONDS
+	shift
+	NAME=$($IBPOST blk map "$@" 2>&1)
+	if [[ $NAME == ibpostb* ]] && wait_dev "$NAME"; then
+		t_ok "$row: /dev/$NAME ($((SECONDS - t0)) s)"
+	else
+		t_fail "$row" "$NAME"
+		t_done
+		exit 1
+	fi
+}
+
 # fio_verify DEV BS PER_JOB JOBS: each job its own range, random writes
 # then crc32c verify; a TAP row.
 fio_verify() {

@@ -113,15 +113,7 @@ else
 	t_fail "nothing mapped after the refusals" "$(cat /sys/class/ibpost-blk/ctl/devices)"
 fi
 
-t0=$SECONDS
-NAME=$($IBPOST blk map --dev rxe_lo --size 256M --queues 2 --depth 32 2>&1)
-if [[ $NAME == ibpostb* ]] && wait_dev "$NAME"; then
-	t_ok "map 256M, 2 queues, depth 32: /dev/$NAME ($((SECONDS - t0)) s)"
-else
-	t_fail "map 256M" "$NAME"
-	t_done
-	exit 1
-fi
+blk_map_or_end "map 256M, 2 queues, depth 32" --dev rxe_lo --size 256M --queues 2 --depth 32
 A=/sys/block/$NAME/ibpost
 sz=$(blockdev --getsize64 "/dev/$NAME")
 lim="queues $(cat $A/queues) segs $(cat $A/max_segments) chunk $(cat $A/chunk) max_hw_kb $(cat /sys/block/$NAME/queue/max_hw_sectors_kb) chunk_sectors $(cat /sys/block/$NAME/queue/chunk_sectors) fua/wc $(cat /sys/block/$NAME/queue/write_cache)"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ibpost.h"
+#include "json.h"
 
 #define BLK_CTL		"/sys/class/ibpost-blk/ctl"
 #define BLK_SYS		"/sys/block"
@@ -93,54 +94,25 @@ static int blk_word(const char *opt, const char *v)
 }
 
 /*
- * HOST[:PORT] of --connect: an IPv4 address, a bare IPv6 one, or [V6]:PORT.
- * @host gets the address, *@port the port's text (NULL: none).
+ * --connect HOST[:PORT] (net_parse_hostport(), as 'run --connect'): the
+ * kernel takes the address numeric in @host and the port in @port ("":
+ * none given, its default).
  */
-static int blk_host_port(const char *arg, char *host, size_t len,
-			 const char **port)
-{
-	const char *colon = strrchr(arg, ':'), *end;
-	size_t n = strlen(arg);
-
-	*port = NULL;
-	if (arg[0] == '[') {
-		end = strchr(arg, ']');
-		if (!end || (end[1] && end[1] != ':') ||
-		    (end[1] == ':' && !end[2]))
-			goto bad;
-		n = end - arg - 1;
-		arg++;
-		if (end[1])
-			*port = end + 2;
-	} else if (colon && colon == strchr(arg, ':')) {
-		n = colon - arg;
-		*port = colon + 1;
-		if (!**port)
-			goto bad;
-	}
-	if (!n || n >= len)
-		goto bad;
-	memcpy(host, arg, n);
-	host[n] = '\0';
-	return 0;
-bad:
-	fprintf(stderr, "%s: blk map: --connect %s: give HOST, HOST:PORT or [V6]:PORT\n",
-		prog, arg);
-	return -1;
-}
-
-/* The host of --connect as the kernel takes it: a numeric address. */
-static int blk_resolve(const char *arg, char *host, size_t len)
+static int blk_connect(const char *arg, char *host, size_t len, char *port,
+		       size_t plen)
 {
 	struct net_addr a;
-	const char *why = net_parse_host(host, &a);
+	const char *why = net_parse_hostport(arg, &a);
 
 	if (why) {
-		fprintf(stderr, "%s: blk map: --connect %s: %s\n", prog, arg,
-			why);
+		fprintf(stderr, "%s: blk map: --connect %s: %s (want " NET_HOSTPORT_FORMS ")\n",
+			prog, arg, why);
 		return -1;
 	}
 	net_addr_str(host, len, a.family, a.addr);
+	port[0] = '\0';
+	if (a.port)
+		snprintf(port, plen, "%u", a.port);
 	return 0;
 }
 
@@ -161,7 +133,7 @@ static int blk_map(int argc, char **argv)
 					     "depth", "port", "connect",
 					     "server_port" };
 	const char *val[7] = { NULL };
-	char host[256];
+	char host[64], port[16];
 	char line[512], res[256];
 	size_t n = 0;
 	const char *k;
@@ -174,10 +146,11 @@ static int blk_map(int argc, char **argv)
 		}
 		if (c == 'c') {
 			if (blk_word("connect", optarg) ||
-			    blk_host_port(optarg, host, sizeof(host), &val[6]) ||
-			    blk_resolve(optarg, host, sizeof(host)))
+			    blk_connect(optarg, host, sizeof(host), port,
+					sizeof(port)))
 				return 2;
 			val[5] = host;
+			val[6] = port[0] ? port : NULL;
 			continue;
 		}
 		k = c ? strchr(keys, c) : NULL;
@@ -247,46 +220,77 @@ static const char *const blk_attrs[] = {
 	"max_segments", "chunk", "state", "server",
 };
 
-static void blk_list_one(const char *name, bool json, bool first)
+/* The number in @v (a sysfs value), false when it is none. */
+static bool blk_num(const char *v, unsigned long long *n)
+{
+	char *end;
+
+	if (*v < '0' || *v > '9')
+		return false;
+	errno = 0;
+	*n = strtoull(v, &end, 10);
+	return !errno && !*end;
+}
+
+/*
+ * One device.  A value that cannot be read (the device went away in the
+ * middle of the listing) is "?" in the table and null in JSON.
+ */
+static void blk_list_one(struct json *j, const char *name)
 {
 	char path[256], v[ARRAY_SIZE(blk_attrs)][64], lat[256];
-	unsigned long long l[7] = { 0 };
+	bool ok[ARRAY_SIZE(blk_attrs)], lat_ok = false;
+	unsigned long long l[7] = { 0 }, n;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(blk_attrs); i++) {
 		snprintf(path, sizeof(path), "%s/%s/ibpost/%s", BLK_SYS, name,
 			 blk_attrs[i]);
-		if (sysfs_read(path, v[i], sizeof(v[i])))
+		ok[i] = !sysfs_read(path, v[i], sizeof(v[i]));
+		if (!ok[i])
 			snprintf(v[i], sizeof(v[i]), "?");
 	}
 	snprintf(path, sizeof(path), "%s/%s/ibpost/latency", BLK_SYS, name);
 	if (!sysfs_read(path, lat, sizeof(lat)))
-		sscanf(lat, "%llu %llu %llu %llu %llu %llu %llu", &l[0], &l[1],
-		       &l[2], &l[3], &l[4], &l[5], &l[6]);
-	if (!json) {
+		lat_ok = sscanf(lat, "%llu %llu %llu %llu %llu %llu %llu",
+				&l[0], &l[1], &l[2], &l[3], &l[4], &l[5],
+				&l[6]) == 7;
+	if (!j) {
 		printf("%-10s %-10s %12s %6s %5s %5s %8s %-6s %10llu %10llu\n",
 		       name, v[0], v[1], v[2], v[4], v[5], v[6], v[7],
 		       l[3] / 1000, l[4] / 1000);
 		return;
 	}
-	printf("%s\n  {\"name\": ", first ? "" : ",");
-	out_json_str(stdout, name);
-	printf(", \"rdma_dev\": ");
-	out_json_str(stdout, v[0]);
-	for (i = 1; i < 7; i++)
-		printf(", \"%s\": %s", blk_attrs[i], v[i]);
-	printf(", \"state\": ");
-	out_json_str(stdout, v[7]);
-	printf(", \"server\": ");
-	out_json_str(stdout, v[8]);
-	printf(", \"lat_samples\": %llu, \"lat_p50_ns\": %llu, \"lat_p99_ns\": %llu, \"lat_p999_ns\": %llu}",
-	       l[0], l[3], l[4], l[5]);
+	json_obj(j, NULL);
+	json_str(j, "name", name);
+	json_str_or_null(j, "rdma_dev", ok[0] ? v[0] : NULL);
+	for (i = 1; i < 7; i++) {
+		if (ok[i] && blk_num(v[i], &n))
+			json_u64(j, blk_attrs[i], n);
+		else
+			json_null(j, blk_attrs[i]);
+	}
+	json_str_or_null(j, "state", ok[7] ? v[7] : NULL);
+	json_str_or_null(j, "server", ok[8] ? v[8] : NULL);
+	if (lat_ok) {
+		json_u64(j, "lat_samples", l[0]);
+		json_u64(j, "lat_p50_ns", l[3]);
+		json_u64(j, "lat_p99_ns", l[4]);
+		json_u64(j, "lat_p999_ns", l[5]);
+	} else {
+		json_null(j, "lat_samples");
+		json_null(j, "lat_p50_ns");
+		json_null(j, "lat_p99_ns");
+		json_null(j, "lat_p999_ns");
+	}
+	json_end(j);
 }
 
 static int blk_list(int argc, char **argv)
 {
 	char names[4096], *name, *save = NULL;
-	bool json = false, first = true;
+	struct json js;
+	bool json = false;
 
 	if (argc == 2 && (!strcmp(argv[1], "--json") || !strcmp(argv[1], "-j")))
 		json = true;
@@ -299,19 +303,20 @@ static int blk_list(int argc, char **argv)
 			BLK_CTL);
 		return 1;
 	}
-	if (json)
-		printf("{\"devices\": [");
-	else
+	if (json) {
+		json_start(&js, stdout);
+		json_obj(&js, NULL);
+		json_arr_lines(&js, "devices");
+	} else {
 		printf("%-10s %-10s %12s %6s %5s %5s %8s %-6s %10s %10s\n",
 		       "name", "rdma_dev", "size", "queues", "depth", "segs",
 		       "chunk", "state", "p50_us", "p99_us");
-	for (name = strtok_r(names, "\n", &save); name;
-	     name = strtok_r(NULL, "\n", &save)) {
-		blk_list_one(name, json, first);
-		first = false;
 	}
+	for (name = strtok_r(names, "\n", &save); name;
+	     name = strtok_r(NULL, "\n", &save))
+		blk_list_one(json ? &js : NULL, name);
 	if (json)
-		printf("%s]}\n", first ? "" : "\n");
+		json_end_all(&js);
 	return 0;
 }
 

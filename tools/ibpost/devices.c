@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ibpost.h"
+#include "json.h"
 
 void help_devices(FILE *f)
 {
@@ -61,60 +62,48 @@ err:
 	return NULL;
 }
 
-static void json_u(const char *key, unsigned long long v)
-{
-	printf(", \"%s\": %llu", key, v);
-}
-
-static void json_s(const char *key, const char *v)
-{
-	printf(", \"%s\": ", key);
-	out_json_str(stdout, v);
-}
-
-static void json_b(const char *key, bool v)
-{
-	printf(", \"%s\": %s", key, v ? "true" : "false");
-}
-
 static void print_json(const struct ibpost_dev_attr *r, unsigned int n)
 {
+	struct json j;
 	char guid[32];
 	unsigned int i;
 
-	printf("{\"devices\": [");
+	json_start(&j, stdout);
+	json_obj(&j, NULL);
+	json_arr_lines(&j, "devices");
 	for (i = 0; i < n; i++, r++) {
 		out_guid(guid, sizeof(guid), r->node_guid);
-		printf("%s\n  {\"name\": ", i ? "," : "");
-		out_json_str(stdout, r->name);
-		json_u("index", r->index);
-		json_u("port", r->port);
-		json_s("node_guid", guid);
-		json_s("link_layer", out_link_layer(r->link_layer));
-		json_s("port_state", out_port_state(r->port_state));
-		json_u("active_mtu", r->active_mtu);
-		json_u("max_mtu", r->max_mtu);
-		json_u("max_msg_sz", r->max_msg_sz);
-		json_u("max_send_sge", r->max_send_sge);
-		json_u("max_recv_sge", r->max_recv_sge);
-		json_u("max_sge_rd", r->max_sge_rd);
-		json_u("max_qp_wr", r->max_qp_wr);
-		json_u("max_cqe", r->max_cqe);
-		json_u("max_mr_size", r->max_mr_size);
-		json_u("max_fast_reg_page_list_len",
-		       r->max_fast_reg_page_list_len);
-		json_u("max_inline_data", r->max_inline_data);
-		json_b("inline_probed", !(r->flags & IBPOST_DEV_INLINE_UNKNOWN));
-		json_b("local_dma_lkey", r->flags & IBPOST_DEV_LOCAL_DMA_LKEY);
-		json_b("mem_mgt_extensions", r->flags & IBPOST_DEV_MEM_MGT_EXT);
-		json_b("virt_dma", r->flags & IBPOST_DEV_VIRT_DMA);
-		json_b("imm", !(r->flags & IBPOST_DEV_NO_IMM));
-		json_b("cm_only", r->flags & IBPOST_DEV_CM_ONLY);
-		json_b("write_unplaced", r->flags & IBPOST_DEV_WRITE_UNPLACED);
-		json_u("phys_port_cnt", r->phys_port_cnt);
-		printf("}");
+		json_obj(&j, NULL);
+		json_str(&j, "name", r->name);
+		json_u64(&j, "index", r->index);
+		json_u64(&j, "port", r->port);
+		json_str(&j, "node_guid", guid);
+		json_str(&j, "link_layer", out_link_layer(r->link_layer));
+		json_str(&j, "port_state", out_port_state(r->port_state));
+		json_u64(&j, "active_mtu", r->active_mtu);
+		json_u64(&j, "max_mtu", r->max_mtu);
+		json_u64(&j, "max_msg_sz", r->max_msg_sz);
+		json_u64(&j, "max_send_sge", r->max_send_sge);
+		json_u64(&j, "max_recv_sge", r->max_recv_sge);
+		json_u64(&j, "max_sge_rd", r->max_sge_rd);
+		json_u64(&j, "max_qp_wr", r->max_qp_wr);
+		json_u64(&j, "max_cqe", r->max_cqe);
+		json_u64(&j, "max_mr_size", r->max_mr_size);
+		json_u64(&j, "max_fast_reg_page_list_len",
+			 r->max_fast_reg_page_list_len);
+		json_u64(&j, "max_inline_data", r->max_inline_data);
+		json_bool(&j, "inline_probed",
+			  !(r->flags & IBPOST_DEV_INLINE_UNKNOWN));
+		json_bool(&j, "local_dma_lkey", r->flags & IBPOST_DEV_LOCAL_DMA_LKEY);
+		json_bool(&j, "mem_mgt_extensions", r->flags & IBPOST_DEV_MEM_MGT_EXT);
+		json_bool(&j, "virt_dma", r->flags & IBPOST_DEV_VIRT_DMA);
+		json_bool(&j, "imm", !(r->flags & IBPOST_DEV_NO_IMM));
+		json_bool(&j, "cm_only", r->flags & IBPOST_DEV_CM_ONLY);
+		json_bool(&j, "write_unplaced", r->flags & IBPOST_DEV_WRITE_UNPLACED);
+		json_u64(&j, "phys_port_cnt", r->phys_port_cnt);
+		json_end(&j);
 	}
-	printf("%s]}\n", n ? "\n" : "");
+	json_end_all(&j);
 }
 
 /* Capabilities the device lacks (IBPOST_DEV_NO_IMM, _CM_ONLY, _WRITE_UNPLACED). */

@@ -26,7 +26,6 @@ const char *ctl_reason_str(unsigned int reason);
 void ctl_print_status(FILE *f, const struct ibpost_status *st);
 
 /* out.c: output helpers */
-void out_json_str(FILE *f, const char *s);
 const char *out_port_state(unsigned int state);
 const char *out_link_layer(unsigned int ll);
 void out_guid(char *buf, size_t len, unsigned long long guid);
@@ -46,6 +45,9 @@ bool net_parse_addr(const char *s, struct net_addr *a);
 /* An address or a host name (getaddrinfo); NULL, else why not. */
 const char *net_parse_host(const char *s, struct net_addr *a);
 const char *net_parse_hostport(const char *s, struct net_addr *a);
+/* What net_parse_hostport() takes, for the messages of its refusals. */
+#define NET_HOSTPORT_FORMS	"HOST[:PORT], [IPV6][:PORT] or IPV6"
+
 const char *net_addr_str(char *buf, size_t len, unsigned int family,
 			 const unsigned char *addr);
 const char *net_parse_cidr(const char *s, struct net_addr *a,
@@ -205,15 +207,14 @@ int devpick(struct run_opts *o);
 /* runprint.c: results on stdout, the text table or JSON */
 /* The header: text header and column names, or the JSON parameters. */
 void runprint_start(const struct run_opts *o, const struct ibpost_result *r);
-/* One row; text: @label (or NULL) first; JSON: @first of its list. */
+/* One row; text: @label (or NULL) first; JSON: the next of its list. */
 void runprint_row(const struct run_opts *o, const struct run_row *w,
-		  const char *label, bool first);
+		  const char *label);
 /* JSON: the opening of one -q point (its "qps" list follows). */
-void runprint_json_point(bool first, unsigned long long bytes,
-			 unsigned int num_sge);
+void runprint_json_point(unsigned long long bytes, unsigned int num_sge);
 /* JSON: the "qps" entry of a QP that failed without a row. */
 void runprint_json_qp_error(const struct run_opts *o, const struct qp_job *j,
-			    int qp, bool first);
+			    int qp);
 /* The total of a -q point: a JSON object, or a "total" row when @nok. */
 void runprint_total(const struct run_opts *o, const struct run_row *w,
 		    unsigned int nok, unsigned int nfail);

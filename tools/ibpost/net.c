@@ -125,6 +125,8 @@ static const char *parse_port(const char *s, struct net_addr *a)
 	unsigned long v;
 	char *end;
 
+	if (!*s)
+		return "no port after ':'";
 	if (*s < '0' || *s > '9')
 		return "the port is not a number";
 	errno = 0;

@@ -123,7 +123,6 @@ struct run_state {
 	const struct run_opts *o;
 	struct run_row *rows;
 	unsigned int nrows;
-	unsigned int npoints;	/* entries of "results" (-q) */
 	bool started;		/* header printed */
 	bool sweep;		/* more than one run */
 };
@@ -180,7 +179,7 @@ static void add_row(struct run_state *s, const struct ibpost_run *r)
 {
 	struct run_row *w = keep_row(s, r, -1, -1);
 
-	runprint_row(s->o, w, NULL, s->nrows == 1);
+	runprint_row(s->o, w, NULL);
 }
 
 /* One ioctl: 0 ok or skipped, 1 failed, 130 interrupted. */
@@ -253,8 +252,7 @@ static enum qp_end qp_end(const struct run_state *s, struct qp_job *j)
 }
 
 /* A QP that failed: its "qp I: " line, and its entry of "qps". */
-static void report_qp_failure(struct run_state *s, struct qp_job *j, int qp,
-			      bool first)
+static void report_qp_failure(struct run_state *s, struct qp_job *j, int qp)
 {
 	const struct run_opts *o = s->o;
 	unsigned int reason = j->run.status.reason;
@@ -264,19 +262,18 @@ static void report_qp_failure(struct run_state *s, struct qp_job *j, int qp,
 		return;
 	if (!j->no_thread &&
 	    (reason == IBPOST_R_WC_ERROR || reason == IBPOST_R_VERIFY))
-		runprint_row(o, keep_row(s, &j->run, qp, j->cpu), NULL, first);
+		runprint_row(o, keep_row(s, &j->run, qp, j->cpu), NULL);
 	else
-		runprint_json_qp_error(o, j, qp, first);
+		runprint_json_qp_error(o, j, qp);
 }
 
-static void report_qp_row(struct run_state *s, struct qp_job *j, int qp,
-			  bool first)
+static void report_qp_row(struct run_state *s, struct qp_job *j, int qp)
 {
 	struct run_row *w = keep_row(s, &j->run, qp, j->cpu);
 	char label[16];
 
 	snprintf(label, sizeof(label), "qp%d", qp);
-	runprint_row(s->o, w, label, first);
+	runprint_row(s->o, w, label);
 }
 
 /*
@@ -313,23 +310,21 @@ static void print_point(struct run_state *s, struct qp_job *jobs,
 			const __u64 *const *hist, unsigned int nres,
 			unsigned int nbad)
 {
-	bool open = nres || s->o->json, first = true;
+	bool open = nres || s->o->json;
 	unsigned int i;
 
 	if (open) {
 		start_output(s, nres ? res[0] : &jobs[0].run.result);
 		if (s->o->json)
-			runprint_json_point(!s->npoints++,
-					    msg_bytes(&jobs[0].run,
+			runprint_json_point(msg_bytes(&jobs[0].run,
 						      nres ? res[0] : NULL),
 					    jobs[0].run.num_sge);
 	}
 	for (i = 0; i < n; i++) {
 		if (end[i] == QP_ROW)
-			report_qp_row(s, &jobs[i], i, first);
+			report_qp_row(s, &jobs[i], i);
 		else if (end[i] != QP_EMPTY)
-			report_qp_failure(s, &jobs[i], i, first);
-		first &= end[i] == QP_EMPTY;
+			report_qp_failure(s, &jobs[i], i);
 	}
 	if (open)
 		report_total(s, jobs, res, hist, nres, nbad);

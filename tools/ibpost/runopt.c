@@ -438,7 +438,7 @@ static int parse_connect(const char *arg, struct run_opts *o)
 	if (!why)
 		return 0;
 	o->peer.family = 0;
-	fprintf(stderr, "%s: run: bad --connect '%s': %s (want HOST[:PORT], [IPV6][:PORT] or IPV6)\n",
+	fprintf(stderr, "%s: run: bad --connect '%s': %s (want " NET_HOSTPORT_FORMS ")\n",
 		prog, arg, why);
 	return -1;
 }

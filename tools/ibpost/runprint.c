@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ibpost.h"
+#include "json.h"
 
 static double bw_mib(const struct ibpost_result *r)
 {
@@ -196,16 +197,22 @@ static void print_hist(const struct run_row *w)
 	}
 }
 
+/* The one JSON document of a run (its progress lines are their own). */
+static struct json js;
+
 static void json_sge_list(const char *key, const struct ibpost_sge_desc *d,
 			  unsigned int n)
 {
 	unsigned int i;
 
-	printf(", \"%s\": [", key);
-	for (i = 0; i < n; i++)
-		printf("%s{\"offset\": %u, \"length\": %u}", i ? ", " : "",
-		       d[i].offset, d[i].length);
-	printf("]");
+	json_arr(&js, key);
+	for (i = 0; i < n; i++) {
+		json_obj(&js, NULL);
+		json_u64(&js, "offset", d[i].offset);
+		json_u64(&js, "length", d[i].length);
+		json_end(&js);
+	}
+	json_end(&js);
 }
 
 /* Parameters of the options that are new with --connect, --cm-timeout, -q. */
@@ -214,188 +221,215 @@ static void json_peer_params(const struct run_opts *o)
 	char addr[INET6_ADDRSTRLEN];
 
 	if (o->peer.family) {
-		printf(", \"connect\": ");
-		out_json_str(stdout, peer_str(addr, sizeof(addr), o));
-		printf(", \"cm_port\": %u", peer_port(o));
+		json_str(&js, "connect", peer_str(addr, sizeof(addr), o));
+		json_u64(&js, "cm_port", peer_port(o));
 	}
 	if (o->cm_timeout_set)
-		printf(", \"cm_timeout_ms\": %u", o->cm_timeout_ms);
+		json_u64(&js, "cm_timeout_ms", o->cm_timeout_ms);
 	if (o->qps > 1)
-		printf(", \"qps\": %u", o->qps);
+		json_u64(&js, "qps", o->qps);
 }
 
+/* The document's opening: the device, the parameters, "results": [. */
 static void json_params(const struct run_opts *o, unsigned int max_inline)
 {
-	printf("{\"device\": ");
-	out_json_str(stdout, o->dev);
-	printf(", \"op\": \"%s\", \"params\": {\"port\": %u, \"layout\": \"%s\"",
-	       out_op_name(o->op), o->port, runopt_layout_name(o->layout));
+	json_start(&js, stdout);
+	json_obj(&js, NULL);
+	json_str(&js, "device", o->dev);
+	json_str(&js, "op", out_op_name(o->op));
+	json_obj(&js, "params");
+	json_u64(&js, "port", o->port);
+	json_str(&js, "layout", runopt_layout_name(o->layout));
 	if (o->gid_index >= 0)
-		printf(", \"gid_index\": %d", o->gid_index);
+		json_i64(&js, "gid_index", o->gid_index);
 	if (o->nsges)
 		json_sge_list("sge_layout", o->sges, o->nsges);
 	if (o->op <= IBPOST_OP_SEND_IMM) {
-		printf(", \"recv_layout\": \"%s\", \"recv_sge\": %u",
-		       runopt_layout_name(o->recv_layout), o->recv_sge);
+		json_str(&js, "recv_layout", runopt_layout_name(o->recv_layout));
+		json_u64(&js, "recv_sge", o->recv_sge);
 		if (o->nrsges)
 			json_sge_list("recv_sge_layout", o->rsges, o->nrsges);
 	}
-	printf(", \"seed\": %llu, \"iters\": %llu, \"duration_ms\": %u, \"warmup\": %u, \"depth\": %u, \"batch\": %u, \"signal_every\": %u, \"imm\": %u, \"inline\": %s, \"verify\": %s, \"pingpong\": %s, \"max_inline\": %u",
-	       o->seed, o->iters, o->duration_ms, o->warmup, o->depth, o->batch,
-	       o->signal_every, o->imm, o->inline_data ? "true" : "false",
-	       o->verify ? "true" : "false", o->pingpong ? "true" : "false",
-	       max_inline);
+	json_u64(&js, "seed", o->seed);
+	json_u64(&js, "iters", o->iters);
+	json_u64(&js, "duration_ms", o->duration_ms);
+	json_u64(&js, "warmup", o->warmup);
+	json_u64(&js, "depth", o->depth);
+	json_u64(&js, "batch", o->batch);
+	json_u64(&js, "signal_every", o->signal_every);
+	json_u64(&js, "imm", o->imm);
+	json_bool(&js, "inline", o->inline_data);
+	json_bool(&js, "verify", o->verify);
+	json_bool(&js, "pingpong", o->pingpong);
+	json_u64(&js, "max_inline", max_inline);
 	if (o->inline_size_set)
-		printf(", \"inline_size\": %u", o->inline_size);
+		json_u64(&js, "inline_size", o->inline_size);
 	if (o->forever)
-		printf(", \"forever\": true");
+		json_bool(&js, "forever", true);
 	if (o->report_ms)
-		printf(", \"report_every_ms\": %u", o->report_ms);
+		json_u64(&js, "report_every_ms", o->report_ms);
 	json_peer_params(o);
-	printf("}, \"results\": [");
+	json_end(&js);
+	json_arr(&js, "results");
 }
 
 /* "hist_ns": the non-empty buckets of @hist, [lower bound, count] each. */
 static void json_hist(const __u64 *hist)
 {
 	unsigned int i;
-	bool any = false;
 
 	if (!hist)
 		return;
-	printf(", \"hist_ns\": [");
+	json_arr(&js, "hist_ns");
 	for (i = 0; i < IBPOST_HIST_LL_BUCKETS; i++) {
 		if (!hist[i])
 			continue;
-		printf("%s[%llu, %llu]", any ? ", " : "", hist_lower(i),
-		       (unsigned long long)hist[i]);
-		any = true;
+		json_arr(&js, NULL);
+		json_u64(&js, NULL, hist_lower(i));
+		json_u64(&js, NULL, hist[i]);
+		json_end(&js);
 	}
-	printf("]");
+	json_end(&js);
 }
 
-static void json_lat(const char *key, const struct ibpost_result *r,
-		     bool samples)
+static void json_lat(const char *key, const struct ibpost_result *r)
 {
-	printf(", \"%s\": {\"min\": %llu, \"median\": %llu, \"avg\": %llu, \"stdev\": %llu, \"p99\": %llu, \"p999\": %llu, \"max\": %llu",
-	       key, (unsigned long long)r->lat_min_ns,
-	       (unsigned long long)r->lat_median_ns,
-	       (unsigned long long)r->lat_avg_ns,
-	       (unsigned long long)r->lat_stdev_ns,
-	       (unsigned long long)r->lat_p99_ns,
-	       (unsigned long long)r->lat_p999_ns,
-	       (unsigned long long)r->lat_max_ns);
-	if (samples)
-		printf(", \"samples\": %llu, \"samples_capped\": %llu",
-		       (unsigned long long)r->lat_samples,
-		       (unsigned long long)r->lat_samples_capped);
-	printf("}");
+	json_obj(&js, key);
+	json_u64(&js, "min", r->lat_min_ns);
+	json_u64(&js, "median", r->lat_median_ns);
+	json_u64(&js, "avg", r->lat_avg_ns);
+	json_u64(&js, "stdev", r->lat_stdev_ns);
+	json_u64(&js, "p99", r->lat_p99_ns);
+	json_u64(&js, "p999", r->lat_p999_ns);
+	json_u64(&js, "max", r->lat_max_ns);
+	json_u64(&js, "samples", r->lat_samples);
+	json_u64(&js, "samples_capped", r->lat_samples_capped);
+	json_end(&js);
+}
+
+/* Bytes, WRs, time and the rates of @r, as rows and totals have them. */
+static void json_rates(const struct ibpost_result *r)
+{
+	json_u64(&js, "elapsed_ns", r->elapsed_ns);
+	json_dbl(&js, "bw_mib_s", bw_mib(r), 3);
+	json_dbl(&js, "bw_gbps", bw_gbps(r), 4);
+	json_dbl(&js, "mpps", mpps(r), 6);
 }
 
 static void json_wc(const struct ibpost_result *r)
 {
 	unsigned int i;
-	bool any = false;
 
-	printf(", \"wc_errors\": %u", r->wc_errors);
+	json_u64(&js, "wc_errors", r->wc_errors);
 	if (!r->wc_errors)
 		return;
-	printf(", \"wc_status\": {");
-	for (i = 1; i < IBPOST_WC_STATUS_MAX; i++) {
-		if (!r->wc_status[i])
-			continue;
-		printf("%s\"%s\": %u", any ? ", " : "", out_wc_status(i),
-		       r->wc_status[i]);
-		any = true;
-	}
-	printf("}, \"first_err\": {\"status\": \"%s\", \"vendor_err\": %u, \"wr\": %u}",
-	       out_wc_status(r->first_err_status), r->first_err_vendor,
-	       r->first_err_wr);
+	json_obj(&js, "wc_status");
+	for (i = 1; i < IBPOST_WC_STATUS_MAX; i++)
+		if (r->wc_status[i])
+			json_u64(&js, out_wc_status(i), r->wc_status[i]);
+	json_end(&js);
+	json_obj(&js, "first_err");
+	json_str(&js, "status", out_wc_status(r->first_err_status));
+	json_u64(&js, "vendor_err", r->first_err_vendor);
+	json_u64(&js, "wr", r->first_err_wr);
+	json_end(&js);
 }
 
-static void json_row(const struct run_opts *o, const struct run_row *w,
-		     bool first)
+static void json_row(const struct run_opts *o, const struct run_row *w)
 {
 	const struct ibpost_result *r = &w->res;
 	unsigned int i;
-	bool any = false;
 
-	printf("%s{", first ? "" : ", ");
-	if (w->qp >= 0)
-		printf("\"qp\": %d, \"cpu\": %d, ", w->qp, w->cpu);
-	printf("\"bytes\": %llu, \"num_sge\": %u, \"iters\": %llu, \"elapsed_ns\": %llu, \"bw_mib_s\": %.3f, \"bw_gbps\": %.4f, \"mpps\": %.6f",
-	       w->bytes, w->num_sge,
-	       (unsigned long long)r->wrs, (unsigned long long)r->elapsed_ns,
-	       bw_mib(r), bw_gbps(r), mpps(r));
-	json_lat("lat_ns", r, true);
+	json_obj(&js, NULL);
+	if (w->qp >= 0) {
+		json_i64(&js, "qp", w->qp);
+		json_i64(&js, "cpu", w->cpu);
+	}
+	json_u64(&js, "bytes", w->bytes);
+	json_u64(&js, "num_sge", w->num_sge);
+	json_u64(&js, "iters", r->wrs);
+	json_rates(r);
+	json_lat("lat_ns", r);
 	json_hist(w->hist);
-	printf(", \"hist_log2_ns\": [");
+	json_arr(&js, "hist_log2_ns");
 	for (i = 0; i < IBPOST_HIST_BUCKETS; i++) {
 		if (!r->hist[i])
 			continue;
-		printf("%s{\"ge_ns\": %llu, \"count\": %llu}", any ? ", " : "",
-		       1ULL << i, (unsigned long long)r->hist[i]);
-		any = true;
+		json_obj(&js, NULL);
+		json_u64(&js, "ge_ns", 1ULL << i);
+		json_u64(&js, "count", r->hist[i]);
+		json_end(&js);
 	}
-	printf("]");
+	json_end(&js);
 	json_wc(r);
-	printf(", \"verify_errors\": %u", r->verify_errors);
-	if (r->verify_errors)
-		printf(", \"verify_first\": {\"wr\": %u, \"sge\": %u, \"offset\": %u, \"expected\": %u, \"got\": %u}",
-		       r->verify_wr, r->verify_sge, r->verify_offset,
-		       r->verify_expected, r->verify_got);
-	printf(", \"sq_max_used\": %u, \"interrupted\": %s",
-	       r->sq_max_used, r->interrupted ? "true" : "false");
-	printf(", \"qpn\": %u, \"target_qpn\": %u", r->qpn, r->target_qpn);
-	if (o->peer.family)
-		printf(", \"peer\": %s, \"peer_conn\": %u, \"peer_msgs\": %llu",
-		       r->peer ? "true" : "false", r->peer_conn,
-		       (unsigned long long)r->peer_msgs);
-	if (w->reason != IBPOST_R_NONE) {
-		printf(", \"error\": ");
-		out_json_str(stdout, ctl_reason_str(w->reason));
+	json_u64(&js, "verify_errors", r->verify_errors);
+	if (r->verify_errors) {
+		json_obj(&js, "verify_first");
+		json_u64(&js, "wr", r->verify_wr);
+		json_u64(&js, "sge", r->verify_sge);
+		json_u64(&js, "offset", r->verify_offset);
+		json_u64(&js, "expected", r->verify_expected);
+		json_u64(&js, "got", r->verify_got);
+		json_end(&js);
 	}
-	printf("}");
+	json_u64(&js, "sq_max_used", r->sq_max_used);
+	json_bool(&js, "interrupted", r->interrupted);
+	json_u64(&js, "qpn", r->qpn);
+	json_u64(&js, "target_qpn", r->target_qpn);
+	if (o->peer.family) {
+		json_bool(&js, "peer", r->peer);
+		json_u64(&js, "peer_conn", r->peer_conn);
+		json_u64(&js, "peer_msgs", r->peer_msgs);
+	}
+	if (w->reason != IBPOST_R_NONE)
+		json_str(&js, "error", ctl_reason_str(w->reason));
+	json_end(&js);
 }
 
 /* The entry of "qps" of a QP that failed without a row (JSON). */
 void runprint_json_qp_error(const struct run_opts *o, const struct qp_job *j,
-			    int qp, bool first)
+			    int qp)
 {
 	const struct ibpost_run *r = &j->run;
 
-	printf("%s{\"qp\": %d, \"cpu\": %d, \"refused\": %s, \"errno\": ",
-	       first ? "" : ", ", qp, j->cpu,
-	       !j->no_thread && !r->result.posted ? "true" : "false");
-	out_json_str(stdout, strerror(j->err));
-	printf(", \"error\": ");
-	out_json_str(stdout, j->no_thread ? "cannot start its thread" :
-		     ctl_reason_str(r->status.reason));
-	if (o->peer.family)
-		printf(", \"peer\": %s, \"peer_conn\": %u",
-		       r->result.peer ? "true" : "false", r->result.peer_conn);
-	printf("}");
+	json_obj(&js, NULL);
+	json_i64(&js, "qp", qp);
+	json_i64(&js, "cpu", j->cpu);
+	json_bool(&js, "refused", !j->no_thread && !r->result.posted);
+	json_str(&js, "errno", strerror(j->err));
+	json_str(&js, "error", j->no_thread ? "cannot start its thread" :
+		 ctl_reason_str(r->status.reason));
+	if (o->peer.family) {
+		json_bool(&js, "peer", r->result.peer);
+		json_u64(&js, "peer_conn", r->result.peer_conn);
+	}
+	json_end(&js);
 }
 
+/* The end of a -q point: its "qps" list closed, "total", the point closed. */
 static void json_total(const struct run_opts *o, const struct run_row *w,
 		       unsigned int nok, unsigned int nfail)
 {
 	const struct ibpost_result *r = &w->res;
 
-	printf("], \"total\": {\"qps_ok\": %u, \"qps_failed\": %u, \"bytes\": %llu, \"num_sge\": %u, \"iters\": %llu, \"total_bytes\": %llu, \"elapsed_ns\": %llu, \"bw_mib_s\": %.3f, \"bw_gbps\": %.4f, \"mpps\": %.6f",
-	       nok, nfail, w->bytes, w->num_sge, (unsigned long long)r->wrs,
-	       (unsigned long long)r->bytes,
-	       (unsigned long long)r->elapsed_ns, bw_mib(r), bw_gbps(r),
-	       mpps(r));
-	json_lat("lat_ns", r, true);
+	json_end(&js);
+	json_obj(&js, "total");
+	json_u64(&js, "qps_ok", nok);
+	json_u64(&js, "qps_failed", nfail);
+	json_u64(&js, "bytes", w->bytes);
+	json_u64(&js, "num_sge", w->num_sge);
+	json_u64(&js, "iters", r->wrs);
+	json_u64(&js, "total_bytes", r->bytes);
+	json_rates(r);
+	json_lat("lat_ns", r);
 	json_hist(w->hist);
-	printf(", \"wc_errors\": %u, \"verify_errors\": %u, \"interrupted\": %s",
-	       r->wc_errors, r->verify_errors,
-	       r->interrupted ? "true" : "false");
+	json_u64(&js, "wc_errors", r->wc_errors);
+	json_u64(&js, "verify_errors", r->verify_errors);
+	json_bool(&js, "interrupted", r->interrupted);
 	if (o->peer.family)
-		printf(", \"peer_msgs\": %llu",
-		       (unsigned long long)r->peer_msgs);
-	printf("}}");
+		json_u64(&js, "peer_msgs", r->peer_msgs);
+	json_end(&js);
+	json_end(&js);
 }
 
 /* --csv: the one header row. */
@@ -486,28 +520,48 @@ static void text_progress(const struct run_opts *o, const struct progress_row *r
 	       rate_mpps(r->wrs, el), r->wc_errors);
 }
 
+/* One progress object, a document on a line of its own. */
 static void json_progress(const struct progress_row *r,
 			  const struct ibpost_progress *qp)
 {
 	double dt = r->dt_s * 1e9, el = r->elapsed_ns;
+	struct json j;
 	unsigned int i;
 
-	printf("{\"progress\": {\"t_s\": %.3f, \"bytes\": %llu, \"num_sge\": %u, \"iters\": %llu, \"total_bytes\": %llu, \"elapsed_ns\": %llu, \"bw_mib_s\": %.3f, \"bw_gbps\": %.4f, \"mpps\": %.6f, \"wc_errors\": %u",
-	       r->t_s, r->msg_bytes, r->num_sge, r->wrs, r->bytes,
-	       r->elapsed_ns, rate_mib(r->bytes, el), rate_gbps(r->bytes, el),
-	       rate_mpps(r->wrs, el), r->wc_errors);
-	printf(", \"interval\": {\"s\": %.3f, \"iters\": %llu, \"total_bytes\": %llu, \"bw_mib_s\": %.3f, \"bw_gbps\": %.4f, \"mpps\": %.6f}",
-	       r->dt_s, r->d_wrs, r->d_bytes, rate_mib(r->d_bytes, dt),
-	       rate_gbps(r->d_bytes, dt), rate_mpps(r->d_wrs, dt));
-	printf(", \"qps\": [");
-	for (i = 0; i < r->nqps; i++)
-		printf("%s{\"qp\": %u, \"state\": \"%s\", \"iters\": %llu, \"total_bytes\": %llu, \"elapsed_ns\": %llu, \"wc_errors\": %u, \"qpn\": %u}",
-		       i ? ", " : "", i, job_state(qp[i].state),
-		       (unsigned long long)qp[i].wrs,
-		       (unsigned long long)qp[i].bytes,
-		       (unsigned long long)qp[i].elapsed_ns, qp[i].wc_errors,
-		       qp[i].qpn);
-	printf("]}}\n");
+	json_start(&j, stdout);
+	json_obj(&j, NULL);
+	json_obj(&j, "progress");
+	json_dbl(&j, "t_s", r->t_s, 3);
+	json_u64(&j, "bytes", r->msg_bytes);
+	json_u64(&j, "num_sge", r->num_sge);
+	json_u64(&j, "iters", r->wrs);
+	json_u64(&j, "total_bytes", r->bytes);
+	json_u64(&j, "elapsed_ns", r->elapsed_ns);
+	json_dbl(&j, "bw_mib_s", rate_mib(r->bytes, el), 3);
+	json_dbl(&j, "bw_gbps", rate_gbps(r->bytes, el), 4);
+	json_dbl(&j, "mpps", rate_mpps(r->wrs, el), 6);
+	json_u64(&j, "wc_errors", r->wc_errors);
+	json_obj(&j, "interval");
+	json_dbl(&j, "s", r->dt_s, 3);
+	json_u64(&j, "iters", r->d_wrs);
+	json_u64(&j, "total_bytes", r->d_bytes);
+	json_dbl(&j, "bw_mib_s", rate_mib(r->d_bytes, dt), 3);
+	json_dbl(&j, "bw_gbps", rate_gbps(r->d_bytes, dt), 4);
+	json_dbl(&j, "mpps", rate_mpps(r->d_wrs, dt), 6);
+	json_end(&j);
+	json_arr(&j, "qps");
+	for (i = 0; i < r->nqps; i++) {
+		json_obj(&j, NULL);
+		json_u64(&j, "qp", i);
+		json_str(&j, "state", job_state(qp[i].state));
+		json_u64(&j, "iters", qp[i].wrs);
+		json_u64(&j, "total_bytes", qp[i].bytes);
+		json_u64(&j, "elapsed_ns", qp[i].elapsed_ns);
+		json_u64(&j, "wc_errors", qp[i].wc_errors);
+		json_u64(&j, "qpn", qp[i].qpn);
+		json_end(&j);
+	}
+	json_end_all(&j);
 }
 
 /* --csv: the counts so far as a result row labelled "progress". */
@@ -552,14 +606,14 @@ void runprint_start(const struct run_opts *o, const struct ibpost_result *r)
 }
 
 /*
- * One row: a JSON object (@first: the first of its list), or a table row
+ * One row: a JSON object (the next of its list), or a table row
  * with @label (qp0, ...) in a first column, none when NULL.
  */
 void runprint_row(const struct run_opts *o, const struct run_row *w,
-		  const char *label, bool first)
+		  const char *label)
 {
 	if (o->json)
-		json_row(o, w, first);
+		json_row(o, w);
 	else if (o->csv)
 		csv_row(o, w, label);
 	else
@@ -567,11 +621,12 @@ void runprint_row(const struct run_opts *o, const struct run_row *w,
 }
 
 /* JSON: the opening of one -q point, its QPs' list follows. */
-void runprint_json_point(bool first, unsigned long long bytes,
-			 unsigned int num_sge)
+void runprint_json_point(unsigned long long bytes, unsigned int num_sge)
 {
-	printf("%s{\"bytes\": %llu, \"num_sge\": %u, \"qps\": [",
-	       first ? "" : ", ", bytes, num_sge);
+	json_obj(&js, NULL);
+	json_u64(&js, "bytes", bytes);
+	json_u64(&js, "num_sge", num_sge);
+	json_arr(&js, "qps");
 }
 
 /* The total of a -q point: JSON object, or a "total" row when @nok. */
@@ -598,7 +653,7 @@ void runprint_end(const struct run_opts *o, bool started,
 	if (o->json) {
 		if (!started)
 			json_params(o, 0);
-		printf("]}\n");
+		json_end_all(&js);
 		return;
 	}
 	if (o->hist && !o->csv)

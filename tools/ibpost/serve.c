@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ibpost.h"
+#include "json.h"
 
 struct serve_opts {
 	struct net_addr addr;		/* family 0: every address */
@@ -369,35 +370,43 @@ static void json_event(const struct serve_opts *o,
 	const struct ibpost_serve_event *e = &sv->event;
 	char addr[INET6_ADDRSTRLEN], op[16];
 	char nets[IBPOST_SERVE_ALLOW_MAX * (INET6_ADDRSTRLEN + 5)];
+	struct json j;
 
-	printf("{\"kind\": \"%s\", \"conn\": %u, \"err\": %d", kind_str(e->kind),
-	       e->conn, e->err);
-	if (e->err) {
-		printf(", \"error\": ");
-		out_json_str(stdout, strerror(abs(e->err)));
-	}
-	printf(", \"reason\": %u, \"reason_text\": ", e->reason);
-	out_json_str(stdout, ctl_reason_str(e->reason));
-	printf(", \"value\": %llu, \"limit\": %llu",
-	       (unsigned long long)e->value, (unsigned long long)e->limit);
+	json_start(&j, stdout);
+	json_obj(&j, NULL);
+	json_str(&j, "kind", kind_str(e->kind));
+	json_u64(&j, "conn", e->conn);
+	json_i64(&j, "err", e->err);
+	if (e->err)
+		json_str(&j, "error", strerror(abs(e->err)));
+	json_u64(&j, "reason", e->reason);
+	json_str(&j, "reason_text", ctl_reason_str(e->reason));
+	json_u64(&j, "value", e->value);
+	json_u64(&j, "limit", e->limit);
 	if (e->kind == IBPOST_SRV_LISTEN) {
-		printf(", \"addr\": ");
-		out_json_str(stdout, listen_str(addr, sizeof(addr), o, e));
-		printf(", \"allow\": ");
-		out_json_str(stdout, allow_str(nets, sizeof(nets), o));
-		printf(", \"max_conns\": %u, \"max_per_addr\": %u, \"max_mem_mib\": %u, \"max_job_ms\": %u, \"idle_ms\": %u",
-		       sv->max_conns, sv->max_per_addr, sv->max_mem_mib,
-		       sv->max_job_ms, sv->idle_ms);
+		json_str(&j, "addr", listen_str(addr, sizeof(addr), o, e));
+		json_str(&j, "allow", allow_str(nets, sizeof(nets), o));
+		json_u64(&j, "max_conns", sv->max_conns);
+		json_u64(&j, "max_per_addr", sv->max_per_addr);
+		json_u64(&j, "max_mem_mib", sv->max_mem_mib);
+		json_u64(&j, "max_job_ms", sv->max_job_ms);
+		json_u64(&j, "idle_ms", sv->idle_ms);
 	}
-	printf(", \"peer\": ");
-	out_json_str(stdout, e->peer_family ? peer_str(addr, sizeof(addr), e) : "");
-	printf(", \"peer_family\": %u, \"port\": %u, \"op\": \"%s\", \"msg_size\": %u, \"depth\": %u, \"nslots\": %u",
-	       e->peer_family, e->port, op_str(op, sizeof(op), e->op),
-	       e->msg_size, e->depth, e->nslots);
-	printf(", \"msgs\": %llu, \"bytes\": %llu, \"verify_errors\": %llu, \"wc_status\": %u, \"wc_status_name\": \"%s\", \"dropped\": %u}\n",
-	       (unsigned long long)e->msgs, (unsigned long long)e->bytes,
-	       (unsigned long long)e->verify_errors, e->wc_status,
-	       out_wc_status(e->wc_status), e->dropped);
+	json_str(&j, "peer", e->peer_family ?
+		 peer_str(addr, sizeof(addr), e) : "");
+	json_u64(&j, "peer_family", e->peer_family);
+	json_u64(&j, "port", e->port);
+	json_str(&j, "op", op_str(op, sizeof(op), e->op));
+	json_u64(&j, "msg_size", e->msg_size);
+	json_u64(&j, "depth", e->depth);
+	json_u64(&j, "nslots", e->nslots);
+	json_u64(&j, "msgs", e->msgs);
+	json_u64(&j, "bytes", e->bytes);
+	json_u64(&j, "verify_errors", e->verify_errors);
+	json_u64(&j, "wc_status", e->wc_status);
+	json_str(&j, "wc_status_name", out_wc_status(e->wc_status));
+	json_u64(&j, "dropped", e->dropped);
+	json_end(&j);
 }
 
 /* One event on stdout; false when it ends serving (STOPPED). */

@@ -172,6 +172,27 @@ else
 	t_fail "a second device" "$N2"
 fi
 t_check "unmap $N2" $IBPOST blk unmap "$N2"
+# blk list --json while another process maps and unmaps: every output
+# parses (a device vanishing mid-listing is null, never "?").
+( for _ in 1 2 3 4 5; do
+	n=$($IBPOST blk map --dev rxe_lo --size 4M --queues 1 --depth 4 2>/dev/null) &&
+		$IBPOST blk unmap "$n"
+done ) &
+mapper=$!
+lists=0 bad=
+while kill -0 "$mapper" 2>/dev/null || ((lists == 0)); do
+	out=$($IBPOST blk list --json 2>&1)
+	lists=$((lists + 1))
+	python3 -c 'import json,sys; json.load(sys.stdin)["devices"]' <<<"$out" >/dev/null 2>&1 ||
+		bad=$out
+	[[ -n $bad ]] && break
+done
+wait "$mapper"
+if [[ -z $bad ]]; then
+	t_ok "list --json during a concurrent map/unmap: all $lists outputs parse"
+else
+	t_fail "list --json during a concurrent map/unmap" "$(head -c 300 <<<"$bad")"
+fi
 t_check "unmap $NAME" $IBPOST blk unmap "$NAME"
 if [[ ! -e /dev/$NAME && -z $(cat /sys/class/ibpost-blk/ctl/devices) ]]; then
 	t_ok "unmapped: /dev/$NAME gone, no device listed"

@@ -182,6 +182,61 @@ else
 	t_fail "human units: 2^64-1 is 16 EiB, 4 GiB, 1.5 KiB, 118 MiB, rounding up to the next unit" "$(diff <(echo "$want") <(echo "$got") | tr '\n' ' ')"
 fi
 
+# --- the JSON writer (every --json output) -----------------------------------------
+# json_test json: strings needing escapes, bytes that are not UTF-8,
+# u64/i64 limits, NaN and infinities, nesting; python3 must parse it and
+# read the values back exactly.
+got=$(tools/tests/json_test json 2>&1)
+why=$(python3 -c '
+import json, sys
+d = json.loads(sys.stdin.buffer.read().decode("utf-8", "strict"))
+want = {"quote": "a\"b\\c/d", "control": "\x01\t\n\r\x1f\x7f",
+	"utf8": "gr\u00fc\u00df \u20ac \U0001f600",
+	"bytes": "a\ufffdb\ufffdc\ufffd\ufffdd\ufffd\ufffd\ufffde\ufffd",
+	"empty": "", "key \"with\" quotes": "v", "u64_max": 2**64 - 1,
+	"zero": 0, "i64_min": -2**63, "pi": 3.1416, "nan": None,
+	"inf": None, "ninf": None, "yes": True, "no": False,
+	"nothing": None, "str_null": None, "empty_arr": [], "empty_obj": {},
+	"lines": [{"i": i, "nested": [[i, None]]} for i in range(3)]}
+bad = [k for k in want if k not in d or d[k] != want[k] or type(d[k]) != type(want[k])]
+bad += [k for k in d if k not in want]
+print(" ".join(bad))' <<<"$got" 2>&1)
+if [[ -z $why ]]; then
+	t_ok "JSON writer: escapes, UTF-8 kept, other bytes U+FFFD, u64 exact, NaN/inf null, nesting: parses and reads back"
+else
+	t_fail "JSON writer: escapes, UTF-8 kept, other bytes U+FFFD, u64 exact, NaN/inf null, nesting: parses and reads back" "$why: $got"
+fi
+
+# --- the HOST[:PORT] parser (run --connect, run HOST, blk map --connect) ------------
+# INPUT|WHAT: the address and port parsed, or the reason of the refusal
+cases=("1.2.3.4|v4 1.2.3.4 0" "1.2.3.4:80|v4 1.2.3.4 80" "[::1]:7000|v6 ::1 7000"
+	"::1|v6 ::1 0" "[::1]|v6 ::1 0" "fe80::1:80|v6 fe80::1:80 0"
+	"localhost:9|v4 127.0.0.1 9" "1.2.3.4:65535|v4 1.2.3.4 65535"
+	"1.2.3.4:0|the port must be 1 to 65535" "1.2.3.4:65536|the port must be 1 to 65535"
+	"[::1]:99999999999999999999|the port is not a number"
+	"1.2.3.4:|no port after ':'" "1.2.3.4:x1|the port is not a number"
+	":80|no host before ':'" "[::1|no ']' after the IPv6 address"
+	"[::1]x|only ':PORT' may follow ']'" "[1.2.3.4]:5|not an IPv6 address between [ and ]"
+	"1.2.3|not an IPv4 address" "a:b:c|not an IPv6 address (with a port, write [ADDR]:PORT)")
+hosts=() want=
+for c in "${cases[@]}"; do
+	hosts+=("${c%%|*}")
+	want+="${want:+$'\n'}${c%%|*}: ${c#*|}"
+done
+got=$(tools/tests/json_test host "${hosts[@]}" 2>&1)
+if [[ $got == "$want" ]]; then
+	t_ok "HOST[:PORT]: IPv4, [v6]:port, bare v6, a name, the port 1..65535 with the reason"
+else
+	t_fail "HOST[:PORT]: IPv4, [v6]:port, bare v6, a name, the port 1..65535 with the reason" "$(diff <(echo "$want") <(echo "$got") | tr '\n' ' ')"
+fi
+got=$("$IBPOST" blk map --dev x --size 1M --connect '[::1]:0' 2>&1)
+rc=$?
+if [[ $rc == 2 && $got == "ibpost: blk map: --connect [::1]:0: the port must be 1 to 65535 (want HOST[:PORT], [IPV6][:PORT] or IPV6)" ]]; then
+	t_ok "blk map --connect: the same parser, refused before the kernel (exit 2)"
+else
+	t_fail "blk map --connect: the same parser, refused before the kernel (exit 2)" "rc $rc: $got"
+fi
+
 # --- --dev left out: picked from sysfs -------------------------------------------
 # mkdev ROOT DEV STATE [NETDEV]: port 1 in STATE, NETDEV at GID index 0.
 mkdev() {

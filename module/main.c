@@ -9,9 +9,11 @@
 #include <linux/module.h>
 
 #include "core/device.h"
+#include "core/live.h"
+#include "core/pair.h"
 #include "file.h"
 #include "ioctl.h"
-#include "core/live.h"
+#include "session/session.h"
 
 /*
  * Who may open is the node's mode (0600 root here; the shipped udev rule
@@ -49,29 +51,43 @@ static struct miscdevice ibpost_misc = {
 	.mode	= 0600,
 };
 
+/*
+ * The layers register their device listeners before the ib_client (whose
+ * registration adds every present device) and drop them after it is gone
+ * (its unregistration removes every device): core/cm.c first, so that a
+ * device's rdma_cm waits end before its sessions do.
+ */
 static int __init ibpost_init(void)
 {
 	int ret;
 
+	ibpost_live_init();
+	ibpost_cm_init();
+	ibpost_sessions_init();
 	ret = ibpost_devices_init();
 	if (ret)
-		return ret;
+		goto err_listeners;
 	ret = misc_register(&ibpost_misc);
 	if (ret)
 		goto err_devices;
-	ibpost_live_init();
 	return 0;
 
 err_devices:
 	ibpost_devices_exit();
+err_listeners:
+	ibpost_sessions_exit();
+	ibpost_cm_exit();
+	ibpost_live_exit();
 	return ret;
 }
 
 static void __exit ibpost_exit(void)
 {
-	ibpost_live_exit();
 	misc_deregister(&ibpost_misc);
 	ibpost_devices_exit();
+	ibpost_sessions_exit();
+	ibpost_cm_exit();
+	ibpost_live_exit();
 }
 
 module_init(ibpost_init);

@@ -42,7 +42,7 @@ MODULE_PARM_DESC(pair_test_port,
 
 /*
  * Waits for rdma_cm events, woken by every event of every id and by device
- * removal (ibpost_cm_wake_all()).  One queue rather than one per id: a
+ * removal (ibpost_cm_dev_removing()).  One queue rather than one per id: a
  * wait must also end when the device goes, which the removal could not
  * otherwise reach; events are few (a handful per connection).
  */
@@ -154,14 +154,34 @@ static int ibpost_cm_handler(struct rdma_cm_id *id,
 	return 0;
 }
 
-/**
- * ibpost_cm_wake_all() - a device is dying: end the rdma_cm waits on it.
- *
- * Context: any; the caller set &ibpost_dev.dying first.
- */
-void ibpost_cm_wake_all(void)
+/* A device is dying (&ibpost_dev.dying is set): end the rdma_cm waits. */
+static void ibpost_cm_dev_removing(struct ibpost_dev *dev)
 {
 	wake_up_all(&ibpost_cm_wq);
+}
+
+static struct ibpost_dev_listener ibpost_cm_listener = {
+	.removing = ibpost_cm_dev_removing,
+};
+
+/**
+ * ibpost_cm_init() - have device removal end the rdma_cm waits on it.
+ *
+ * Context: module init, before ibpost_devices_init().
+ */
+void ibpost_cm_init(void)
+{
+	ibpost_dev_listen(&ibpost_cm_listener);
+}
+
+/**
+ * ibpost_cm_exit() - undo ibpost_cm_init().
+ *
+ * Context: module exit, after ibpost_devices_exit().
+ */
+void ibpost_cm_exit(void)
+{
+	ibpost_dev_unlisten(&ibpost_cm_listener);
 }
 
 static bool ibpost_cm_pending(struct ibpost_cm_ctx *ctx)

@@ -18,10 +18,11 @@
 #include <linux/string.h>
 
 #include "core/device.h"
-#include "session/session.h"
 
 static LIST_HEAD(ibpost_devs);
 static DEFINE_MUTEX(ibpost_devs_lock);	/* list and every info.name */
+static LIST_HEAD(ibpost_listeners);
+static DEFINE_MUTEX(ibpost_listeners_lock);
 
 static int ibpost_client_add(struct ib_device *ibdev);
 static void ibpost_client_remove(struct ib_device *ibdev, void *data);
@@ -218,6 +219,7 @@ err_free:
 static void ibpost_client_remove(struct ib_device *ibdev, void *data)
 {
 	struct ibpost_dev *dev = data;
+	struct ibpost_dev_listener *l;
 
 	mutex_lock(&ibpost_devs_lock);
 	list_del(&dev->node);
@@ -225,10 +227,14 @@ static void ibpost_client_remove(struct ib_device *ibdev, void *data)
 
 	/* Running jobs see this, end with an error and drop their refs. */
 	WRITE_ONCE(dev->dying, true);
-	/* rdma_cm waits of jobs and sessions on it end now too. */
-	ibpost_cm_wake_all();
-	/* Sessions are ended here: they would hold their refs for ever. */
-	ibpost_sessions_lose(dev);
+	/*
+	 * The layers above end what would hold their refs for ever: rdma_cm
+	 * waits (core/cm.c), then sessions (session/session.c).
+	 */
+	mutex_lock(&ibpost_listeners_lock);
+	list_for_each_entry(l, &ibpost_listeners, node)
+		l->removing(dev);
+	mutex_unlock(&ibpost_listeners_lock);
 	ibpost_dev_put(dev);
 	wait_for_completion(&dev->released);
 
@@ -243,6 +249,35 @@ static void ibpost_client_rename(struct ib_device *ibdev, void *data)
 	mutex_lock(&ibpost_devs_lock);
 	strscpy(dev->info.name, ibdev->name, sizeof(dev->info.name));
 	mutex_unlock(&ibpost_devs_lock);
+}
+
+/**
+ * ibpost_dev_listen() - be told when a device goes away.
+ * @l: the listener, with @l->removing set; it stays registered until
+ *	ibpost_dev_unlisten().
+ *
+ * Context: process context, at module init (before ibpost_devices_init(),
+ * so that no device is removed unseen).
+ */
+void ibpost_dev_listen(struct ibpost_dev_listener *l)
+{
+	mutex_lock(&ibpost_listeners_lock);
+	list_add_tail(&l->node, &ibpost_listeners);
+	mutex_unlock(&ibpost_listeners_lock);
+}
+
+/**
+ * ibpost_dev_unlisten() - undo ibpost_dev_listen().
+ * @l: the listener; no call of @l->removing runs once this returns.
+ *
+ * Context: process context, at module exit (after ibpost_devices_exit(),
+ * which removes every device).
+ */
+void ibpost_dev_unlisten(struct ibpost_dev_listener *l)
+{
+	mutex_lock(&ibpost_listeners_lock);
+	list_del(&l->node);
+	mutex_unlock(&ibpost_listeners_lock);
 }
 
 /**

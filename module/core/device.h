@@ -33,6 +33,26 @@ struct ibpost_dev {
 	bool dying;
 };
 
+/**
+ * struct ibpost_dev_listener - a layer above the registry that must know
+ *	when a device goes away (the registry never names who listens).
+ * @removing: called by the ib_client remove callback once @dev is marked
+ *	dying and unlinked, before the registry waits for the last reference
+ *	to @dev: end whatever waits on @dev or holds a reference for long.
+ *	Process context, may sleep; must not (un)register a listener.
+ * @node: entry in the registry's list of listeners (private).
+ *
+ * Listeners are called in the order they registered: a layer that ends
+ * waits (rdma_cm, core/cm.c) registers before one whose ending needs
+ * those waits ended (sessions).
+ */
+struct ibpost_dev_listener {
+	void (*removing)(struct ibpost_dev *dev);
+	struct list_head node;
+};
+
+void ibpost_dev_listen(struct ibpost_dev_listener *l);
+void ibpost_dev_unlisten(struct ibpost_dev_listener *l);
 int ibpost_devices_init(void);
 void ibpost_devices_exit(void);
 struct ibpost_dev *ibpost_dev_get_by_name(const char *name);

@@ -15,7 +15,6 @@
 #include <linux/seq_file.h>
 
 #include "core/live.h"
-#include "session/session.h"
 
 struct ibpost_live ibpost_live;
 
@@ -40,7 +39,17 @@ void ibpost_live_init(void)
 	ibpost_debugfs = debugfs_create_dir("ibpost", NULL);
 	debugfs_create_file("live", 0400, ibpost_debugfs, NULL,
 			    &ibpost_live_fops);
-	ibpost_sessions_debugfs(ibpost_debugfs);
+}
+
+/**
+ * ibpost_live_dir() - ibpost's debugfs directory, where the layers above
+ *	add their files (they are removed with it by ibpost_live_exit()).
+ *
+ * Return: the directory, or an error pointer debugfs accepts and ignores.
+ */
+struct dentry *ibpost_live_dir(void)
+{
+	return ibpost_debugfs;
 }
 
 /**

@@ -7,6 +7,8 @@
 
 #include <linux/atomic.h>
 
+struct dentry;
+
 /**
  * struct ibpost_live - resources ibpost holds at this moment.
  * @pages: pages of buffer slots allocated and not yet freed.
@@ -26,5 +28,6 @@ extern struct ibpost_live ibpost_live;
 
 void ibpost_live_init(void);
 void ibpost_live_exit(void);
+struct dentry *ibpost_live_dir(void);
 
 #endif /* _IBPOST_LIVE_H */

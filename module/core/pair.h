@@ -126,6 +126,7 @@ int ibpost_cm_connect(struct ibpost_ep *ep,
 		      struct ibpost_status *st);
 void ibpost_cm_close(struct ibpost_ep *ep);
 void ibpost_cm_pair_close(struct ibpost_pair *p);
-void ibpost_cm_wake_all(void);
+void ibpost_cm_init(void);
+void ibpost_cm_exit(void);
 
 #endif /* _IBPOST_PAIR_H */

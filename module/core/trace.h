@@ -6,10 +6,10 @@
  * ibpost_ep_post(), a failed completion from ibpost_ep_wc_error(), a
  * refusal where a request's status goes back to its caller, a
  * registration or invalidation from the MR code's one runner, a
- * session's state where it changes, a server's events where they are
- * queued for ``ibpost serve``.  Arguments are pointers or plain numbers
+ * server's events where they are queued for ``ibpost serve``.  Arguments are pointers or plain numbers
  * the caller already has: nothing is computed or formatted while an event
  * is disabled.  Documentation/observability.rst lists the fields.
+ * A session's state changes are session/trace.h's (the same system).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM ibpost
@@ -30,7 +30,6 @@
 #include "compat/compat.h"
 #include "lib/abi.h"
 #include "core/ep.h"
-#include "session/session.h"
 
 TRACE_DEFINE_ENUM(IBPOST_SRV_LISTEN);
 TRACE_DEFINE_ENUM(IBPOST_SRV_CONNECT);
@@ -51,16 +50,6 @@ TRACE_DEFINE_ENUM(IBPOST_SRV_JOIN);
 		{ IBPOST_SRV_LOST,	"LOST" },		\
 		{ IBPOST_SRV_STOPPED,	"STOPPED" },		\
 		{ IBPOST_SRV_JOIN,	"JOIN" })
-
-TRACE_DEFINE_ENUM(IBPOST_S_LIVE);
-TRACE_DEFINE_ENUM(IBPOST_S_ERROR);
-TRACE_DEFINE_ENUM(IBPOST_S_DEAD);
-
-#define ibpost_show_sess_state(x)				\
-	__print_symbolic(x,					\
-		{ IBPOST_S_LIVE,	"LIVE" },		\
-		{ IBPOST_S_ERROR,	"ERROR" },		\
-		{ IBPOST_S_DEAD,	"DEAD" })
 
 /**
  * ibpost_job_start - a job's QPs are connected and it starts posting.
@@ -225,36 +214,6 @@ TRACE_EVENT(ibpost_refuse,
 		  __entry->err, __entry->reason, (int)__entry->wr,
 		  (int)__entry->sge, __entry->value, __entry->limit,
 		  __get_str(text))
-);
-
-/**
- * ibpost_session - a session's state changed (enum ibpost_sess_state).
- * @s: the session: its number (debugfs ibpost/sessions), its consumer's
- *	name and its first queue's QP are recorded.
- * @state: the new state (LIVE: published).
- * @err: the errno its requests end with when it dies (-ECANCELED for a
- *	close), else 0.
- */
-TRACE_EVENT(ibpost_session,
-	TP_PROTO(const struct ibpost_session *s, int state, int err),
-	TP_ARGS(s, state, err),
-	TP_STRUCT__entry(
-		__field(u32, id)
-		__string(owner, s->owner)
-		__field(u32, qpn)
-		__field(int, state)
-		__field(int, err)
-	),
-	TP_fast_assign(
-		__entry->id = s->id;
-		ibpost_compat_assign_str(owner, s->owner);
-		__entry->qpn = s->ep && s->ep->qp ? s->ep->qp->qp_num : 0;
-		__entry->state = state;
-		__entry->err = err;
-	),
-	TP_printk("id=%u owner=%s qpn=0x%x state=%s err=%d",
-		  __entry->id, __get_str(owner), __entry->qpn,
-		  ibpost_show_sess_state(__entry->state), __entry->err)
 );
 
 DECLARE_EVENT_CLASS(ibpost_mr_class,

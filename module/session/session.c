@@ -27,9 +27,11 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#include "core/live.h"
 #include "session/session.h"
 #include "core/testhook.h"
 #include "core/trace.h"
+#include "session/trace.h"
 
 static LIST_HEAD(ibpost_sessions);
 /* The list, session deaths, device removal against opening. */
@@ -238,7 +240,7 @@ err_free:
 
 /**
  * ibpost_session_publish() - make a complete session known to device
- *	removal (ibpost_sessions_lose()).
+ *	removal (ibpost_sessions_lose(), the registry's listener).
  * @s: a session from ibpost_session_create(), complete: from now on its
  *	device's removal may end it at any time, and tells @s->attr.event.
  *
@@ -783,17 +785,16 @@ void ibpost_session_lost(void *arg)
 	ibpost_session_error(s);
 }
 
-/**
- * ibpost_sessions_lose() - a device is going: end its sessions.
- * @dev: the device, already marked dying.
- *
+/*
+ * A device is going (the registry's listener): end its sessions.
+ * @dev is already marked dying.
  * Every session on it completes its requests with -ENODEV, frees what it
  * holds on the device and drops its reference, then its consumer gets
  * IBPOST_EV_LOST.
  *
  * Context: process context (the ib_client remove callback).
  */
-void ibpost_sessions_lose(struct ibpost_dev *dev)
+static void ibpost_sessions_lose(struct ibpost_dev *dev)
 {
 	struct ibpost_session *s;
 
@@ -807,6 +808,10 @@ void ibpost_sessions_lose(struct ibpost_dev *dev)
 	}
 	mutex_unlock(&ibpost_sessions_lock);
 }
+
+static struct ibpost_dev_listener ibpost_sessions_listener = {
+	.removing = ibpost_sessions_lose,
+};
 
 static const char *const ibpost_state_names[] = {
 	[IBPOST_S_LIVE] = "live",
@@ -840,11 +845,26 @@ static int ibpost_sessions_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(ibpost_sessions);
 
 /**
- * ibpost_sessions_debugfs() - add the "sessions" file to ibpost's debugfs.
- * @dir: ibpost's debugfs directory.
+ * ibpost_sessions_init() - have device removal end the sessions on it and
+ *	add the "sessions" file to ibpost's debugfs (ibpost_live_dir()).
+ *
+ * Context: module init, after ibpost_cm_init() (a device's sessions end
+ * once its rdma_cm waits ended) and before ibpost_devices_init().
  */
-void ibpost_sessions_debugfs(struct dentry *dir)
+void ibpost_sessions_init(void)
 {
-	debugfs_create_file("sessions", 0400, dir, NULL,
+	ibpost_dev_listen(&ibpost_sessions_listener);
+	debugfs_create_file("sessions", 0400, ibpost_live_dir(), NULL,
 			    &ibpost_sessions_fops);
+}
+
+/**
+ * ibpost_sessions_exit() - undo ibpost_sessions_init().
+ *
+ * Context: module exit, after ibpost_devices_exit() (no device is left)
+ * and before ibpost_live_exit() removes the debugfs directory.
+ */
+void ibpost_sessions_exit(void)
+{
+	ibpost_dev_unlisten(&ibpost_sessions_listener);
 }

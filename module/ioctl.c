@@ -2,10 +2,13 @@
 /*
  * ibpost: ioctl dispatch, who may call what, and IBPOST_IOC_DEV_LIST.
  *
- * Every handler copies its argument in with copy_struct_from_user() (the
- * growth rule of include/uapi/ibpost.h), validates every field before it
- * acts, and on refusal writes struct ibpost_status back so the tool can say
- * exactly what was wrong.
+ * One table (ibpost_ioc_cmds) says of every command how large its
+ * argument is, where its status sits and whether it needs privilege.
+ * ibpost_ioctl() alone copies the argument in with copy_struct_from_user()
+ * (the growth rule of include/uapi/ibpost.h) and back out: the whole
+ * struct on success (or when the handler asks, e.g. a run's results on
+ * failure), else struct ibpost_status alone, so the tool can say exactly
+ * what was wrong.  The handlers validate every field before they act.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -143,54 +146,32 @@ out_put:
 	return ret;
 }
 
-static long ibpost_ioc_dev_list(struct ibpost_dev_list __user *uarg)
+static int ibpost_ioc_dev_list(struct file *file, void *karg, bool *full)
 {
-	struct ibpost_dev_list k;
+	struct ibpost_dev_list *k = karg;
 	size_t bytes;
-	u32 usize;
 	int ret;
 
-	if (get_user(usize, &uarg->size))
-		return -EFAULT;
-	memset(&k, 0, sizeof(k));
-	ret = ibpost_copy_arg(&k, sizeof(k), IBPOST_DEV_LIST_SIZE_VER0, uarg,
-			      usize, &k.status);
-	if (ret == -EINVAL)
-		return ret;
-	if (ret)
-		goto refuse;
-	memset(&k.status, 0, sizeof(k.status));
-	k.total = 0;
-	k.written = 0;
-	if (k.flags) {
-		ibpost_status_set(&k.status, IBPOST_R_FLAGS, k.flags, 0);
-		ret = -EINVAL;
-		goto refuse;
+	k->total = 0;
+	k->written = 0;
+	if (k->flags) {
+		ibpost_status_set(&k->status, IBPOST_R_FLAGS, k->flags, 0);
+		return -EINVAL;
 	}
-	if (!ibpost_mem_is_zero(k.reserved, sizeof(k.reserved))) {
-		ibpost_status_set(&k.status, IBPOST_R_RESERVED, 0, 0);
-		ret = -EINVAL;
-		goto refuse;
+	if (!ibpost_mem_is_zero(k->reserved, sizeof(k->reserved))) {
+		ibpost_status_set(&k->status, IBPOST_R_RESERVED, 0, 0);
+		return -EINVAL;
 	}
-	ret = ibpost_check_rec_array(&k.status, k.count, IBPOST_DEV_LIST_MAX,
-				     k.attr_size, IBPOST_DEV_ATTR_SIZE_VER0,
+	ret = ibpost_check_rec_array(&k->status, k->count, IBPOST_DEV_LIST_MAX,
+				     k->attr_size, IBPOST_DEV_ATTR_SIZE_VER0,
 				     &bytes);
 	if (ret)
-		goto refuse;
-	if (bytes && !access_ok(u64_to_user_ptr(k.devs), bytes)) {
-		ibpost_status_set(&k.status, IBPOST_R_FAULT, k.devs, bytes);
-		ret = -EFAULT;
-		goto refuse;
-	}
-	ret = ibpost_list_devices(&k);
-	if (ret)
-		goto refuse;
-	if (copy_to_user(uarg, &k, min_t(size_t, usize, sizeof(k))))
+		return ret;
+	if (bytes && !access_ok(u64_to_user_ptr(k->devs), bytes)) {
+		ibpost_status_set(&k->status, IBPOST_R_FAULT, k->devs, bytes);
 		return -EFAULT;
-	return 0;
-
-refuse:
-	return ibpost_put_status(&uarg->status, &k.status, ret);
+	}
+	return ibpost_list_devices(k);
 }
 
 /* Copy an explicit layout in; NULL when the layout is generated. */
@@ -256,43 +237,30 @@ static int ibpost_put_hist(struct ibpost_run *k, const u64 *hist, int ret)
 	return -EFAULT;
 }
 
-static long ibpost_ioc_run(struct file *file, struct ibpost_run __user *uarg)
+static int ibpost_ioc_run(struct file *file, void *karg, bool *full)
 {
 	struct ibpost_sge_desc *sges = NULL, *rsges = NULL;
 	struct ibpost_run_ext ext = {};
-	struct ibpost_run *k;
+	struct ibpost_run *k = karg;
 	u64 *hist = NULL;
-	u32 usize;
 	int ret;
 
-	if (get_user(usize, &uarg->size))
-		return -EFAULT;
-	k = kzalloc(sizeof(*k), GFP_KERNEL);
-	if (!k)
-		return -ENOMEM;
-	ret = ibpost_copy_arg(k, sizeof(*k), IBPOST_RUN_SIZE_VER0, uarg, usize,
-			      &k->status);
-	if (ret == -EINVAL)
-		goto out_free;
-	if (ret)
-		goto refuse;
-	memset(&k->status, 0, sizeof(k->status));
 	ret = ibpost_copy_layout(k->sges, k->num_sge,
 				 k->layout == IBPOST_LAYOUT_EXPLICIT, &sges,
 				 &k->status, false);
 	if (ret)
-		goto refuse;
+		goto out;
 	if (ibpost_op_is_send(k->op)) {
 		ret = ibpost_copy_layout(k->recv_sges,
 					 k->recv_num_sge ?: k->num_sge,
 					 k->recv_layout == IBPOST_LAYOUT_EXPLICIT,
 					 &rsges, &k->status, true);
 		if (ret)
-			goto refuse;
+			goto out;
 	}
 	ret = ibpost_ioc_run_caps(k);
 	if (ret)
-		goto refuse;
+		goto out;
 	if ((k->flags & IBPOST_RUN_HIST) && k->hist) {
 		hist = kvcalloc(IBPOST_HIST_LL_BUCKETS, sizeof(*hist),
 				GFP_KERNEL);
@@ -300,33 +268,90 @@ static long ibpost_ioc_run(struct file *file, struct ibpost_run __user *uarg)
 			ibpost_status_set(&k->status, IBPOST_R_NOMEM,
 					  IBPOST_HIST_LL_BUCKETS, 0);
 			ret = -ENOMEM;
-			goto refuse;
+			goto out;
 		}
 	}
 	ext.sges = sges;
 	ext.recv_sges = rsges;
 	ext.hist = hist;
-	ret = ibpost_run_on(k, &ext, ibpost_file(file));
+	ret = ibpost_run_on(k, &ext, &ibpost_file(file)->job);
 	if (hist)
 		ret = ibpost_put_hist(k, hist, ret);
 	/* Results and reasons go back on success and on failure alike. */
-	if (copy_to_user(uarg, k, min_t(size_t, usize, sizeof(*k))))
-		ret = -EFAULT;
-	goto out_free;
-
-refuse:
-	ret = ibpost_put_status(&uarg->status, &k->status, ret);
-out_free:
+	*full = true;
+out:
 	kvfree(hist);
 	kfree(rsges);
 	kfree(sges);
-	kfree(k);
 	return ret;
 }
 
 /*
- * Every ioctl but IBPOST_IOC_DEV_LIST (a read-only query: the records are
- * what sysfs and 'rdma dev' show anyone) needs CAP_SYS_ADMIN: a job pins
+ * IBPOST_IOC_PROGRESS: the counts of the job running on @file, which
+ * another thread's IBPOST_IOC_RUN on the same file blocks in.
+ */
+static int ibpost_ioc_progress(struct file *file, void *karg, bool *full)
+{
+	struct ibpost_progress *k = karg;
+
+	if (k->flags) {
+		ibpost_status_set(&k->status, IBPOST_R_FLAGS, k->flags, 0);
+		return -EINVAL;
+	}
+	if (k->reserved0 || !ibpost_mem_is_zero(k->reserved, sizeof(k->reserved))) {
+		ibpost_status_set(&k->status, IBPOST_R_RESERVED, 0, 0);
+		return -EINVAL;
+	}
+	return ibpost_job_slot_progress(&ibpost_file(file)->job, k);
+}
+
+/* IBPOST_IOC_SERVE: the file's server (serve/serve.c). */
+static int ibpost_ioc_serve(struct file *file, void *karg, bool *full)
+{
+	return ibpost_serve_ioctl(&ibpost_file(file)->srv, karg, full);
+}
+
+/**
+ * struct ibpost_ioc_cmd - how one command's argument comes in and goes out.
+ * @cmd: IBPOST_IOC_*.
+ * @ksize: the kernel's struct (every one starts with its __u32 size).
+ * @ver0: its first published size: a smaller one is refused, -EINVAL.
+ * @status: offset of its struct ibpost_status.
+ * @priv: the command needs CAP_SYS_ADMIN (see ibpost_ioc_denied()).
+ * @handle: acts on the kernel copy @k, whose status is cleared; sets
+ *	*@full to have @k written back whole also when it fails.
+ */
+struct ibpost_ioc_cmd {
+	unsigned int cmd;
+	size_t ksize;
+	u32 ver0;
+	size_t status;
+	bool priv;
+	int (*handle)(struct file *file, void *k, bool *full);
+};
+
+#define IBPOST_IOC_CMD(c, type, v0, p, fn)				\
+	{ .cmd = (c), .ksize = sizeof(struct type), .ver0 = (v0),	\
+	  .status = offsetof(struct type, status), .priv = (p),		\
+	  .handle = (fn) }
+
+/*
+ * IBPOST_IOC_DEV_LIST is a read-only query (the records are what sysfs
+ * and 'rdma dev' show anyone); everything else needs privilege.
+ */
+static const struct ibpost_ioc_cmd ibpost_ioc_cmds[] = {
+	IBPOST_IOC_CMD(IBPOST_IOC_DEV_LIST, ibpost_dev_list,
+		       IBPOST_DEV_LIST_SIZE_VER0, false, ibpost_ioc_dev_list),
+	IBPOST_IOC_CMD(IBPOST_IOC_RUN, ibpost_run, IBPOST_RUN_SIZE_VER0,
+		       true, ibpost_ioc_run),
+	IBPOST_IOC_CMD(IBPOST_IOC_SERVE, ibpost_serve, IBPOST_SERVE_SIZE_VER0,
+		       true, ibpost_ioc_serve),
+	IBPOST_IOC_CMD(IBPOST_IOC_PROGRESS, ibpost_progress,
+		       IBPOST_PROGRESS_SIZE_VER0, true, ibpost_ioc_progress),
+};
+
+/*
+ * Every ioctl but IBPOST_IOC_DEV_LIST needs CAP_SYS_ADMIN: a job pins
  * memory, creates QPs and MRs and busy-polls a CPU; a server does that for
  * clients on other hosts and listens on the network.  CAP_NET_ADMIN would
  * cover the listener only, not the pinned memory and the CPU, so it is
@@ -348,61 +373,52 @@ out_free:
  * the caller's struct is large enough to hold one (every version of the
  * structs holds it; @ver0 guards a short one, which only gets -EPERM).
  */
-static long ibpost_ioc_priv(const u32 __user *usize,
-			    struct ibpost_status __user *ust, u32 ver0)
+static bool ibpost_ioc_denied(const struct ibpost_ioc_cmd *c)
 {
-	struct ibpost_status st;
-	u32 n;
-
-	if (capable(CAP_SYS_ADMIN))
-		return 0;
-	if (get_user(n, usize) || n < ver0)
-		return -EPERM;
-	ibpost_status_set(&st, IBPOST_R_PRIV, 0, 0);
-	ibpost_put_status(ust, &st, -EPERM);
-	return -EPERM;
+	return c->priv && !capable(CAP_SYS_ADMIN);
 }
 
-/*
- * IBPOST_IOC_PROGRESS: the counts of the job running on @file, which
- * another thread's IBPOST_IOC_RUN on the same file blocks in.
- */
-static long ibpost_ioc_progress(struct file *file,
-				struct ibpost_progress __user *uarg)
+static long ibpost_ioc_do(struct file *file, const struct ibpost_ioc_cmd *c,
+			  void __user *uarg)
 {
-	struct ibpost_progress k;
+	struct ibpost_status __user *ust = uarg + c->status;
+	struct ibpost_status *st;
+	bool full = false;
 	u32 usize;
+	void *k;
 	int ret;
 
-	if (get_user(usize, &uarg->size))
-		return -EFAULT;
-	memset(&k, 0, sizeof(k));
-	ret = ibpost_copy_arg(&k, sizeof(k), IBPOST_PROGRESS_SIZE_VER0, uarg,
-			      usize, &k.status);
+	if (get_user(usize, (u32 __user *)uarg))
+		return ibpost_ioc_denied(c) ? -EPERM : -EFAULT;
+	if (ibpost_ioc_denied(c) && usize < c->ver0)
+		return -EPERM;
+	k = kzalloc(c->ksize, GFP_KERNEL);
+	if (!k)
+		return -ENOMEM;
+	st = k + c->status;
+	if (ibpost_ioc_denied(c)) {
+		ibpost_status_set(st, IBPOST_R_PRIV, 0, 0);
+		ret = -EPERM;
+		goto refuse;
+	}
+	ret = ibpost_copy_arg(k, c->ksize, c->ver0, uarg, usize, st);
 	if (ret == -EINVAL)
-		return ret;
+		goto out_free;
 	if (ret)
 		goto refuse;
-	memset(&k.status, 0, sizeof(k.status));
-	if (k.flags) {
-		ibpost_status_set(&k.status, IBPOST_R_FLAGS, k.flags, 0);
-		ret = -EINVAL;
+	memset(st, 0, sizeof(*st));
+	ret = c->handle(file, k, &full);
+	if (ret && !full)
 		goto refuse;
-	}
-	if (k.reserved0 || !ibpost_mem_is_zero(k.reserved, sizeof(k.reserved))) {
-		ibpost_status_set(&k.status, IBPOST_R_RESERVED, 0, 0);
-		ret = -EINVAL;
-		goto refuse;
-	}
-	ret = ibpost_file_progress(ibpost_file(file), &k);
-	if (ret)
-		goto refuse;
-	if (copy_to_user(uarg, &k, min_t(size_t, usize, sizeof(k))))
-		return -EFAULT;
-	return 0;
+	if (copy_to_user(uarg, k, min_t(size_t, usize, c->ksize)))
+		ret = -EFAULT;
+	goto out_free;
 
 refuse:
-	return ibpost_put_status(&uarg->status, &k.status, ret);
+	ret = ibpost_put_status(ust, st, ret);
+out_free:
+	kfree(k);
+	return ret;
 }
 
 /**
@@ -418,27 +434,11 @@ refuse:
  */
 long ibpost_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	struct ibpost_serve __user *userve = (void __user *)arg;
-	struct ibpost_progress __user *uprog = (void __user *)arg;
-	struct ibpost_run __user *urun = (void __user *)arg;
-	long ret;
+	u32 i;
 
-	switch (cmd) {
-	case IBPOST_IOC_DEV_LIST:
-		return ibpost_ioc_dev_list((void __user *)arg);
-	case IBPOST_IOC_RUN:
-		ret = ibpost_ioc_priv(&urun->size, &urun->status,
-				      IBPOST_RUN_SIZE_VER0);
-		return ret ?: ibpost_ioc_run(file, urun);
-	case IBPOST_IOC_SERVE:
-		ret = ibpost_ioc_priv(&userve->size, &userve->status,
-				      IBPOST_SERVE_SIZE_VER0);
-		return ret ?: ibpost_ioc_serve(file, userve);
-	case IBPOST_IOC_PROGRESS:
-		ret = ibpost_ioc_priv(&uprog->size, &uprog->status,
-				      IBPOST_PROGRESS_SIZE_VER0);
-		return ret ?: ibpost_ioc_progress(file, uprog);
-	default:
-		return -ENOTTY;
-	}
+	for (i = 0; i < ARRAY_SIZE(ibpost_ioc_cmds); i++)
+		if (ibpost_ioc_cmds[i].cmd == cmd)
+			return ibpost_ioc_do(file, &ibpost_ioc_cmds[i],
+					     (void __user *)arg);
+	return -ENOTTY;
 }

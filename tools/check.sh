@@ -101,6 +101,15 @@ else
 	cat "$out/sparse.log"; record fail "sparse clean"
 fi
 
+# Calls go down the layers only (Documentation/design.rst): every
+# cross-folder include of module/ checked against the layer order.
+step "layers"
+if tools/layers.sh -q >"$out/layers.log" 2>&1; then
+	record ok "module/ includes only its own layer and those below"
+else
+	cat "$out/layers.log"; record fail "module/ calls go down only" "see $out/layers.log"
+fi
+
 step "test kernel"
 if ! tools/rig/testkernel.sh >"$out/testkernel.log" 2>&1; then
 	tail -30 "$out/testkernel.log"

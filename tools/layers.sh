@@ -79,7 +79,7 @@ for f in blk/*.[ch]; do
 	[ -f "$f" ] || continue
 	for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
 		case $h in
-		ibpost.h | blk.h | blk/*) continue ;;
+		ibpost.h | blk.h | blk/* | compat-blk.h) continue ;;
 		esac
 		echo "UP   $f (blk) -> $h (not include/ibpost.h)"
 		bad=$((bad + 1))

@@ -71,33 +71,6 @@ const void *ibpost_ctl_take(struct ibpost_ctl *ctl, u32 *len);
 void ibpost_ctl_release(struct ibpost_ctl *ctl, const void *msg, bool repost);
 size_t ibpost_ctl_size(u32 nslots);
 
-void ibpost_wire_hdr_init(struct ibpost_wire_hdr *h, u16 type, u32 len,
-			  u32 conn);
-int ibpost_wire_hdr_check(const struct ibpost_wire_hdr *h, u32 len, u16 type,
-			  struct ibpost_status *st);
-void ibpost_wire_st_put(struct ibpost_wire_status *w, int err,
-			const struct ibpost_status *st);
-bool ibpost_wire_reject_get(const struct ibpost_conn_peer *cp,
-			    struct ibpost_status *st);
-int ibpost_wire_st_get(const struct ibpost_wire_status *w,
-		       struct ibpost_status *st);
-void ibpost_wire_layout_put(struct ibpost_wire_sge *w,
-			    const struct ibpost_sge_desc *d, u32 n);
-void ibpost_wire_layout_get(struct ibpost_sge_desc *d,
-			    const struct ibpost_wire_sge *w, u32 n);
-/* lib/wire.c: what a peer sends, checked */
-int ibpost_wire_hello_check(const void *priv, u32 len, u32 max_rsge,
-			    struct ibpost_wire_join *j,
-			    struct ibpost_status *st);
-int ibpost_wire_job_check(const struct ibpost_wire_job *m, u32 len,
-			  struct ibpost_status *st);
-int ibpost_wire_region_check(const struct ibpost_wire_job *m, u16 hello_flags,
-			     u32 chunk, struct ibpost_status *st);
-int ibpost_wire_ready_region_check(const struct ibpost_wire_ready *m, u32 len,
-				   u64 bytes, u32 *chunk, u32 *n,
-				   struct ibpost_status *st);
-int ibpost_wire_order_check(bool job_running, const void *m, u32 len,
-			    struct ibpost_status *st);
 void ibpost_ctl_connect_caps(struct ibpost_conn_peer *cp,
 			     struct ibpost_wire_hello *hello, u32 depth,
 			     u32 recv_sge, u16 port, u32 timeout_ms,

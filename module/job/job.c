@@ -120,8 +120,8 @@ void ibpost_job_set_state(struct ibpost_job *job, u32 state)
 
 /**
  * ibpost_job_progress() - what a running job measured so far.
- * @job: the job; the caller keeps it from ending (struct ibpost_file's
- *	lock, under which the job leaves the file before it is freed).
+ * @job: the job; the caller keeps it from ending (struct ibpost_job_slot's
+ *	lock, under which the job leaves its slot before it is freed).
  * @p: its state, counts and elapsed time are written.
  *
  * Context: any; reads what the job's thread writes without stopping it.
@@ -147,6 +147,73 @@ void ibpost_job_progress(struct ibpost_job *job, struct ibpost_progress *p)
 		p->elapsed_ns = now - job->t_start;
 	else if (p->state == IBPOST_JOB_ENDING && job->t_end > job->t_start)
 		p->elapsed_ns = job->t_end - job->t_start;
+}
+
+/**
+ * ibpost_job_slot_init() - an empty slot.
+ * @slot: the slot.
+ */
+void ibpost_job_slot_init(struct ibpost_job_slot *slot)
+{
+	spin_lock_init(&slot->lock);
+	slot->job = NULL;
+}
+
+/**
+ * ibpost_job_slot_enter() - link a starting job to its slot.
+ * @slot: the slot, NULL for none.
+ * @job: the job, not yet started; it stays unlinked when another job of
+ *	the slot is linked.
+ */
+void ibpost_job_slot_enter(struct ibpost_job_slot *slot,
+			   struct ibpost_job *job)
+{
+	if (!slot)
+		return;
+	spin_lock(&slot->lock);
+	if (!slot->job)
+		slot->job = job;
+	spin_unlock(&slot->lock);
+}
+
+/**
+ * ibpost_job_slot_leave() - unlink an ending job from its slot.
+ * @slot: the slot it entered, NULL for none.
+ * @job: the job, about to be freed: no reader holds it once this returns.
+ */
+void ibpost_job_slot_leave(struct ibpost_job_slot *slot,
+			   struct ibpost_job *job)
+{
+	if (!slot)
+		return;
+	spin_lock(&slot->lock);
+	if (slot->job == job)
+		slot->job = NULL;
+	spin_unlock(&slot->lock);
+}
+
+/**
+ * ibpost_job_slot_progress() - what the slot's job measured so far.
+ * @slot: the slot.
+ * @p: its state and counts are written (ibpost_job_progress()).
+ *
+ * Return: 0, or -ENOENT with IBPOST_R_NO_JOB in @p->status when no job
+ * runs in the slot.
+ */
+int ibpost_job_slot_progress(struct ibpost_job_slot *slot,
+			     struct ibpost_progress *p)
+{
+	int ret = 0;
+
+	spin_lock(&slot->lock);
+	if (slot->job)
+		ibpost_job_progress(slot->job, p);
+	else
+		ret = -ENOENT;
+	spin_unlock(&slot->lock);
+	if (ret)
+		ibpost_status_set(&p->status, IBPOST_R_NO_JOB, 0, 0);
+	return ret;
 }
 
 /**

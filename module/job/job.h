@@ -10,6 +10,7 @@
 #include <linux/bottom_half.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/u64_stats_sync.h>
 #include <ibpost.h>
@@ -17,6 +18,7 @@
 #include "core/buf.h"
 #include "core/device.h"
 #include "core/ep.h"
+#include "lib/kthread.h"
 #include "lib/llhist.h"
 #include "core/mr.h"
 #include "job/peer.h"
@@ -162,20 +164,6 @@ struct ibpost_job {
 	int err;
 };
 
-/*
- * The end of a kthread that others stop with kthread_stop(): wait for it
- * (the caller holds a reference to the task).
- */
-static inline void ibpost_kthread_wait_stop(void)
-{
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-}
-
 /* The end of a phase of @duration_ms from now (U64_MAX: until a signal). */
 static inline u64 ibpost_job_deadline(u32 duration_ms)
 {
@@ -194,9 +182,31 @@ static inline void ibpost_job_count(struct ibpost_job *job, u64 n)
 	u64_stats_update_end(&c->syncp);
 }
 
-struct ibpost_file;
+/**
+ * struct ibpost_job_slot - where another thread finds a running job.
+ * @lock: @job: a job leaves the slot under it before it is freed, and
+ *	ibpost_job_slot_progress() reads the job under it.
+ * @job: the job running in the slot now, NULL for none (a second
+ *	concurrent job of the slot is not linked).
+ *
+ * An open /dev/ibpost holds one: IBPOST_IOC_PROGRESS reads the job
+ * IBPOST_IOC_RUN blocks in on the same file.  The job's thread takes
+ * the lock only twice (start and end), never on its hot path.
+ */
+struct ibpost_job_slot {
+	spinlock_t lock;
+	struct ibpost_job *job;
+};
+
+void ibpost_job_slot_init(struct ibpost_job_slot *slot);
+int ibpost_job_slot_progress(struct ibpost_job_slot *slot,
+			     struct ibpost_progress *p);
+void ibpost_job_slot_enter(struct ibpost_job_slot *slot,
+			   struct ibpost_job *job);
+void ibpost_job_slot_leave(struct ibpost_job_slot *slot,
+			   struct ibpost_job *job);
 int ibpost_run_on(struct ibpost_run *run, const struct ibpost_run_ext *ext,
-		  struct ibpost_file *owner);
+		  struct ibpost_job_slot *slot);
 void ibpost_job_set_state(struct ibpost_job *job, u32 state);
 void ibpost_job_progress(struct ibpost_job *job, struct ibpost_progress *p);
 void ibpost_job_fail(struct ibpost_job *job, int err, u32 reason, u64 wr);

@@ -113,7 +113,8 @@ bool ibpost_peer_hold(struct ibpost_job *job)
 void ibpost_peer_rejected(struct ibpost_job *job)
 {
 	/* Not an ibpost server's words: the connect's own status stays. */
-	if (ibpost_wire_reject_get(&job->peer.cp, &job->run->status))
+	if (ibpost_wire_reject_get(job->peer.cp.rej, job->peer.cp.rej_len,
+				   &job->run->status))
 		job->run->result.peer = 1;
 }
 

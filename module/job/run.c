@@ -16,7 +16,6 @@
 #include <linux/slab.h>
 #include <linux/ktime.h>
 
-#include "file.h"
 #include "job/job.h"
 #include "core/live.h"
 #include "lib/llhist.h"
@@ -485,17 +484,17 @@ static int ibpost_job_start(struct ibpost_job *job)
 }
 
 /**
- * ibpost_run_on() - run one transfer job to its end, watched on a file.
+ * ibpost_run_on() - run one transfer job to its end, watched in a slot.
  * @run: as for ibpost_run().
  * @ext: as for ibpost_run().
- * @owner: the file of IBPOST_IOC_RUN, where IBPOST_IOC_PROGRESS finds the
- *	job while it runs; NULL for none (kernel callers).
+ * @slot: where ibpost_job_slot_progress() finds the job while it runs
+ *	(the file of IBPOST_IOC_RUN); NULL for none (kernel callers).
  *
  * Context: process context, may sleep; runs for the length of the job.
  * Return: as ibpost_run().
  */
 int ibpost_run_on(struct ibpost_run *run, const struct ibpost_run_ext *ext,
-		  struct ibpost_file *owner)
+		  struct ibpost_job_slot *slot)
 {
 	static const struct ibpost_run_ext none;
 	struct ibpost_job *job;
@@ -525,8 +524,7 @@ int ibpost_run_on(struct ibpost_run *run, const struct ibpost_run_ext *ext,
 	job->ext = ext;
 	job->state = IBPOST_JOB_SETUP;
 	u64_stats_init(&job->count.syncp);
-	if (owner)
-		ibpost_file_enter(owner, job);
+	ibpost_job_slot_enter(slot, job);
 	run->dev[IBPOST_NAME_MAX - 1] = '\0';
 	job->dev = ibpost_dev_get_by_name(run->dev);
 	if (!job->dev) {
@@ -551,8 +549,7 @@ int ibpost_run_on(struct ibpost_run *run, const struct ibpost_run_ext *ext,
 	if (started)
 		trace_ibpost_job_end(run, run->result.qpn, ret);
 out_free:
-	if (owner)
-		ibpost_file_leave(owner, job);
+	ibpost_job_slot_leave(slot, job);
 	atomic_long_dec(&ibpost_live.jobs);
 	kfree(job);
 out:

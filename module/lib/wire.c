@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
@@ -18,7 +19,7 @@
 #include <kunit/visibility.h>
 
 #include "lib/abi.h"
-#include "core/ctl.h"
+#include "lib/wire.h"
 
 static int ibpost_wirechk_fail(struct ibpost_status *st, int err, u32 reason,
 			       u64 value, u64 limit)
@@ -284,3 +285,161 @@ int ibpost_wire_order_check(bool job_running, const void *m, u32 len,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_order_check);
+
+/**
+ * ibpost_wire_hdr_init() - fill a message header.
+ * @h: the header.
+ * @type: IBPOST_WIRE_*.
+ * @len: bytes of the whole message.
+ * @conn: the server's connection number (0 from the client).
+ */
+void ibpost_wire_hdr_init(struct ibpost_wire_hdr *h, u16 type, u32 len,
+			  u32 conn)
+{
+	h->magic = cpu_to_be32(IBPOST_WIRE_MAGIC);
+	h->version = cpu_to_be16(IBPOST_WIRE_VERSION);
+	h->type = cpu_to_be16(type);
+	h->length = cpu_to_be32(len);
+	h->conn = cpu_to_be32(conn);
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_hdr_init);
+
+/**
+ * ibpost_wire_hdr_check() - check a received header.
+ * @h: the header.
+ * @len: bytes that arrived.
+ * @type: the message type expected.
+ * @st: refusal reason.
+ *
+ * Return: 0, or -EPROTO (IBPOST_R_PEER_VERSION with the version seen and
+ * ours, or IBPOST_R_PEER_PROTO with the bad field's value and limit).
+ */
+int ibpost_wire_hdr_check(const struct ibpost_wire_hdr *h, u32 len, u16 type,
+			  struct ibpost_status *st)
+{
+	if (len < sizeof(*h) || be32_to_cpu(h->magic) != IBPOST_WIRE_MAGIC) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO, len, sizeof(*h));
+		return -EPROTO;
+	}
+	if (be16_to_cpu(h->version) != IBPOST_WIRE_VERSION) {
+		ibpost_status_set(st, IBPOST_R_PEER_VERSION,
+				  be16_to_cpu(h->version), IBPOST_WIRE_VERSION);
+		return -EPROTO;
+	}
+	if (be16_to_cpu(h->type) != type) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO,
+				  be16_to_cpu(h->type), type);
+		return -EPROTO;
+	}
+	if (be32_to_cpu(h->length) > len) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO,
+				  be32_to_cpu(h->length), len);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/**
+ * ibpost_wire_st_put() - a status on the wire.
+ * @w: out.
+ * @err: negative errno, 0 for none.
+ * @st: the reason.
+ */
+void ibpost_wire_st_put(struct ibpost_wire_status *w, int err,
+			const struct ibpost_status *st)
+{
+	w->err = cpu_to_be32(-err);
+	w->reason = cpu_to_be32(st->reason);
+	w->wr = cpu_to_be32(st->wr);
+	w->sge = cpu_to_be32(st->sge);
+	w->value = cpu_to_be64(st->value);
+	w->limit = cpu_to_be64(st->limit);
+}
+
+/**
+ * ibpost_wire_reject_get() - the server's reason for rejecting a connect
+ *	request, bounded.
+ * @rej: the rejection's private data (struct ibpost_conn_peer's @rej).
+ * @rej_len: its bytes.
+ * @st: out: the reason, value and limit the server gave.
+ *
+ * Return: true when the rejection carried an ibpost server's words (an
+ * unknown reason reads as IBPOST_R_PEER_PROTO), false otherwise (@st
+ * untouched).
+ */
+bool ibpost_wire_reject_get(const void *rej, u32 rej_len,
+			    struct ibpost_status *st)
+{
+	const struct ibpost_wire_reject *r = rej;
+	u32 reason;
+
+	if (rej_len < sizeof(*r) ||
+	    be32_to_cpu(r->magic) != IBPOST_WIRE_MAGIC)
+		return false;
+	reason = be32_to_cpu(r->reason);
+	if (reason >= IBPOST_R_MAX)
+		reason = IBPOST_R_PEER_PROTO;
+	ibpost_status_set(st, reason, be64_to_cpu(r->value),
+			  be64_to_cpu(r->limit));
+	return true;
+}
+
+/**
+ * ibpost_wire_st_get() - a status from the wire, bounded.
+ * @w: what the peer sent.
+ * @st: out.
+ *
+ * Return: the peer's negative errno (-EPROTO for one out of range, with
+ * IBPOST_R_PEER_PROTO), or 0 when it reported none.
+ */
+int ibpost_wire_st_get(const struct ibpost_wire_status *w,
+		       struct ibpost_status *st)
+{
+	u32 err = be32_to_cpu(w->err), reason = be32_to_cpu(w->reason);
+
+	if (!err)
+		return 0;
+	if (err >= MAX_ERRNO || reason >= IBPOST_R_MAX) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO, err, MAX_ERRNO);
+		return -EPROTO;
+	}
+	ibpost_status_set(st, reason, be64_to_cpu(w->value),
+			  be64_to_cpu(w->limit));
+	st->wr = be32_to_cpu(w->wr);
+	st->sge = be32_to_cpu(w->sge);
+	return -(int)err;
+}
+
+/**
+ * ibpost_wire_layout_put() - SGE descriptors on the wire.
+ * @w: out, @n entries.
+ * @d: the layout.
+ * @n: its SGEs.
+ */
+void ibpost_wire_layout_put(struct ibpost_wire_sge *w,
+			    const struct ibpost_sge_desc *d, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		w[i].offset = cpu_to_be32(d[i].offset);
+		w[i].length = cpu_to_be32(d[i].length);
+	}
+}
+
+/**
+ * ibpost_wire_layout_get() - SGE descriptors from the wire (unchecked).
+ * @d: out, @n entries.
+ * @w: what arrived.
+ * @n: its SGEs.
+ */
+void ibpost_wire_layout_get(struct ibpost_sge_desc *d,
+			    const struct ibpost_wire_sge *w, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		d[i].offset = be32_to_cpu(w[i].offset);
+		d[i].length = be32_to_cpu(w[i].length);
+	}
+}

@@ -24,7 +24,7 @@
 #include <linux/slab.h>
 
 #include "lib/abi.h"
-#include "job/job.h"
+#include "lib/kthread.h"
 #include "serve/serve.h"
 
 /* How long to wait for the client to disconnect after the last answer. */

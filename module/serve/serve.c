@@ -29,7 +29,6 @@
 
 #include "lib/abi.h"
 #include "lib/allow.h"
-#include "file.h"
 #include "core/live.h"
 #include "serve/serve.h"
 #include "core/testhook.h"
@@ -806,14 +805,13 @@ static void ibpost_server_free(struct ibpost_server *srv)
 
 /**
  * ibpost_serve_release() - stop the server of a file being closed.
- * @file: the file.
+ * @srv: the server IBPOST_IOC_SERVE started on the file, NULL for none.
  *
  * Context: process context; waits for every connection's thread, each of
  * which disconnects its client and frees what it holds.
  */
-void ibpost_serve_release(struct file *file)
+void ibpost_serve_release(struct ibpost_server *srv)
 {
-	struct ibpost_server *srv = ibpost_file(file)->srv;
 	struct rdma_cm_id *listen;
 	bool lost;
 
@@ -840,8 +838,8 @@ void ibpost_serve_release(struct file *file)
 /* Serializes starting a server on a file. */
 static DEFINE_MUTEX(ibpost_serve_start);
 
-/* The server of @file, started with @a if there is none yet. */
-static struct ibpost_server *ibpost_serve_get(struct file *file,
+/* The server in @slot (a file's), started with @a if there is none yet. */
+static struct ibpost_server *ibpost_serve_get(struct ibpost_server **slot,
 					      struct ibpost_serve *a,
 					      struct ibpost_status *st,
 					      int *err)
@@ -849,7 +847,7 @@ static struct ibpost_server *ibpost_serve_get(struct file *file,
 	struct ibpost_server *srv;
 
 	mutex_lock(&ibpost_serve_start);
-	srv = ibpost_file(file)->srv;
+	srv = *slot;
 	if (srv)
 		goto out;
 	*err = ibpost_serve_check(a, st);
@@ -870,7 +868,7 @@ static struct ibpost_server *ibpost_serve_get(struct file *file,
 		srv = NULL;
 		goto out;
 	}
-	ibpost_file(file)->srv = srv;
+	*slot = srv;
 out:
 	mutex_unlock(&ibpost_serve_start);
 	return srv;
@@ -901,52 +899,36 @@ static int ibpost_serve_next(struct ibpost_server *srv,
 }
 
 /**
- * ibpost_ioc_serve() - IBPOST_IOC_SERVE: start a server, return its events.
- * @file: the open /dev/ibpost that owns the server.
- * @uarg: struct ibpost_serve in user memory.
+ * ibpost_serve_ioctl() - IBPOST_IOC_SERVE: start a server, return its events.
+ * @slot: the server of the open /dev/ibpost, NULL until the first call
+ *	starts it.
+ * @k: the caller's argument, copied in (ioctl.c) and written back whole
+ *	when @full is set: the limits in force with their defaults filled in
+ *	(@max_conns .. @max_per_addr), the event and the status.
+ * @full: out: set once the server runs, whatever the return.
  *
  * Context: process context; blocks until an event (interruptible).
  * Return: 0 with the event, -EINTR on a signal, or a refusal with the
- * reason in @uarg->status.
+ * reason in @k->status.
  */
-long ibpost_ioc_serve(struct file *file, struct ibpost_serve __user *uarg)
+int ibpost_serve_ioctl(struct ibpost_server **slot, struct ibpost_serve *k,
+		       bool *full)
 {
-	struct ibpost_serve k = {};
 	struct ibpost_server *srv;
-	u32 usize;
 	int ret;
 
-	if (get_user(usize, &uarg->size))
-		return -EFAULT;
-	if (usize < IBPOST_SERVE_SIZE_VER0) {
-		ibpost_status_set(&k.status, IBPOST_R_ARG_SIZE, usize,
-				  IBPOST_SERVE_SIZE_VER0);
-		return -EINVAL;
-	}
-	ret = copy_struct_from_user(&k, sizeof(k), uarg, usize);
-	if (ret) {
-		ibpost_status_set(&k.status, ret == -E2BIG ? IBPOST_R_ARG_TAIL :
-				  IBPOST_R_FAULT, usize, sizeof(k));
-		goto out;
-	}
-	memset(&k.status, 0, sizeof(k.status));
-	memset(&k.event, 0, sizeof(k.event));
-	srv = ibpost_serve_get(file, &k, &k.status, &ret);
+	memset(&k->event, 0, sizeof(k->event));
+	srv = ibpost_serve_get(slot, k, &k->status, &ret);
 	if (!srv)
-		goto out;
-	/* The limits in force, defaults filled in (max_conns .. status). */
-	if (copy_to_user(&uarg->max_conns, &srv->args.max_conns,
-			 offsetof(struct ibpost_serve, status) -
-			 offsetof(struct ibpost_serve, max_conns)))
-		return -EFAULT;
+		return ret;
+	*full = true;
+	k->max_conns = srv->args.max_conns;
+	k->idle_ms = srv->args.idle_ms;
+	k->max_mem_mib = srv->args.max_mem_mib;
+	k->max_job_ms = srv->args.max_job_ms;
+	k->max_per_addr = srv->args.max_per_addr;
 	do {
-		ret = ibpost_serve_next(srv, &k.event);
+		ret = ibpost_serve_next(srv, &k->event);
 	} while (ret == -EAGAIN);
-out:
-	if (k.status.reason != IBPOST_R_NONE)
-		trace_ibpost_refuse(&k.status, ret);
-	if (copy_to_user(&uarg->status, &k.status, sizeof(k.status)) ||
-	    copy_to_user(&uarg->event, &k.event, sizeof(k.event)))
-		return -EFAULT;
 	return ret;
 }

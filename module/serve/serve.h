@@ -204,8 +204,9 @@ struct ibpost_sjoin {
 	bool lost;
 };
 
-long ibpost_ioc_serve(struct file *file, struct ibpost_serve __user *uarg);
-void ibpost_serve_release(struct file *file);
+int ibpost_serve_ioctl(struct ibpost_server **slot, struct ibpost_serve *k,
+		       bool *full);
+void ibpost_serve_release(struct ibpost_server *srv);
 void ibpost_srv_event(struct ibpost_server *srv,
 		      const struct ibpost_serve_event *ev);
 void ibpost_srv_peer(struct ibpost_serve_event *ev, const struct sockaddr *sa);

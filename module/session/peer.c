@@ -310,7 +310,7 @@ int ibpost_speer_queue(struct ibpost_session *s, struct ibpost_squeue *q,
 				    &p->addr, st);
 	if (ret) {
 		/* The server's reason (JOIN_MAX, PEER_BUSY ...), logged. */
-		if (ibpost_wire_reject_get(&pq->cp, st))
+		if (ibpost_wire_reject_get(pq->cp.rej, pq->cp.rej_len, st))
 			pr_info("ibpost: session %u: the server refused queue %u: %s (value %llu, limit %llu)\n",
 				s->id, q->idx, ibpost_reason_str(st->reason),
 				st->value, st->limit);
@@ -357,7 +357,7 @@ void ibpost_speer_release(struct ibpost_session *s)
 void ibpost_speer_rejected(const struct ibpost_speer *p,
 			   struct ibpost_status *st)
 {
-	ibpost_wire_reject_get(&p->cp, st);
+	ibpost_wire_reject_get(p->cp.rej, p->cp.rej_len, st);
 }
 
 /**

@@ -29,16 +29,12 @@
 #include "lib/abi.h"
 #include "core/device.h"
 #include "core/pair.h"
+#include "core/testhook.h"
 
 /* Bytes of the token a loopback pair's initiator proves itself with. */
 #define IBPOST_CM_TOKEN		16
 /* How long the pair of the pair_test_port hook waits before connecting. */
 #define IBPOST_CM_TEST_HOLD_MS	3000
-
-static unsigned int pair_test_port;
-module_param(pair_test_port, uint, 0600);
-MODULE_PARM_DESC(pair_test_port,
-		 "test hook, taken by the next rdma_cm loopback pair: listen on this port, not an ephemeral one, and wait 3 s before connecting (a test sends a foreign connect request meanwhile)");
 
 /*
  * Waits for rdma_cm events, woken by every event of every id and by device
@@ -455,7 +451,7 @@ int ibpost_cm_pair(struct ibpost_pair *p, const struct ibpost_conn_caps *caps,
 		   const struct sockaddr_storage *addr,
 		   struct ibpost_status *st)
 {
-	u16 test_port = (u16)xchg(&pair_test_port, 0);
+	u16 test_port = (u16)xchg(&ibpost_test.pair_test_port, 0);
 	struct sockaddr_storage dst = *addr;
 	struct ibpost_cm_ctx *lctx;
 	struct rdma_conn_param param;

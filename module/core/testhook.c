@@ -1,19 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ibpost: the one wait of the test hooks that hold one side of a race in
- * its window (serve_test_lost_ms, session_test_publish_ms,
- * session_test_wake_ms), so that a test does the other side inside it every
- * time instead of by luck.  Each hook is a module parameter, 0 (off) by
- * default; only root can set it.
+ * ibpost: every test hook of ibpost.ko, in this one file: the module
+ * parameters the tests set (0, off, by default; only root can set them)
+ * and the one wait of the hooks that hold one side of a race in its
+ * window (serve_test_lost_ms, session_test_publish_ms,
+ * session_test_wake_ms), so that a test does the other side inside it
+ * every time instead of by luck.  The code that takes a hook reads
+ * ibpost_test.<name>.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
+#include <linux/moduleparam.h>
 #include <linux/printk.h>
 
 #include "core/testhook.h"
+
+struct ibpost_test_hooks ibpost_test;
+
+module_param_named(peer_fault, ibpost_test.peer_fault,
+		   uint, 0600);
+MODULE_PARM_DESC(peer_fault,
+		 "test hook, taken by the next peer job: 1 bad hello version, 2 SGE past the slot, 4 stale rkey, 8 bad message version, 16 job describes other data than sent, 32 hello flags, 64 bytes past the hello, 128 job header conn, 256 job longer than its header says, 512 job sent twice, 1024 fin before the job, 2048 one WR every 3 ms");
+
+module_param_named(lat_test_cap, ibpost_test.lat_test_cap,
+		   uint, 0600);
+MODULE_PARM_DESC(lat_test_cap,
+		 "test hook: the most latency samples a job keeps whole (0: 2^20); the others count in its histogram only");
+
+module_param_named(serve_test_drop_join, ibpost_test.serve_test_drop_join,
+		   uint, 0600);
+MODULE_PARM_DESC(serve_test_drop_join,
+		 "test hook, taken by the next running session with at least this many joined connections: the server disconnects the Nth of them (1: the one of the client's queue 1) and the parameter goes back to 0");
+
+module_param_named(serve_test_nowake, ibpost_test.serve_test_nowake,
+		   bool, 0600);
+MODULE_PARM_DESC(serve_test_nowake,
+		 "test hook: connection threads are created but not woken, so that closing the server stops threads that never ran");
+
+module_param_named(serve_test_lost_ms, ibpost_test.serve_test_lost_ms,
+		   uint, 0600);
+MODULE_PARM_DESC(serve_test_lost_ms,
+		 "test hook: a lost listener's handler waits this long (ms, at most 10000; or until set to 0) between leaving the server's lock and its last access to the server, so that a close races it every time");
+
+module_param_named(session_test_publish_ms, ibpost_test.session_test_publish_ms,
+		   uint, 0600);
+MODULE_PARM_DESC(session_test_publish_ms,
+		 "test hook: a session opened with a peer waits this long (ms, at most 10000; or until set to 0) between its connection and its publication, so that a device removal races the opener every time");
+
+module_param_named(session_test_wake_ms, ibpost_test.session_test_wake_ms,
+		   uint, 0600);
+MODULE_PARM_DESC(session_test_wake_ms,
+		 "test hook: a submitter woken from its wait for room by its session's death waits this long (ms, at most 10000) before it touches the session again, so that a close that does not wait for it frees the session under it every time");
+
+module_param_named(pair_test_port, ibpost_test.pair_test_port,
+		   uint, 0600);
+MODULE_PARM_DESC(pair_test_port,
+		 "test hook, taken by the next rdma_cm loopback pair: listen on this port, not an ephemeral one, and wait 3 s before connecting (a test sends a foreign connect request meanwhile)");
 
 /* The longest a hook holds, whatever its parameter says. */
 #define IBPOST_TEST_HOLD_MAX_MS	10000U

@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 
 #include "job/job.h"
+#include "core/testhook.h"
 
 /* Faults of the test hook (bits of peer_fault). */
 #define IBPOST_PEER_FAULT_VERSION	(1U << 0)	/* hello version 99 */
@@ -40,11 +41,6 @@
 
 /* The pace of the trickle fault. */
 #define IBPOST_PEER_TRICKLE_NS		(3 * NSEC_PER_MSEC)
-
-static unsigned int peer_fault;
-module_param(peer_fault, uint, 0600);
-MODULE_PARM_DESC(peer_fault,
-		 "test hook, taken by the next peer job: 1 bad hello version, 2 SGE past the slot, 4 stale rkey, 8 bad message version, 16 job describes other data than sent, 32 hello flags, 64 bytes past the hello, 128 job header conn, 256 job longer than its header says, 512 job sent twice, 1024 fin before the job, 2048 one WR every 3 ms");
 
 /* The first slot of the last job's answer (the stale-rkey fault). */
 static u64 ibpost_peer_prev_addr;
@@ -68,7 +64,7 @@ void ibpost_peer_caps(struct ibpost_job *job, struct ibpost_conn_caps *caps)
 	struct ibpost_peer *p = &job->peer;
 	struct ibpost_run *run = job->run;
 
-	p->fault = xchg(&peer_fault, 0);
+	p->fault = xchg(&ibpost_test.peer_fault, 0);
 	ibpost_ctl_connect_caps(&p->cp, &p->hello, job->depth,
 				ibpost_op_is_send(run->op) ?
 				job->recv_num_sge : 0,

@@ -23,14 +23,10 @@
 #include "session/session.h"
 #include "lib/stats.h"
 #include "core/trace.h"
+#include "core/testhook.h"
 
 /* Most latency samples kept whole (8 MiB); the histogram counts them all. */
 #define IBPOST_LAT_MAX		(1U << 20)
-
-static unsigned int lat_test_cap;
-module_param(lat_test_cap, uint, 0600);
-MODULE_PARM_DESC(lat_test_cap,
-		 "test hook: the most latency samples a job keeps whole (0: 2^20); the others count in its histogram only");
 
 static bool ibpost_pingpong(const struct ibpost_job *job)
 {
@@ -296,7 +292,7 @@ static int ibpost_job_alloc(struct ibpost_job *job)
 	else
 		samples = div_u64(run->iters, run->signal_every) + 1;
 	job->lat_cap = min_t(u64, samples,
-			     READ_ONCE(lat_test_cap) ?: IBPOST_LAT_MAX);
+			     READ_ONCE(ibpost_test.lat_test_cap) ?: IBPOST_LAT_MAX);
 	job->lat = kvmalloc_array(job->lat_cap, sizeof(*job->lat), GFP_KERNEL);
 	job->hist = kvmalloc(sizeof(*job->hist), GFP_KERNEL);
 	if (job->hist)

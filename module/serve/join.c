@@ -26,11 +26,7 @@
 #include <linux/slab.h>
 
 #include "serve/serve.h"
-
-static uint serve_test_drop_join;
-module_param(serve_test_drop_join, uint, 0600);
-MODULE_PARM_DESC(serve_test_drop_join,
-		 "test hook, taken by the next running session with at least this many joined connections: the server disconnects the Nth of them (1: the one of the client's queue 1) and the parameter goes back to 0");
+#include "core/testhook.h"
 
 /* The session numbered @num (srv->lock held), or NULL. */
 static struct ibpost_sconn *ibpost_sjoin_find(struct ibpost_server *srv,
@@ -265,7 +261,7 @@ void ibpost_sjoin_end_all(struct ibpost_sconn *sc)
  */
 void ibpost_sjoin_test_drop(struct ibpost_sconn *sc)
 {
-	u32 n = READ_ONCE(serve_test_drop_join), i = 0;
+	u32 n = READ_ONCE(ibpost_test.serve_test_drop_join), i = 0;
 	struct ibpost_server *srv = sc->srv;
 	struct ibpost_sjoin *sj, *hit = NULL;
 
@@ -274,7 +270,7 @@ void ibpost_sjoin_test_drop(struct ibpost_sconn *sc)
 	mutex_lock(&srv->lock);
 	/* None being set up: every join in the list is connected. */
 	if (!sc->joining && sc->njoins >= n &&
-	    cmpxchg(&serve_test_drop_join, n, 0) == n) {
+	    cmpxchg(&ibpost_test.serve_test_drop_join, n, 0) == n) {
 		list_for_each_entry(sj, &sc->joins, node) {
 			if (++i == n) {
 				hit = sj;

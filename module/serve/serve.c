@@ -52,16 +52,6 @@ struct ibpost_srv_ev {
 
 static_assert(sizeof(struct ibpost_serve) == IBPOST_SERVE_SIZE_VER1);
 
-static bool serve_test_nowake;
-module_param(serve_test_nowake, bool, 0600);
-MODULE_PARM_DESC(serve_test_nowake,
-		 "test hook: connection threads are created but not woken, so that closing the server stops threads that never ran");
-
-static uint serve_test_lost_ms;
-module_param(serve_test_lost_ms, uint, 0600);
-MODULE_PARM_DESC(serve_test_lost_ms,
-		 "test hook: a lost listener's handler waits this long (ms, at most 10000; or until set to 0) between leaving the server's lock and its last access to the server, so that a close races it every time");
-
 /**
  * ibpost_srv_event() - queue an event for the file's owner.
  * @srv: the server.
@@ -528,7 +518,7 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 	atomic_long_inc(&ibpost_live.jobs);
 	mutex_unlock(&srv->lock);
 	ibpost_srv_conn_event(sc, IBPOST_SRV_CONNECT, 0, NULL);
-	if (!READ_ONCE(serve_test_nowake))
+	if (!READ_ONCE(ibpost_test.serve_test_nowake))
 		wake_up_process(sc->thread);
 	return 0;
 
@@ -569,7 +559,8 @@ static int ibpost_srv_listener_lost(struct ibpost_server *srv)
 	}
 	mutex_unlock(&srv->lock);
 	if (ret)
-		ibpost_test_hold("lost listener", &serve_test_lost_ms);
+		ibpost_test_hold("lost listener",
+				 &ibpost_test.serve_test_lost_ms);
 	if (ret)
 		complete(&srv->listen_done);
 	return ret;

@@ -38,11 +38,6 @@ static LIST_HEAD(ibpost_sessions);
 static DEFINE_MUTEX(ibpost_sessions_lock);
 static u32 ibpost_session_next_id;
 
-static uint session_test_publish_ms;
-module_param(session_test_publish_ms, uint, 0600);
-MODULE_PARM_DESC(session_test_publish_ms,
-		 "test hook: a session opened with a peer waits this long (ms, at most 10000; or until set to 0) between its connection and its publication, so that a device removal races the opener every time");
-
 static struct ibpost_dev *ibpost_session_dev(const struct ibpost_session_attr *a)
 {
 	if (a->dev_name)
@@ -554,7 +549,8 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	reason = IBPOST_R_NONE;
 	ret = ibpost_session_extend(s, attr, &caps, &reason);
 	if (!ret && peer)
-		ibpost_test_hold("session opener", &session_test_publish_ms);
+		ibpost_test_hold("session opener",
+				 &ibpost_test.session_test_publish_ms);
 	if (!ret)
 		ret = ibpost_session_publish(s);
 	if (ret) {

@@ -223,11 +223,6 @@ static int ibpost_req_check(struct ibpost_session *s, struct ibpost_req *req,
 	return 0;
 }
 
-static uint session_test_wake_ms;
-module_param(session_test_wake_ms, uint, 0600);
-MODULE_PARM_DESC(session_test_wake_ms,
-		 "test hook: a submitter woken from its wait for room by its session's death waits this long (ms, at most 10000) before it touches the session again, so that a close that does not wait for it frees the session under it every time");
-
 /*
  * Reserve the slots @req can need, *@max_wr (computed here, where the QP
  * is known to exist), and join the submitters the session's death waits
@@ -277,7 +272,8 @@ static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
 		wait_event(s->wq, READ_ONCE(q->sq_free) >= n ||
 			   READ_ONCE(s->state) != IBPOST_S_LIVE);
 		if (READ_ONCE(s->state) != IBPOST_S_LIVE)
-			ibpost_test_hold("woken waiter", &session_test_wake_ms);
+			ibpost_test_hold("woken waiter",
+					 &ibpost_test.session_test_wake_ms);
 		spin_lock_irqsave(&s->lock, flags);
 		s->waiting--;
 		if (s->state != IBPOST_S_LIVE) {

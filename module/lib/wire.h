@@ -23,9 +23,6 @@
 
 #include <linux/types.h>
 
-struct ibpost_sge_desc;
-struct ibpost_status;
-
 #define IBPOST_WIRE_MAGIC	0x49425057	/* "IBPW" */
 #define IBPOST_WIRE_VERSION	3
 
@@ -288,7 +285,15 @@ static inline size_t ibpost_wire_ready_size(u32 nslots)
 	       (size_t)nslots * sizeof(struct ibpost_wire_slot);
 }
 
-/* lib/wire.c: building messages and checking what a peer sends */
+#ifdef __KERNEL__
+/*
+ * lib/wire.c: building messages and checking what a peer sends (the
+ * kernel only; the hostile test peer, tools/tests/hostile.c, includes the
+ * message layouts above).
+ */
+struct ibpost_sge_desc;
+struct ibpost_status;
+
 void ibpost_wire_hdr_init(struct ibpost_wire_hdr *h, u16 type, u32 len,
 			  u32 conn);
 int ibpost_wire_hdr_check(const struct ibpost_wire_hdr *h, u32 len, u16 type,
@@ -315,5 +320,6 @@ int ibpost_wire_ready_region_check(const struct ibpost_wire_ready *m, u32 len,
 				   struct ibpost_status *st);
 int ibpost_wire_order_check(bool job_running, const void *m, u32 len,
 			    struct ibpost_status *st);
+#endif /* __KERNEL__ */
 
 #endif /* _IBPOST_WIRE_H */

@@ -1,15 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench: install what is missing, build, boot ONE stock-kernel guest with
-# rxe on lo, run ibpost and perftest side by side (tools/tests/guest-bench.sh),
-# then a one-guest boot for the block section (tools/tests/bench-blk.sh:
+# rxe on lo, run ibpost and perftest side by side (tools/tests/bench/guest-bench.sh),
+# then a one-guest boot for the block section (tools/tests/bench/bench-blk.sh:
 # ibpost_blk against nvme-rdma and a brd RAM disk under fio, on one rxe
 # device), then TWO guests on a QEMU socket wire for 64 KiB WRITE and SEND
-# between them (tools/tests/bench-pair.sh), then two guests again for the
+# between them (tools/tests/bench/bench-pair.sh), then two guests again for the
 # block rows across the wire (blkpair: ibpost_blk on the other guest's
 # `ibpost serve` against nvme-rdma on its nvmet-rdma brd disk, 4 KiB
 # random read QD32x2 and 128 KiB sequential read QD8;
-# tools/tests/bench-blkpair-client.sh), and print the comparison (also
+# tools/tests/bench/bench-blkpair-client.sh), and print the comparison (also
 # left in build/bench/bench.txt; raw outputs in build/bench/bench-raw/,
 # build/bench/blk/, build/bench/pair/ and build/bench/blkpair/).  Every
 # figure is a median (of 5 runs; 3 in the block sections).  About 10-20
@@ -89,12 +89,12 @@ guest() {
 }
 
 if want one; then
-	guest benchmark tools/tests/guest-bench.sh "$out" bench.txt --append "$append"
+	guest benchmark tools/tests/bench/guest-bench.sh "$out" bench.txt --append "$append"
 fi
 
 if want blk; then
 	[[ -s $out/bench.txt ]] && echo >>"$out/bench.txt"
-	guest "block section" tools/tests/bench-blk.sh "$out/blk" bench-blk.txt \
+	guest "block section" tools/tests/bench/bench-blk.sh "$out/blk" bench-blk.txt \
 		--append "$append rig.blk_runtime=${BENCH_BLK_RUNTIME:-6} rig.blk_reps=${BENCH_BLK_REPS:-3} rig.blk_size=${BENCH_BLK_SIZE:-512} rig.blk_profile=${BENCH_BLK_PROFILE:-1}"
 fi
 
@@ -103,7 +103,7 @@ if want pair; then
 	echo "Booting two stock Debian kernel guests joined by a QEMU socket wire for the"
 	echo "two-guest rows; consoles: $out/pair/console-{server,client}.log"
 	prc=0
-	tools/tests/bench-pair.sh --out "$out/pair" --iters "${BENCH_PAIR_ITERS:-2000}" \
+	tools/tests/bench/bench-pair.sh --out "$out/pair" --iters "${BENCH_PAIR_ITERS:-2000}" \
 		--reps "${BENCH_PAIR_REPS:-5}" >"$out/pair.txt" || prc=$?
 	{
 		[[ -s $out/bench.txt ]] && echo
@@ -120,8 +120,8 @@ if want blkpair; then
 	busy_start "$busy" 2
 	brc=0
 	tools/rig/pair.sh --kernel stock --out "$bo" --timeout "$timeout" \
-		--server tools/tests/bench-blkpair-server.sh \
-		--client tools/tests/bench-blkpair-client.sh \
+		--server tools/tests/bench/bench-blkpair-server.sh \
+		--client tools/tests/bench/bench-blkpair-client.sh \
 		--append "$append rig.blk_runtime=${BENCH_BLKPAIR_RUNTIME:-5} rig.blk_reps=${BENCH_BLKPAIR_REPS:-3} rig.blk_size=${BENCH_BLKPAIR_SIZE:-128}" &
 	pair=$!
 	# The client's progress lines, until pair.sh ends.

@@ -14,6 +14,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 repo=$PWD
+# shellcheck source=tools/tests/lib/suites.sh
+. tools/tests/lib/suites.sh
 out=$repo/build/check
 rm -rf "$out"
 mkdir -p "$out"
@@ -75,7 +77,7 @@ fi
 # The tool's command line on the host (about a second): perftest's
 # spellings against the long options, the hints, --dev picked from sysfs.
 step "command line (host)"
-TAP_FILE=$out/cli.tap tools/tests/cli.sh >"$out/cli.log" 2>&1
+TAP_FILE=$out/cli.tap tools/tests/host/cli.sh >"$out/cli.log" 2>&1
 if [[ -s $out/cli.tap ]]; then
 	count_tap cli "$out/cli.tap"
 else
@@ -84,10 +86,10 @@ fi
 # make install into a scratch root, man page, completion, uninstall, and DKMS
 # add/build/install for the stock kernel in DKMS trees of its own (about 15 s
 # plus one module build, 1-3 min).  The stock guest loads what DKMS installed
-# and runs the tool make install laid out (tools/tests/installed.sh).  Before
+# and runs the tool make install laid out (tools/tests/guest/installed.sh).  Before
 # sparse: install.sh builds with W=1 as above, so nothing is rebuilt.
 step "install and DKMS (host)"
-TAP_FILE=$out/install.tap tools/tests/install.sh >"$out/install.log" 2>&1
+TAP_FILE=$out/install.tap tools/tests/host/install.sh >"$out/install.log" 2>&1
 if [[ -s $out/install.tap ]]; then
 	count_tap install "$out/install.tap"
 else
@@ -187,21 +189,21 @@ guest_status() {
 # The 6.12 guest runs beside the debug guest, the force_mr guest beside
 # the 6.1 stock guest: two cores, and much of each suite sleeps.
 guest_timeout=$((${IBPOST_CHECK_LONG:-0} == 1 ? 9000 : 1800))
-guest_boot stock-6.12 stock 6.12 "$guest_timeout" "" tools/tests/guest-check.sh &
+guest_boot stock-6.12 stock 6.12 "$guest_timeout" "" tools/tests/guest/guest-check.sh &
 pid612=$!
 for kind in test stock; do
 	step "guest: $kind kernel"
 	gout=$out/guest-$kind
 	if [[ $kind == stock ]]; then
-		guest_boot forcemr stock 6.1 900 "ib_core.force_mr=1" tools/tests/guest-forcemr.sh &
+		guest_boot forcemr stock 6.1 900 "ib_core.force_mr=1" tools/tests/guest/guest-check.sh &
 		pidfmr=$!
 	fi
 	# make check-long (IBPOST_CHECK_LONG=1): the long siw rows and the
 	# race loops at full counts (about an hour of the debug guest) too.
-	guest_boot "$kind" "$kind" 6.1 "$guest_timeout" "" tools/tests/guest-check.sh
+	guest_boot "$kind" "$kind" 6.1 "$guest_timeout" "" tools/tests/guest/guest-check.sh
 	guest_status "$kind"
 	if [[ $kind == test ]]; then
-		python3 tools/tests/ktap_extract.py "$gout/kunit-dmesg.txt" "$gout" ||
+		python3 tools/tests/lib/ktap_extract.py "$gout/kunit-dmesg.txt" "$gout" ||
 			record fail "KTAP found in the test guest's dmesg"
 	fi
 	for k in "$gout"/kunit-*.ktap; do
@@ -216,7 +218,7 @@ for kind in test stock; do
 			record fail "kunit.py parse $suite" "see $out/kunit-$suite.parsed"
 		fi
 		# Each leaf case (parameterized ones per parameter) counts.
-		python3 tools/tests/ktap_leaves.py "$k" >"$out/kunit-$suite.cases"
+		python3 tools/tests/lib/ktap_leaves.py "$k" >"$out/kunit-$suite.cases"
 		count_tap "kunit $suite" "$out/kunit-$suite.cases"
 	done
 	# Every suite must have reported (a module that failed to load would
@@ -228,15 +230,11 @@ for kind in test stock; do
 				record fail "kunit suite $suite reported"
 		done
 	fi
-	# The test kernel has siw too: the same scripts on siw_lo (rows "siw: ").
-	tfiles=(integration badinput hardening session isolation races)
-	[[ $kind == stock || ${IBPOST_CHECK_LONG:-0} == 1 ]] && tfiles+=(serve)
-	# ibpost_blk on both (the test kernel: its short set, blk.sh).
-	tfiles+=(blk)
-	[[ $kind == stock ]] && tfiles+=(installed trace)
-	[[ $kind == test ]] && tfiles+=(integration-siw iova-siw)
-	[[ $kind == test && ${IBPOST_CHECK_LONG:-0} == 1 ]] &&
-		tfiles+=(badinput-siw hardening-siw session-siw)
+	# What the registry gives this guest (tools/tests/suites), and on the
+	# test kernel its siw column again (rows "siw: ").
+	mapfile -t tfiles < <(suites "$kind" "${IBPOST_CHECK_LONG:-0}")
+	[[ $kind == test ]] &&
+		mapfile -t -O "${#tfiles[@]}" tfiles < <(siw_suites "${IBPOST_CHECK_LONG:-0}" | sed 's/$/-siw/')
 	for t in "${tfiles[@]}"; do
 		if [[ -s $gout/$t-$kind.tap ]]; then
 			count_tap "$kind" "$gout/$t-$kind.tap"
@@ -244,8 +242,8 @@ for kind in test stock; do
 			record fail "$kind $t results present"
 		fi
 	done
-	[[ -s $gout/siw-time.txt ]] && sed 's/^/siw time: /' "$gout/siw-time.txt"
-	[[ -s $gout/blk-time-$kind.txt ]] && sed "s/^/$kind time: /" "$gout/blk-time-$kind.txt"
+	[[ -s $gout/siw-time.txt ]] && sed 's/^/time: /' "$gout/siw-time.txt"
+	[[ -s $gout/suite-time-$kind.txt ]] && sed 's/^/time: /' "$gout/suite-time-$kind.txt"
 	if [[ -s $gout/kmemleak-$kind.txt ]]; then
 		record fail "$kind kmemleak clean" "$(head -5 "$gout/kmemleak-$kind.txt")"
 	fi
@@ -256,7 +254,7 @@ done
 step "guest: stock 6.12 kernel, force_mr (waiting)"
 wait "$pid612" "$pidfmr"
 guest_status stock-6.12
-for t in integration badinput hardening session isolation races serve blk trace; do
+for t in $(suites stock-6.12 "${IBPOST_CHECK_LONG:-0}"); do
 	if [[ -s $out/guest-stock-6.12/$t-stock.tap ]]; then
 		count_tap stock-6.12 "$out/guest-stock-6.12/$t-stock.tap"
 	else
@@ -264,7 +262,7 @@ for t in integration badinput hardening session isolation races serve blk trace;
 	fi
 done
 guest_status forcemr
-for t in blk-forcemr session; do
+for t in $(suites forcemr "${IBPOST_CHECK_LONG:-0}"); do
 	if [[ -s $out/guest-forcemr/$t-stock.tap ]]; then
 		count_tap forcemr "$out/guest-forcemr/$t-stock.tap"
 	else
@@ -296,9 +294,9 @@ pair_step() {
 	done
 }
 
-# Two hosts: two stock guests on a QEMU socket wire (tools/tests/peer.sh).
+# Two hosts: two stock guests on a QEMU socket wire (tools/tests/pair/peer.sh).
 step "two guests: peer suite (stock)"
-pair_step peer peer peer-client peer-server tools/tests/peer.sh --kernel stock
+pair_step peer peer peer-client peer-server tools/tests/pair/peer.sh --kernel stock
 [[ -s $out/peer/client/peer-bench.txt ]] && cat "$out/peer/client/peer-bench.txt"
 
 # make check-long: the hostile battery against the debug kernel serving
@@ -308,7 +306,7 @@ if [[ ${IBPOST_CHECK_LONG:-0} == 1 ]]; then
 	pair_step hostile "hostile (debug server)" hostile-client hostile-server \
 		tools/rig/pair.sh --kernel stock --server-kernel test --timeout 2400 \
 		--append "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=100" \
-		--server tools/tests/hostile-server.sh --client tools/tests/hostile-client.sh
+		--server tools/tests/pair/hostile-server.sh --client tools/tests/pair/hostile-client.sh
 	[[ -s $out/hostile/client/battery.txt ]] &&
 		sed -n '/^battery summary/,$p' "$out/hostile/client/battery.txt"
 	# ibpost_blk on the debug kernel against a stock server: one queue's
@@ -318,7 +316,7 @@ if [[ ${IBPOST_CHECK_LONG:-0} == 1 ]]; then
 	pair_step blkvanish "blk vanish (debug client)" blk-vanish-client blk-vanish-server \
 		tools/rig/pair.sh --kernel test --server-kernel stock --server-vanishes --timeout 1200 \
 		--append "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=100" \
-		--server tools/tests/blk-vanish-server.sh --client tools/tests/blk-vanish-client.sh
+		--server tools/tests/pair/blk-vanish-server.sh --client tools/tests/pair/blk-vanish-client.sh
 	[[ -s $out/blkvanish/client/blk-vanish.txt ]] &&
 		sed 's/^/blk vanish: /' "$out/blkvanish/client/blk-vanish.txt"
 fi

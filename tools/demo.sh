@@ -9,7 +9,7 @@ tools/rig/deps.sh
 make -s KDIR="$(tools/rig/kver.sh --kdir)" all
 mkdir -p build/demo
 echo "Booting a stock Debian kernel guest under QEMU (TCG; about a minute)..."
-tools/rig/boot.sh --kernel stock --script tools/tests/guest-demo.sh \
+tools/rig/boot.sh --kernel stock --script tools/tests/guest/guest-demo.sh \
 	--out build/demo --log build/demo/console.log --timeout 600 |
 	sed -n '/^rig: running/,/^IBPOST-RIG-EXIT/p' |
 	grep -v -e '^\[ *[0-9.]*\]' -e '^IBPOST-RIG-EXIT' -e '^rig: running'

@@ -9,7 +9,7 @@
  * first device it finds.
  *
  * IBPOST_SYSFS_IB names another directory than /sys/class/infiniband: the
- * host test (tools/tests/cli.sh) builds devices there.
+ * host test (tools/tests/host/cli.sh) builds devices there.
  */
 #include <arpa/inet.h>
 #include <dirent.h>

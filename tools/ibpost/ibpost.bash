@@ -4,7 +4,7 @@
 # names for --dev (from /sys/class/infiniband; IBPOST_IB_CLASS overrides
 # that directory, for tests).  Installed by 'make install' as
 # $(PREFIX)/share/bash-completion/completions/ibpost; needs no other
-# completion package.  tools/tests/install.sh checks these lists against
+# completion package.  tools/tests/host/install.sh checks these lists against
 # the tool's getopt tables.
 # shellcheck shell=bash
 

@@ -814,7 +814,7 @@ static void print_sges(const char *key, const struct ibpost_sge_desc *d,
 /*
  * --print-options: every field of @o, one "key=value" line each, the
  * defaults applied and the device picked; /dev/ibpost is not opened.  The
- * host test (tools/tests/cli.sh) compares perftest's spellings with the
+ * host test (tools/tests/host/cli.sh) compares perftest's spellings with the
  * long options through it.
  */
 void runopt_print(const struct run_opts *o)

@@ -16,7 +16,7 @@
 #                             rxe, '--cm 192.0.2.20' on siw), TP (TAP name prefix, e.g. 'siw: ')
 #   rig_dummy NAME ADDR       rig_rxe_dummy or rig_siw_dummy, after rig_provider
 #   rig_tap NAME              TAP_FILE ($IBPOST_OUT/NAME-KERNEL.tap, NAME-siw-KERNEL.tap for
-#                             siw) and TAP_PREFIX ('siw: ' for siw) for tools/tests/tap.sh
+#                             siw) and TAP_PREFIX ('siw: ' for siw) for tools/tests/lib/tap.sh
 #   rig_arg NAME              value of rig.NAME= on the kernel command line (tools/rig/pair.sh)
 #   rig_ibpost_paths          KO (ibpost.ko), CONS (ibpost_consumer.ko) and IBPOST (the tool)
 #                             for $IBPOST_KERNEL (test: the modules built for the test kernel)
@@ -183,14 +183,14 @@ rig_pair_net() {
 }
 
 # rig_pair_start NAME: the start of a two-guest script (tools/rig/pair.sh):
-# TAP helpers (tools/tests/tap.sh) writing $IBPOST_OUT/NAME.tap, rxe0 on
+# TAP helpers (tools/tests/lib/tap.sh) writing $IBPOST_OUT/NAME.tap, rxe0 on
 # the wire, ibpost loaded, debugfs mounted; on a failure a TAP row, exit 1.
 rig_pair_start() {
 	TAP_FILE=$IBPOST_OUT/$1.tap
 	export TAP_FILE
 	: >"$TAP_FILE"
-	# shellcheck source=tools/tests/tap.sh
-	. tools/tests/tap.sh
+	# shellcheck source=tools/tests/lib/tap.sh
+	. tools/tests/lib/tap.sh
 	rig_ibpost_paths
 	if ! rig_load_rxe || ! rig_pair_net; then
 		t_fail "rxe0 on the wire" "set-up"

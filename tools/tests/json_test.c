@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host units of the tool for tools/tests/cli.sh:
+ * Host units of the tool for tools/tests/host/cli.sh:
  *   json_test json          a document of the JSON writer (tools/ibpost/
  *                           json.c) with every kind of value and the
  *                           strings that need escaping; cli.sh parses it

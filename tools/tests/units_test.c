@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The tool's human units (out_human_bytes() of tools/ibpost/out.c) for
- * tools/tests/cli.sh: one line per argument, "N: TEXT".
+ * tools/tests/host/cli.sh: one line per argument, "N: TEXT".
  */
 #include <stdlib.h>
 

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench's two-guest block rows, client side (tools/bench.sh boots it
+# through tools/rig/pair.sh against tools/tests/bench/bench-blkpair-server.sh):
+# the same two rows of issue 14's table across the QEMU socket wire, the
+# other guest's memory behind both devices:
+#   nvme-rdma   the server's brd disk, exported by nvmet-rdma, connected
+#               with nvme-cli over rxe0 (2 I/O queues of 128);
+#   ibpost_blk  `ibpost blk map --connect` on the server's `ibpost serve`
+#               (2 queues of 128), of the same size.
+# The rows (tools/tests/lib/bench-blk-lib.sh): 4 KiB random read at depth 32,
+# 2 jobs (IOPS: small requests, where one-sided I/O saves messages) and
+# 128 KiB sequential read at depth 8 (MiB/s: the wire's bandwidth).
+# Kernel arguments: rig.blk_size (MiB, 128), rig.blk_runtime (s, 5),
+# rig.blk_ramp (s, 2), rig.blk_reps (3).  Writes
+# $IBPOST_OUT/bench-blkpair.txt and $IBPOST_OUT/bench-blkpair-raw/.
+set -uo pipefail
+cd "$IBPOST_REPO" || exit 1
+# shellcheck source=tools/rig/guest-lib.sh
+. tools/rig/guest-lib.sh
+BLK_WORKS=(rr4k sr128k)
+# shellcheck source=tools/tests/lib/bench-blk-lib.sh
+. tools/tests/lib/bench-blk-lib.sh
+# shellcheck source=tools/tests/lib/nvmet-lib.sh
+. tools/tests/lib/nvmet-lib.sh
+
+rig_ibpost_paths
+out=$IBPOST_OUT
+S=$(rig_arg peer)
+BLK_RAW=$out/bench-blkpair-raw
+BLK_RUNTIME=$(rig_arg blk_runtime || echo 5)
+BLK_RAMP=$(rig_arg blk_ramp || echo 2)
+BLK_REPS=$(rig_arg blk_reps || echo 3)
+size_mb=$(rig_arg blk_size || echo 128)
+NQN=nqn.2026-12.org.ibpost:bench-blkpair
+t_start=$SECONDS
+rm -rf "$BLK_RAW"
+mkdir -p "$BLK_RAW"
+fail() {
+	echo "bench: blkpair: $*" >&2
+	echo "# two-guest block rows: no figures: $*" >"$out/bench-blkpair.txt"
+	exit 1
+}
+if ! rig_load_rxe || ! rig_pair_net; then fail "rxe0 on the wire"; fi
+rig_modprobe nvme_core nvme_fabrics nvme_rdma || fail "nvme modules"
+insmod "$KO" || fail "insmod $KO"
+insmod "$(dirname "$KO")/blk/ibpost_blk.ko" || fail "insmod ibpost_blk"
+
+# The server exports its disk, then starts serving: once serve answers,
+# both are there.
+up=0
+rig_wait_serve "$S" && up=1
+((up)) || fail "no ibpost serve at $S"
+nvme_rdma_connect "$S" "$NQN" 2 128 "$BLK_RAW/nvme-connect.txt" ||
+	fail "nvme connect to $S: $(tail -n1 "$BLK_RAW/nvme-connect.txt"), namespace ${NVME:-none}"
+IBB=$("$IBPOST" blk map --dev rxe0 --connect "$S" --size "${size_mb}M" --queues 2 --depth 128 2>&1)
+[[ $IBB == ibpostb* ]] || fail "ibpost blk map --connect $S: $IBB"
+for _ in $(seq 50); do
+	[[ -b /dev/$IBB ]] && break
+	sleep 0.1
+done
+[[ -b /dev/$IBB ]] || fail "no /dev/$IBB"
+note="# nvme-rdma: $NVME ($size_mb MiB brd on the server), $(nvme_rdma_queues),"
+note+=" max_sectors_kb $(cat "/sys/block/${NVME#/dev/}/queue/max_sectors_kb");"
+note+=" ibpost_blk: /dev/$IBB ($(cat "/sys/block/$IBB/ibpost/server")),"
+note+=" $(cat "/sys/block/$IBB/ibpost/queues") hw queues of $(cat "/sys/block/$IBB/ibpost/depth"),"
+note+=" max_sectors_kb $(cat "/sys/block/$IBB/queue/max_sectors_kb"); eth0 MTU $(cat /sys/class/net/eth0/mtu)"
+echo "bench: blkpair: $note"
+
+BLK_COLS=(nvme-rdma="$NVME" ibpost_blk="/dev/$IBB")
+BLK_NUM=ibpost_blk BLK_DEN=nvme-rdma BLK_CEIL=''
+blk_measure
+
+rc=0
+"$IBPOST" blk unmap "$IBB" || rc=1
+nvme disconnect -n "$NQN" >/dev/null 2>&1 || rc=1
+rmmod ibpost_blk ibpost || rc=1
+{
+	blk_table "two guests (kernel $(uname -r), TCG, $(nproc) vCPUs each) on the QEMU socket wire, rxe0 on each: the server's memory behind both devices, ${size_mb} MiB each; $((SECONDS - t_start)) s in the client"
+	echo "$note"
+} >"$out/bench-blkpair.txt"
+cat "$out/bench-blkpair.txt"
+exit "$rc"

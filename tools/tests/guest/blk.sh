@@ -1,0 +1,213 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In-guest tests of ibpost_blk (run by guest-check.sh).  On the stock kernel:
+#   - bad map parameters are refused, each with its reason printed;
+#   - a 256 MiB device (2 queues, depth 32): fio --verify=crc32c random
+#     writes then verify at 4 KiB, 64 KiB and 1 MiB with 3 jobs each;
+#   - mkfs.ext4, mount, a tree copied in, umount, fsck -n clean, mount
+#     again, checksums equal; unmapping it while mounted is refused;
+#     unmapped after umount, several devices at once;
+#   - the RDMA device deleted under fio (blk-lib.sh's blk_fault): fio's I/O
+#     fails within the stated time (BLK_LOST_S), new I/O at once, no task in
+#     D state, the device unmaps, the modules unload, ibpost/live back to 0
+#     (rxe_lo is added back at the end).
+# On the debug test kernel (KASAN, lockdep, kmemleak; about a minute): a
+# 64 MiB device, fio --verify=crc32c at 64 KiB (2 jobs x 2 MiB), then the
+# RDMA device deleted under fio on that device, unmap, rmmod.
+# TAP on stdout and in $IBPOST_OUT/blk-$IBPOST_KERNEL.tap.
+# shellcheck source=tools/tests/lib/suite.sh
+. "$IBPOST_REPO/tools/tests/lib/suite.sh" blk
+# shellcheck source=tools/tests/lib/blk-lib.sh
+. tools/tests/lib/blk-lib.sh
+
+BLK=$(dirname "$KO")/blk/ibpost_blk.ko
+LIVE=/sys/kernel/debug/ibpost/live
+MNT=/tmp/ibpost-blk-mnt
+# Documentation/blk.rst: I/O outstanding when the RDMA device goes fails
+# within this many seconds (the removal drains it; the request timeout,
+# 30 s, is the bound when the device hangs instead).
+BLK_LOST_S=30
+FIG=$IBPOST_OUT/blk-$IBPOST_KERNEL.txt
+: >"$FIG"
+
+rig_provider rxe || { t_fail "load rxe, rxe_lo" "modules, link add"; t_done; exit 1; }
+grep -q '^ibpost ' /proc/modules || insmod "$KO" || { t_fail "insmod ibpost" "$KO"; t_done; exit 1; }
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+rig_modprobe ext4 || true
+if ! insmod "$BLK"; then
+	t_fail "insmod ibpost_blk" "$BLK"
+	t_done
+	exit 1
+fi
+t_ok "insmod ibpost_blk: /sys/class/ibpost-blk/ctl"
+
+# blk_end: the modules unload, nothing of ibpost is left; the TAP plan.
+blk_end() {
+	local live
+	t_check "rmmod ibpost_blk" rmmod ibpost_blk
+	live=$(cat $LIVE 2>&1)
+	if [[ -z $(awk '$2 != 0' <<<"$live") && -z $(cat /sys/kernel/debug/ibpost/sessions) ]]; then
+		t_ok "ibpost/live counts 0, no session left"
+	else
+		t_fail "ibpost/live counts 0, no session left" "$(tr '\n' ' ' <<<"$live")"
+	fi
+	t_check "rmmod ibpost" rmmod ibpost
+	rig_rxe_lo || true
+	t_done
+	exit
+}
+
+if [[ $IBPOST_KERNEL == test ]]; then
+	t0=$SECONDS
+	NAME=$($IBPOST blk map --dev rxe_lo --size 64M --queues 2 --depth 16 2>&1)
+	if [[ $NAME == ibpostb* ]] && wait_dev "$NAME"; then
+		t_ok "map 64M, 2 queues, depth 16: /dev/$NAME ($((SECONDS - t0)) s)"
+		fio_verify "$NAME" 64k 2M 2
+		blk_fault "$NAME" lost $BLK_LOST_S "rdma link del rxe_lo under fio" \
+			rdma link del rxe_lo
+	else
+		t_fail "map 64M" "$NAME"
+	fi
+	blk_end
+fi
+
+# refused NAME WANT_TEXT ARGS...: 'ibpost blk map ARGS' fails and says WANT_TEXT.
+refused() {
+	local name=$1 want=$2 out rc=0
+	shift 2
+	out=$($IBPOST blk map "$@" 2>&1) || rc=$?
+	if [[ $rc != 0 && $out == *"refused"*"$want"* ]]; then
+		t_ok "map refused: $name: ${out#*refused: }"
+	else
+		t_fail "map refused: $name" "exit $rc: $out"
+	fi
+}
+refused "no size" "size=" --dev rxe_lo --size 0
+refused "size not a multiple of 4 KiB" "multiple of 4096" --dev rxe_lo --size 4097
+refused "size not a number" "bad value in 'size=12x'" --dev rxe_lo --size 12x
+refused "size above half the RAM" "buffer too large" --dev rxe_lo --size 64G
+refused "unknown RDMA device" "no RDMA device nosuch0" --dev nosuch0 --size 1M
+refused "queues 0" "queues=0: 1 to" --dev rxe_lo --size 1M --queues 0
+refused "queues 65" "queues=65: 1 to" --dev rxe_lo --size 1M --queues 65
+refused "depth 0" "depth=0: 1 to" --dev rxe_lo --size 1M --depth 0
+refused "depth 5000" "depth=5000: 1 to" --dev rxe_lo --size 1M --depth 5000
+refused "port 9" "no such port" --dev rxe_lo --size 1M --port 9
+t_expect "map: a value with '=' is refused by the tool" 2 \
+	$IBPOST blk map --dev rxe_lo --size 1M --depth 4=dev=x
+out=$(echo "dev=rxe_lo size=1M bogus=1" 2>&1 >/sys/class/ibpost-blk/ctl/map_device)
+res=$(cat /sys/class/ibpost-blk/ctl/last_result)
+if [[ $res == "refused: unknown option 'bogus=1'"* ]]; then
+	t_ok "map_device: unknown option refused ($res)"
+else
+	t_fail "map_device: unknown option refused" "$res $out"
+fi
+if [[ -z $(cat /sys/class/ibpost-blk/ctl/devices) ]]; then
+	t_ok "nothing mapped after the refusals"
+else
+	t_fail "nothing mapped after the refusals" "$(cat /sys/class/ibpost-blk/ctl/devices)"
+fi
+
+blk_map_or_end "map 256M, 2 queues, depth 32" --dev rxe_lo --size 256M --queues 2 --depth 32
+A=/sys/block/$NAME/ibpost
+sz=$(blockdev --getsize64 "/dev/$NAME")
+lim="queues $(cat $A/queues) segs $(cat $A/max_segments) chunk $(cat $A/chunk) max_hw_kb $(cat /sys/block/$NAME/queue/max_hw_sectors_kb) chunk_sectors $(cat /sys/block/$NAME/queue/chunk_sectors) fua/wc $(cat /sys/block/$NAME/queue/write_cache)"
+echo "$NAME: $lim" >>"$FIG"
+if [[ $sz == 268435456 && $(cat $A/queues) == 2 && $(cat $A/state) == live &&
+	$(cat /sys/block/$NAME/queue/chunk_sectors) == $(($(cat $A/chunk) / 512)) &&
+	$(cat /sys/block/$NAME/queue/write_cache) == "write back" ]]; then
+	t_ok "limits: 256 MiB, 2 hw queues, chunk = region MR, write back cache ($lim)"
+else
+	t_fail "limits" "size $sz $lim state $(cat $A/state)"
+fi
+json=$($IBPOST blk list --json)
+if python3 -c 'import json,sys; d=json.load(sys.stdin)["devices"]; assert d[0]["name"]==sys.argv[1] and d[0]["size"]==268435456 and d[0]["queues"]==2, d' "$NAME" <<<"$json" 2>&1; then
+	t_ok "list --json: $NAME 256 MiB, 2 queues"
+else
+	t_fail "list --json" "$json"
+fi
+t_check "list: one row for $NAME" bash -c "$IBPOST blk list | grep -q '^$NAME .*rxe_lo .*268435456'"
+
+before=$(awk '{print $2}' $A/stats)
+fio_verify "$NAME" 4k 4M 3
+fio_verify "$NAME" 64k 16M 3
+fio_verify "$NAME" 1M 48M 3
+after=$(awk '{print $2}' $A/stats)
+# 3 x (1024 + 256 + 48) writes, as many reads at least.
+if ((after - before >= 2 * 3 * (1024 + 256 + 48))) && [[ $(awk '{print $3}' $A/stats) == 0 ]]; then
+	t_ok "the session completed $((after - before)) requests, 0 errors"
+else
+	t_fail "session requests" "$before -> $after, stats $(cat $A/stats)"
+fi
+# The server's address is root's (0400); the counters are everyone's.
+if [[ $(stat -c %a "$A/server") == 400 ]] &&
+	! setpriv --reuid=65534 --regid=65534 --clear-groups cat "$A/server" >/dev/null 2>&1 &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups cat "$A/latency" >/dev/null 2>&1; then
+	t_ok "ibpost/server is 0400: another user cannot read it, latency it can"
+else
+	t_fail "ibpost/server is 0400" "mode $(stat -c %a "$A/server")"
+fi
+read -r ls lmin lavg l50 l99 l999 lmax <"$A/latency"
+echo "latency (exact, last $ls): min $lmin avg $lavg p50 $l50 p99 $l99 p999 $l999 max $lmax ns" >>"$FIG"
+if ((ls > 0 && lmin <= l50 && l50 <= l99 && l99 <= l999 && l999 <= lmax)); then
+	t_ok "latency: exact percentiles over $ls requests (p50 $((l50 / 1000)) us, p99 $((l99 / 1000)) us)"
+else
+	t_fail "latency" "$(cat $A/latency)"
+fi
+
+# A file system: a tree in, fsck clean, the same bytes after a remount.
+blk_ext4 "$NAME" "$MNT" 50 Documentation include kunit tools/tests
+
+# Several at once.
+N2=$($IBPOST blk map --dev rxe_lo --size 8M --queues 1 --depth 4 2>&1)
+if [[ $N2 == ibpostb* && $N2 != "$NAME" ]] && wait_dev "$N2" && blk_second "$N2" &&
+	[[ $($IBPOST blk list | grep -c '^ibpostb') == 2 ]]; then
+	t_ok "a second device $N2 at once: 8 MiB written and read back equal"
+else
+	t_fail "a second device" "$N2"
+fi
+t_check "unmap $N2" $IBPOST blk unmap "$N2"
+# blk list --json while another process maps and unmaps: every output
+# parses (a device vanishing mid-listing is null, never "?").
+( for _ in 1 2 3 4 5; do
+	n=$($IBPOST blk map --dev rxe_lo --size 4M --queues 1 --depth 4 2>/dev/null) &&
+		$IBPOST blk unmap "$n"
+done ) &
+mapper=$!
+lists=0 bad=
+while kill -0 "$mapper" 2>/dev/null || ((lists == 0)); do
+	out=$($IBPOST blk list --json 2>&1)
+	lists=$((lists + 1))
+	python3 -c 'import json,sys; json.load(sys.stdin)["devices"]' <<<"$out" >/dev/null 2>&1 ||
+		bad=$out
+	[[ -n $bad ]] && break
+done
+wait "$mapper"
+if [[ -z $bad ]]; then
+	t_ok "list --json during a concurrent map/unmap: all $lists outputs parse"
+else
+	t_fail "list --json during a concurrent map/unmap" "$(head -c 300 <<<"$bad")"
+fi
+t_check "unmap $NAME" $IBPOST blk unmap "$NAME"
+if [[ ! -e /dev/$NAME && -z $(cat /sys/class/ibpost-blk/ctl/devices) ]]; then
+	t_ok "unmapped: /dev/$NAME gone, no device listed"
+else
+	t_fail "unmapped" "$(ls /dev/ibpostb* 2>&1)"
+fi
+t_expect "unmap of a device not mapped: refused" 1 $IBPOST blk unmap "$NAME"
+live=$(cat $LIVE 2>&1)
+if [[ -z $(awk '$2 != 0' <<<"$live") ]]; then
+	t_ok "unmapped: ibpost/live counts 0"
+else
+	t_fail "unmapped: ibpost/live counts 0" "$(tr '\n' ' ' <<<"$live")"
+fi
+
+# The RDMA device deleted under fio.
+NAME=$($IBPOST blk map --dev rxe_lo --size 64M --queues 2 --depth 16 2>&1)
+if [[ $NAME == ibpostb* ]] && wait_dev "$NAME"; then
+	blk_fault "$NAME" lost $BLK_LOST_S "rdma link del rxe_lo under fio" \
+		rdma link del rxe_lo
+else
+	t_fail "map for the removal test" "$NAME"
+	rdma link del rxe_lo
+fi
+blk_end

@@ -1,0 +1,274 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host test of 'ibpost run's command line (make check, no guest, no
+# /dev/ibpost; about a second).  Through the hidden --print-options, which
+# prints every parsed field and opens nothing:
+#   - every perftest spelling against its long form (same fields), and the
+#     option changing something (not the defaults), -F against nothing;
+#   - perftest options ibpost lacks: the hint naming the equivalent;
+#   - --dev left out: the device picked from a sysfs tree built here
+#     (IBPOST_SYSFS_IB): the first ACTIVE one; the one whose GID table
+#     lists lo for --connect 127.0.0.1 (the route this host takes);
+#     none or ambiguous with the reason; -x passed on (the kernel checks
+#     it), refused with --cm/--connect.
+# TAP on stdout and in $TAP_FILE.  Usage: tools/tests/host/cli.sh [IBPOST]
+set -uo pipefail
+cd "$(dirname "$0")/../../.." || exit 1
+# shellcheck source=tools/tests/lib/tap.sh
+. tools/tests/lib/tap.sh
+IBPOST=${1:-tools/ibpost/ibpost}
+[[ -x $IBPOST ]] || { echo "no $IBPOST: make tool first" >&2; exit 1; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+opts() { "$IBPOST" run "$@" --print-options 2>&1; }
+
+# same NAME "ALIAS ARGS" "LONG ARGS": the fields match, and differ from
+# the defaults (so the option did something).
+BASE=(-d rxe_t0)
+same() {
+	local name=$1 a b d
+	# shellcheck disable=SC2086
+	a=$(opts "${BASE[@]}" $2) b=$(opts "${BASE[@]}" $3) d=$(opts "${BASE[@]}")
+	if [[ $a != "$b" ]]; then
+		t_fail "$name: '$2' is '$3'" "$(diff <(echo "$a") <(echo "$b") | tr '\n' ' ')"
+	elif [[ $a == "$d" && ${4:-} != noop ]]; then
+		t_fail "$name: '$2' is '$3'" "no field changed: $(head -n 2 <<<"$a" | tr '\n' ' ')"
+	else
+		t_ok "$name: '$2' is '$3'"
+	fi
+}
+
+# --- perftest's spellings against ibpost's long options ------------------------------
+BASE=()
+same "perftest -d" "-d mlx5_0" "--dev mlx5_0"
+same "perftest --ib-dev" "--ib-dev mlx5_0" "--dev mlx5_0"
+BASE=(-d rxe_t0)
+same "perftest -i (IB port)" "-i 2" "--port 2"
+same "perftest --ib-port" "--ib-port 2" "--port 2"
+same "perftest -p (rdma_cm port)" "-p 7000 --connect 192.0.2.1" "--connect 192.0.2.1 --cm-port 7000"
+same "perftest -p is the port of --connect" "-p 7000 --connect 192.0.2.1" "--connect 192.0.2.1:7000"
+same "perftest -t (tx depth)" "-t 8" "--depth 8"
+same "perftest --tx-depth" "--tx-depth 8" "--depth 8"
+same "perftest -l (post list)" "-l 4" "--batch 4"
+same "perftest --post_list" "--post_list 4" "--batch 4"
+same "perftest -Q (cq moderation)" "-Q 2" "--signal-every 2"
+same "perftest --cq-mod" "--cq-mod 2" "--signal-every 2"
+same "perftest -I (inline size)" "-I 256" "--inline-size 256"
+same "perftest --inline_size" "--inline_size 256" "--inline-size 256"
+same "perftest --report_gbits" "--report_gbits" "--report-gbits"
+same "perftest -F (no-op)" "-F" "" noop
+same "perftest --CPU-freq (no-op)" "--CPU-freq" "" noop
+same "perftest -a" "-a" "--all-sizes"
+same "perftest --all" "--all" "--all-sizes"
+same "perftest -q (QPs)" "-q 4" "--qps 4"
+same "perftest --qp" "--qp 4" "--qps 4"
+same "perftest -s" "-s 4096" "--size 4K"
+same "perftest -n" "-n 10" "--iters 10"
+same "perftest -D" "-D 2" "--duration 2"
+same "perftest --run_infinitely" "--run_infinitely" "--forever"
+same "--report-every in seconds" "--report-every 0.5" "--report-every 0.5"
+# has NAME "ARGS" FIELD=VALUE...: every field so after ARGS.
+has() {
+	local name=$1 args=$2 out f miss=
+	shift 2
+	# shellcheck disable=SC2086
+	out=$(opts "${BASE[@]}" $args)
+	for f in "$@"; do
+		grep -qx -- "$f" <<<"$out" || miss+=" $f"
+	done
+	if [[ -z $miss ]]; then
+		t_ok "$name: '$args' gives $*"
+	else
+		t_fail "$name: '$args' gives $*" "missing:$miss"
+	fi
+}
+has "--forever: until a signal, progress every 5 s" "--forever" forever=1 \
+	duration_ms=4294967295 iters=0 report_ms=5000
+has "--forever --report-every 2" "--forever --report-every 2" forever=1 \
+	report_ms=2000
+has "--report-every alone: no --forever" "--report-every 1 -D 3" forever=0 \
+	duration_ms=3000 report_ms=1000
+has "no progress rows by default" "" forever=0 report_ms=0
+same "perftest's last argument HOST" "192.0.2.1" "--connect 192.0.2.1"
+same "perftest HOST with -p" "-p 7000 192.0.2.1" "--connect 192.0.2.1:7000"
+same "a host name (getaddrinfo)" "--connect localhost:7000" "--connect 127.0.0.1:7000"
+same "a host name as the last argument" "localhost" "--connect 127.0.0.1"
+
+v1=$("$IBPOST" run -V 2>&1) v2=$("$IBPOST" run --version 2>&1) v3=$("$IBPOST" --version 2>&1)
+if [[ $v1 == "$v2" && $v1 == "$v3" && $v1 == "ibpost "* ]]; then
+	t_ok "perftest -V: 'run -V' is 'run --version' is 'ibpost --version'"
+else
+	t_fail "perftest -V: 'run -V' is 'run --version' is 'ibpost --version'" "'$v1' '$v2' '$v3'"
+fi
+
+s1=$("$IBPOST" serve -p 70000 2>&1) s2=$("$IBPOST" serve --port 70000 2>&1)
+if [[ $s1 == "$s2" && $s1 == *"bad --port '70000': too large"* ]]; then
+	t_ok "perftest's server -p: 'serve -p' is 'serve --port'"
+else
+	t_fail "perftest's server -p: 'serve -p' is 'serve --port'" "'$s1' '$s2'"
+fi
+
+# -x/--gid-index: the index goes to the kernel (IBPOST_RUN_GID, which
+# checks it against the port's GID table); any index, 0 too, is given.
+same "perftest -x (GID index)" "-x 1" "--gid-index 1"
+same "perftest --gid-index" "--gid-index 0" "-x 0"
+out=$(opts -d rxe_t0 -x 3)
+if grep -qx "gid_index=3" <<<"$out" && opts -d rxe_t0 | grep -qx "gid_index=-1"; then
+	t_ok "-x 3 gives gid_index 3, none gives -1 (ibpost's pick)"
+else
+	t_fail "-x 3 gives gid_index 3, none gives -1 (ibpost's pick)" "$(grep gid_index <<<"$out")"
+fi
+
+# --- refusals and perftest's options ibpost lacks ---------------------------------
+# refused WANT_LINE ARGS...: exit 2 and WANT_LINE among the output.
+refused() {
+	local want=$1 out rc=0
+	shift
+	out=$("$IBPOST" run "$@" 2>&1) || rc=$?
+	if [[ $rc == 2 ]] && grep -Fxq -- "$want" <<<"$out"; then
+		t_ok "run $*: $want"
+	else
+		t_fail "run $*: $want" "exit $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
+	fi
+}
+refused "ibpost: run: -x/--gid-index: with --connect rdma_cm uses the GID of the address; give the address instead" \
+	-d rxe_t0 -x 1 --connect 192.0.2.1
+refused "ibpost: run: -x/--gid-index: with --cm rdma_cm uses the GID of the address; give the address instead" \
+	-d rxe_t0 --gid-index 0 --cm 192.0.2.1
+refused "ibpost: run: perftest's -b (--bidirectional): ibpost has none: a job runs one way (run 'ibpost run --connect' from each host)" -d x -b
+refused "ibpost: run: perftest's -c (--connection): ibpost has none: RC only" -d x -c RC
+refused "ibpost: run: perftest's -R (--rdma_cm): use --cm ADDR (an address of the device) for the loopback pair; --connect always uses rdma_cm" -d x -R
+refused "ibpost: run: perftest's -H (--report-histogram): use --hist (and --json for every number)" -d x -H
+refused "ibpost: run: perftest's -m (--mtu): ibpost has none: the port's active MTU is used" -d x -m 1024
+refused "ibpost: run: perftest's -e (--events): ibpost has none: the module reaps completions itself" -d x -e
+refused "ibpost: run: perftest's --out_json: use --json (on stdout)" -d x --out_json
+refused "ibpost: run: perftest's --perform_warm_up: use --warmup N" -d x --perform_warm_up
+refused "ibpost: run: --forever runs until a signal: give it, --iters or --duration" -d x --run_infinitely -n 10
+refused "ibpost: run: --forever runs until a signal: give it, --iters or --duration" -d x --forever -D 2
+refused "ibpost: run: --forever runs one size and SGE count (no --all-sizes, one --sge value)" -d x --forever -a
+refused "ibpost: run: --forever runs one size and SGE count (no --all-sizes, one --sge value)" -d x --forever --sge 1,2
+refused "ibpost: run: --report-every with --json: one size and SGE count (the progress objects are lines before the result's object)" -d x --report-every 1 --json -a
+refused "ibpost: run: bad --report-every '0': expected seconds above 0" -d x --report-every 0
+refused "ibpost: run: bad --duration '4294967.295': expected seconds above 0, below 4294967 (--forever runs until a signal)" -d x -D 4294967.295
+refused "ibpost: run: bad --op '4': expected send, send_imm, write, write_imm or read (perftest's -o, outstanding reads, is -t/--depth here)" -d x -o 4
+refused "ibpost: run: bad --port '18515': RDMA device ports are 1 to 255 (-i, perftest --ib-port); the rdma_cm port of --connect is -p/--cm-port (perftest's -p/--port)" -d x --port 18515
+refused "ibpost: run: unknown option '-Z'" -d x -Z
+refused "ibpost: run: unknown option '--frobnicate'" -d x --frobnicate
+refused "ibpost: run: -t needs a value" -d x -t
+refused "ibpost: run: -p/--cm-port is the port of --connect HOST (the loopback pair needs none)" -d x -p 7000
+refused "ibpost: run: --connect names port 7001, -p/--cm-port 7000" -d x -p 7000 --connect 192.0.2.1:7001
+refused "ibpost: run: give --inline (every WR) or --inline-size N, not both" -d x --inline -I 64
+refused "ibpost: run: --csv prints neither JSON nor histograms: give --csv, --json or --hist" -d x --csv --json
+refused "ibpost: run: unexpected argument 'a'" -d x a b
+refused "ibpost: run: bad --connect '4096': not an IPv4 address (want HOST[:PORT], [IPV6][:PORT] or IPV6)" -d x 4096
+refused "ibpost: run: bad --connect '10.1.2:7000': not an IPv4 address (want HOST[:PORT], [IPV6][:PORT] or IPV6)" -d x --connect 10.1.2:7000
+
+# --- human units (ibpost devices' max_mr_size) -----------------------------------------
+want='0: 0 B
+1023: 1023 B
+1024: 1 KiB
+1536: 1.5 KiB
+1048575: 1 MiB
+4294967296: 4 GiB
+123456789: 118 MiB
+1099511627776: 1 TiB
+18446744073709551615: 16 EiB'
+mapfile -t nums < <(cut -d: -f1 <<<"$want")
+got=$(tools/tests/units_test "${nums[@]}" 2>&1)
+if [[ $got == "$want" ]]; then
+	t_ok "human units: 2^64-1 is 16 EiB, 4 GiB, 1.5 KiB, 118 MiB, rounding up to the next unit"
+else
+	t_fail "human units: 2^64-1 is 16 EiB, 4 GiB, 1.5 KiB, 118 MiB, rounding up to the next unit" "$(diff <(echo "$want") <(echo "$got") | tr '\n' ' ')"
+fi
+
+# --- the JSON writer (every --json output) -----------------------------------------
+# json_test json: strings needing escapes, bytes that are not UTF-8,
+# u64/i64 limits, NaN and infinities, nesting; python3 must parse it and
+# read the values back exactly.
+got=$(tools/tests/json_test json 2>&1)
+why=$(python3 -c '
+import json, sys
+d = json.loads(sys.stdin.buffer.read().decode("utf-8", "strict"))
+want = {"quote": "a\"b\\c/d", "control": "\x01\t\n\r\x1f\x7f",
+	"utf8": "gr\u00fc\u00df \u20ac \U0001f600",
+	"bytes": "a\ufffdb\ufffdc\ufffd\ufffdd\ufffd\ufffd\ufffde\ufffd",
+	"empty": "", "key \"with\" quotes": "v", "u64_max": 2**64 - 1,
+	"zero": 0, "i64_min": -2**63, "pi": 3.1416, "nan": None,
+	"inf": None, "ninf": None, "yes": True, "no": False,
+	"nothing": None, "str_null": None, "empty_arr": [], "empty_obj": {},
+	"lines": [{"i": i, "nested": [[i, None]]} for i in range(3)]}
+bad = [k for k in want if k not in d or d[k] != want[k] or type(d[k]) != type(want[k])]
+bad += [k for k in d if k not in want]
+print(" ".join(bad))' <<<"$got" 2>&1)
+if [[ -z $why ]]; then
+	t_ok "JSON writer: escapes, UTF-8 kept, other bytes U+FFFD, u64 exact, NaN/inf null, nesting: parses and reads back"
+else
+	t_fail "JSON writer: escapes, UTF-8 kept, other bytes U+FFFD, u64 exact, NaN/inf null, nesting: parses and reads back" "$why: $got"
+fi
+
+# --- the HOST[:PORT] parser (run --connect, run HOST, blk map --connect) ------------
+# INPUT|WHAT: the address and port parsed, or the reason of the refusal
+cases=("1.2.3.4|v4 1.2.3.4 0" "1.2.3.4:80|v4 1.2.3.4 80" "[::1]:7000|v6 ::1 7000"
+	"::1|v6 ::1 0" "[::1]|v6 ::1 0" "fe80::1:80|v6 fe80::1:80 0"
+	"localhost:9|v4 127.0.0.1 9" "1.2.3.4:65535|v4 1.2.3.4 65535"
+	"1.2.3.4:0|the port must be 1 to 65535" "1.2.3.4:65536|the port must be 1 to 65535"
+	"[::1]:99999999999999999999|the port is not a number"
+	"1.2.3.4:|no port after ':'" "1.2.3.4:x1|the port is not a number"
+	":80|no host before ':'" "[::1|no ']' after the IPv6 address"
+	"[::1]x|only ':PORT' may follow ']'" "[1.2.3.4]:5|not an IPv6 address between [ and ]"
+	"1.2.3|not an IPv4 address" "a:b:c|not an IPv6 address (with a port, write [ADDR]:PORT)")
+hosts=() want=
+for c in "${cases[@]}"; do
+	hosts+=("${c%%|*}")
+	want+="${want:+$'\n'}${c%%|*}: ${c#*|}"
+done
+got=$(tools/tests/json_test host "${hosts[@]}" 2>&1)
+if [[ $got == "$want" ]]; then
+	t_ok "HOST[:PORT]: IPv4, [v6]:port, bare v6, a name, the port 1..65535 with the reason"
+else
+	t_fail "HOST[:PORT]: IPv4, [v6]:port, bare v6, a name, the port 1..65535 with the reason" "$(diff <(echo "$want") <(echo "$got") | tr '\n' ' ')"
+fi
+got=$("$IBPOST" blk map --dev x --size 1M --connect '[::1]:0' 2>&1)
+rc=$?
+if [[ $rc == 2 && $got == "ibpost: blk map: --connect [::1]:0: the port must be 1 to 65535 (want HOST[:PORT], [IPV6][:PORT] or IPV6)" ]]; then
+	t_ok "blk map --connect: the same parser, refused before the kernel (exit 2)"
+else
+	t_fail "blk map --connect: the same parser, refused before the kernel (exit 2)" "rc $rc: $got"
+fi
+
+# --- --dev left out: picked from sysfs -------------------------------------------
+# mkdev ROOT DEV STATE [NETDEV]: port 1 in STATE, NETDEV at GID index 0.
+mkdev() {
+	local p=$1/$2/ports/1
+	mkdir -p "$p/gid_attrs/ndevs"
+	echo "$3" >"$p/state"
+	[[ -n ${4:-} ]] && echo "$4" >"$p/gid_attrs/ndevs/0"
+	return 0
+}
+# picked NAME WANT_DEV WANT_WHY ROOT ARGS...
+picked() {
+	local name=$1 dev=$2 why=$3 root=$4 out
+	shift 4
+	out=$(IBPOST_SYSFS_IB=$root "$IBPOST" run "$@" --print-options 2>&1)
+	if grep -qx "dev=$dev" <<<"$out" && grep -qx "dev_why=$why" <<<"$out"; then
+		t_ok "no --dev: $name: $dev"
+	else
+		t_fail "no --dev: $name: $dev" "$(head -n 2 <<<"$out" | tr '\n' ' ')"
+	fi
+}
+mkdev "$T/a" aa_down "1: DOWN" lo
+mkdev "$T/a" bb_up "4: ACTIVE" lo
+mkdev "$T/a" cc_up "4: ACTIVE" nosuch0
+picked "the first ACTIVE device by name" bb_up "the first RDMA device with an ACTIVE port" "$T/a"
+picked "--connect 127.0.0.1: the device on lo" bb_up "the route to 127.0.0.1 leaves from lo" "$T/a" --connect 127.0.0.1
+picked "--cm 127.0.0.1: the device on lo" bb_up "the route to 127.0.0.1 leaves from lo" "$T/a" --cm 127.0.0.1
+picked "perftest's HOST: the device on lo" bb_up "the route to 127.0.0.1 leaves from lo" "$T/a" localhost
+mkdev "$T/b" aa_down "1: DOWN"
+IBPOST_SYSFS_IB=$T/b refused "ibpost: run: no --dev given and no RDMA device has an ACTIVE port (1 under $T/b); see 'ibpost devices'" --iters 10
+IBPOST_SYSFS_IB=$T/b refused "ibpost: run: no --dev given and no RDMA device has a GID on lo (the route to 127.0.0.1 leaves from it); give --dev, or add one: rdma link add rxe_lo type rxe netdev lo" --connect 127.0.0.1
+mkdev "$T/c" rxe_one "4: ACTIVE" lo
+mkdev "$T/c" rxe_two "4: ACTIVE" lo
+IBPOST_SYSFS_IB=$T/c refused "ibpost: run: no --dev given and lo (the route to 127.0.0.1) is under more than one ACTIVE RDMA device: rxe_one and rxe_two; give --dev" --connect 127.0.0.1
+
+t_done

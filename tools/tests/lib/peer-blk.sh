@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# ibpost_blk on the memory of `ibpost serve` on the other guest
+# (Documentation/blk.rst), rows of the peer suite's client
+# (peer-client.sh sources this and calls peer_blk SERVER): a 64 MiB device
+# on the server's memory with 2 queues (2 blk-mq hardware queues, 2
+# connections of one session on the server: peer-server.sh checks its
+# log), fio --verify=crc32c at 4 KiB, 64 KiB and 1 MiB with 2 jobs, ext4 (a tree in, fsck -n, remount, checksums), a second
+# device at once, a map past the limited server's budget refused with its
+# reason, then three faults under fio (blk-lib.sh's blk_fault), each set off
+# by peer-server.sh when it sees a device of a marker size: the limited
+# server killed (PEER_BLK_MARK bytes), one queue's connection of a 2-queue
+# device disconnected by the server (PEER_BLK_JOIN_MARK, peer_blk_drop),
+# and the server's RDMA device deleted
+# (PEER_BLK_DEL_MARK bytes, on the default server): each time fio's I/O
+# fails within its bound, the device is in error and new I/O fails at once,
+# no task in D state, it unmaps; then ibpost_blk unloads and no session is
+# left.  Sizes are small: the wire between the guests moves about 10 MB/s.
+# shellcheck source=tools/tests/lib/blk-lib.sh
+. tools/tests/lib/blk-lib.sh
+
+# The marker region the server kills its limited serve under (3 MiB + 12 KiB).
+PEER_BLK_MARK=3158016
+# Documentation/blk.rst: I/O fails this soon after the server is gone.
+PEER_BLK_LOST_S=20
+# The marker region the server deletes its rxe0 under (3 MiB + 16 KiB).
+PEER_BLK_DEL_MARK=3162112
+# Documentation/blk.rst: I/O fails this soon after the server's device went.
+PEER_BLK_DEL_S=40
+# The marker region whose queue 1 the server disconnects (3 MiB + 20 KiB).
+PEER_BLK_JOIN_MARK=3166208
+# Documentation/blk.rst: I/O on every queue fails this soon after the
+# map when one queue's connection is lost (the server acts 3 s after it
+# sees the map; the rest is fio's start, 20 s on the debug guest).
+PEER_BLK_JOIN_S=45
+# The marker region the server host goes down under (3 MiB + 24 KiB,
+# blk-vanish-server.sh and blk-vanish-client.sh).
+# shellcheck disable=SC2034 # the blk-vanish scripts use it
+PEER_BLK_VANISH_MARK=3170304
+# Documentation/blk.rst: I/O fails this soon after the map when the
+# server host vanishes (no disconnect: io_timeout, 30 s, after the host
+# went 3 s after its serve saw the map, plus fio's start: measured 45.9 s
+# on the debug guest).
+# shellcheck disable=SC2034 # blk-vanish-client.sh uses it
+PEER_BLK_VANISH_S=80
+
+# peer_blk_drop S: a 2-queue device of PEER_BLK_JOIN_MARK bytes on the
+# default server at S, which disconnects queue 1's connection alone 3 s
+# after it sees the map (its serve_test_drop_join hook).  fio runs on the
+# CPUs of hardware queue 0 only: the lost queue has nothing outstanding,
+# and the whole session fails all the same (Documentation/blk.rst) within
+# PEER_BLK_JOIN_S; the kernel log says a connection ended.
+peer_blk_drop() {
+	local name cpus n0 n1
+	local msg='ibpost: session [0-9]*: a connection to the server ended: the session fails'
+	name=$($IBPOST blk map --dev rxe0 --connect "$1" --size $PEER_BLK_JOIN_MARK --depth 8 --queues 2 2>&1)
+	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
+		t_fail "map for the lost-queue test" "$name"
+		return
+	fi
+	cpus=$(tr -d ' ' <"/sys/block/$name/mq/0/cpu_list")
+	n0=$(dmesg | grep -c "$msg")
+	BLK_FAULT_CPUS=$cpus blk_fault "$name" error $PEER_BLK_JOIN_S \
+		"queue 1 disconnected by the server under fio on queue 0 only, CPUs $cpus"
+	n1=$(dmesg | grep -c "$msg")
+	if ((n1 > n0)); then
+		t_ok "the lost queue failed the session: $(dmesg | grep "$msg" | tail -n 1)"
+	else
+		t_fail "the lost queue failed the session" "no '$msg' in the kernel log"
+	fi
+}
+
+# peer_blk_serve_drop LOG (server side): once serve's LOG shows the map
+# of the PEER_BLK_JOIN_MARK region, wait 3 s and have the server
+# disconnect that session's queue 1 (serve_test_drop_join); 1 until then.
+peer_blk_serve_drop() {
+	grep -q "job write size $PEER_BLK_JOIN_MARK " "$1" || return 1
+	sleep 3
+	echo 1 >/sys/module/ibpost/parameters/serve_test_drop_join &&
+		echo "disconnected queue 1 of an ibpost_blk session" >>"$IBPOST_OUT/events.log"
+}
+
+# peer_blk_serve_dropped (server side): a TAP row, the hook was set, taken
+# (back to 0) and disconnected queue 1's connection alone.
+peer_blk_serve_dropped() {
+	local hook='test hook: session [0-9]*: its joined connection 1 (conn [0-9]*) disconnected'
+	t_check "queue 1 of an ibpost_blk session was disconnected alone: $(dmesg | grep "$hook" | tail -n 1)" \
+		bash -c "grep -qx 'disconnected queue 1 of an ibpost_blk session' '$IBPOST_OUT/events.log' &&
+			dmesg | grep -q '$hook' &&
+			test \$(cat /sys/module/ibpost/parameters/serve_test_drop_join) = 0"
+}
+
+peer_blk() {
+	local S=$1 name n2 A lim out rc t0
+	local FIG=$IBPOST_OUT/peer-blk.txt MNT=/tmp/ibpost-blk-mnt
+	: >"$FIG"
+	local blk
+	rig_modprobe ext4 || true
+	blk=$(dirname "$KO")/blk/ibpost_blk.ko
+	if ! insmod "$blk"; then
+		t_fail "insmod ibpost_blk" "$blk"
+		return
+	fi
+	t0=$SECONDS
+	name=$($IBPOST blk map --dev rxe0 --connect "$S" --size 64M --depth 16 --queues 2 2>&1)
+	if [[ $name == ibpostb* ]] && wait_dev "$name"; then
+		t_ok "blk map --connect $S --size 64M --queues 2: /dev/$name ($((SECONDS - t0)) s)"
+	else
+		t_fail "blk map --connect $S --size 64M --queues 2" "$name"
+		rmmod ibpost_blk
+		return
+	fi
+	A=/sys/block/$name/ibpost
+	lim="server $(cat "$A/server") queues $(cat "$A/queues") hw_queues $(find "/sys/block/$name/mq" -mindepth 1 -maxdepth 1 -type d | wc -l) chunk $(cat "$A/chunk") size $(blockdev --getsize64 "/dev/$name") state $(cat "$A/state")"
+	echo "$name: $lim" >>"$FIG"
+	if [[ $lim == "server $S port 0 queues 2 hw_queues 2 chunk 1048576 size 67108864 state live" ]]; then
+		t_ok "$name: on the server's memory: $lim"
+	else
+		t_fail "$name: on the server's memory" "$lim"
+	fi
+	fio_verify "$name" 4k 2M 2
+	fio_verify "$name" 64k 4M 2
+	fio_verify "$name" 1M 8M 2
+	blk_ext4 "$name" "$MNT" 50 Documentation include kunit tools/tests
+
+	n2=$($IBPOST blk map --dev rxe0 --connect "$S" --size 8M --depth 4 2>&1)
+	if [[ $n2 == ibpostb* && $n2 != "$name" ]] && wait_dev "$n2" && blk_second "$n2"; then
+		t_ok "a second device $n2 on the server at once: 8 MiB written and read back equal"
+	else
+		t_fail "a second device on the server" "$n2"
+	fi
+	t_check "unmap $n2" "$IBPOST" blk unmap "$n2"
+	t_check "unmap $name" "$IBPOST" blk unmap "$name"
+
+	out=$($IBPOST blk map --dev rxe0 --connect "$S:18521" --size 128M 2>&1)
+	rc=$?
+	if [[ $rc != 0 && $out == *"refused"*"budget of pinned memory"* ]]; then
+		t_ok "a 128 MiB map against the 100 MiB server refused: $out"
+	else
+		t_fail "a map past the server's budget refused with its reason" "exit $rc: $out"
+	fi
+
+	# The limited server is killed under fio, 3 s after it sees the map:
+	# the time is counted from the map.
+	name=$($IBPOST blk map --dev rxe0 --connect "$S:18521" --size $PEER_BLK_MARK --depth 8 2>&1)
+	if [[ $name == ibpostb* ]] && wait_dev "$name"; then
+		blk_fault "$name" error $PEER_BLK_LOST_S "serve killed under fio"
+	else
+		t_fail "map for the killed-server test" "$name"
+	fi
+	# One queue of a session lost: the whole device fails.
+	peer_blk_drop "$S"
+	# The default server's rxe0 deleted under fio, 3 s after it sees the
+	# map (and added back).
+	name=$($IBPOST blk map --dev rxe0 --connect "$S" --size $PEER_BLK_DEL_MARK --depth 8 2>&1)
+	if [[ $name == ibpostb* ]] && wait_dev "$name"; then
+		blk_fault "$name" error $PEER_BLK_DEL_S "the server's rxe0 deleted under fio"
+	else
+		t_fail "map for the deleted-device test" "$name"
+	fi
+	t_check "rmmod ibpost_blk" rmmod ibpost_blk
+	t_check "no ibpost session left" \
+		bash -c '[[ -z $(cat /sys/kernel/debug/ibpost/sessions) ]]'
+}

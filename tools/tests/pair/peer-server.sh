@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Two-guest peer suite, server side (tools/tests/pair/peer.sh boots it through
+# tools/rig/pair.sh): rxe0 on the wire, IPv4 and IPv6 addresses, ibpost
+# loaded, `ibpost serve --idle 3000` (its lines in $IBPOST_OUT/serve.log)
+# and perftest's ib_write_bw / ib_send_bw -R servers for the bandwidth
+# table, until the host creates $IBPOST_OUT/stop.  Meanwhile it acts on the
+# client's marker job (a WRITE of 12347 bytes): it deletes rxe0 under it,
+# then adds it back; on the client's marker regions (peer-blk.sh) it kills
+# the limited serve (PEER_BLK_MARK bytes), disconnects queue 1 of a
+# session (PEER_BLK_JOIN_MARK bytes: the serve_test_drop_join hook) and
+# deletes rxe0, then adds it
+# back (PEER_BLK_DEL_MARK bytes), under the client's ibpost_blk I/O.  At
+# the end it checks what the server saw and that nothing is left.  TAP in
+# $IBPOST_OUT/peer-server.tap.
+set -uo pipefail
+cd "$IBPOST_REPO" || exit 1
+# shellcheck source=tools/rig/guest-lib.sh
+. tools/rig/guest-lib.sh
+# shellcheck source=tools/tests/lib/peer-bw.sh
+. tools/tests/lib/peer-bw.sh
+
+rig_pair_start peer-server
+LOG=$IBPOST_OUT/serve.log
+ip -6 addr add fd00:192::1/64 dev eth0 nodad
+
+"$IBPOST" serve --idle 3000 >"$LOG" 2>&1 &
+spid=$!
+# Small limits on a second port (the client's budget rows).
+LLOG=$IBPOST_OUT/serve-limited.log
+"$IBPOST" serve --port 18521 --max-mem 100 --max-job-time 8000 --max-per-addr 2 \
+	>"$LLOG" 2>&1 &
+lpid=$!
+touch "$IBPOST_OUT/ready"
+
+# shellcheck source=tools/tests/lib/peer-blk.sh
+. tools/tests/lib/peer-blk.sh
+# readd_rxe0 [WHAT]: rxe0 deleted under the client's I/O and added back
+# 2 s later (events "deleted rxe0[ WHAT]", "added rxe0[ WHAT]").
+# perftest's servers are stopped first and started again after: rxe cannot
+# take a device away from a process that has it open (no disassociate), so
+# they would block the deletion (the client's bench comes after both).
+readd_rxe0() {
+	perf_servers_stop
+	rdma link del rxe0 && echo "deleted rxe0${1:+ $1}" >>"$IBPOST_OUT/events.log"
+	sleep 2
+	rdma link add rxe0 type rxe netdev eth0 && rig_wait_active rxe0 &&
+		echo "added rxe0${1:+ $1}" >>"$IBPOST_OUT/events.log"
+	perf_servers 1000
+}
+deleted=0 killed=0 blkdel=0 dropped=0 perf_pids=()
+for _ in $(seq 3600); do
+	[[ -e $IBPOST_OUT/stop ]] && break
+	if ((!deleted)) && grep -q 'job write size 12347 ' "$LOG"; then
+		sleep 2
+		readd_rxe0
+		deleted=1
+	fi
+	if ((!killed)) && grep -q "job write size $PEER_BLK_MARK " "$LLOG"; then
+		sleep 3
+		kill -KILL "$lpid" && echo "killed the limited serve" >>"$IBPOST_OUT/events.log"
+		killed=1
+	fi
+	((dropped)) || ! peer_blk_serve_drop "$LOG" || dropped=1
+	if ((!blkdel)) && grep -q "job write size $PEER_BLK_DEL_MARK " "$LOG"; then
+		sleep 3
+		readd_rxe0 "under ibpost_blk"
+		blkdel=1
+	fi
+	sleep 0.5
+done
+[[ -e $IBPOST_OUT/stop ]] || t_fail "told to stop" "no $IBPOST_OUT/stop in 30 min"
+perf_servers_stop
+kill -INT "$spid"
+((killed)) || kill -INT "$lpid"
+src=0
+wait "$spid" || src=$?
+wait "$lpid"
+cat "$LOG" "$LLOG"
+
+if ((src == 0)) && grep -qx 'serve: stopping' "$LOG"; then
+	t_ok "serve ends on SIGINT with status 0 and says so"
+else
+	t_fail "serve ends on SIGINT with status 0 and says so" "exit $src"
+fi
+t_check "it listened on every address, port 18520, clients from any" grep -qx 'serve: listening on \* port 18520, clients from any' "$LOG"
+mib=$(( $(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 1024 / 8 ))
+t_check "its default memory budget is an eighth of this guest's RAM ($mib MiB): $(grep 'serve: limits' "$LOG")" \
+	grep -qx "serve: limits: 16 conns, 8 per address, $mib MiB pinned, 600000 ms a job, idle 3000 ms" "$LOG"
+t_check "a job past the budget was refused, and the event says so" \
+	grep -q 'refused: Cannot allocate memory: .*budget of pinned memory or MRs would be exceeded' "$LOG"
+t_check "the limited server reports its limits" \
+	grep -qx 'serve: limits: 16 conns, 2 per address, 100 MiB pinned, 8000 ms a job, idle 10000 ms' "$LLOG"
+t_check "the limited server ended a job at its time limit" \
+	grep -q "lost: Connection timed out: job longer than the server's job time limit" "$LLOG"
+t_check "the limited server refused the third connection of one address" \
+	grep -q 'refused: Device or resource busy: the server is at its connection limit for this address' "$LLOG"
+n=$(grep -c ': done: ' "$LOG")
+t_check "jobs served to the end (at least 12: $n)" test "$n" -ge 12
+bad=$(grep ': done: ' "$LOG" | grep -vc ' 0 verify errors')
+t_check "exactly one job had bytes that were not what the client sent (the corrupt one: $bad)" \
+	test "$bad" -eq 1
+t_check "a client speaking wire version 99 was refused at connect" \
+	grep -q 'refused: Protocol error: wire protocol version not supported (value 99, limit 3)' "$LOG"
+t_check "a job message of version 4 (the next) was refused" \
+	grep -q 'refused: Protocol error: wire protocol version not supported (value 4, limit 3)' "$LOG"
+t_check "an SGE past the slot was refused" \
+	grep -q 'refused: Invalid argument: .*SGE outside its buffer' "$LOG"
+t_check "the stale rkey broke that connection only (lost with an error)" \
+	grep -q 'lost: .*wc status' "$LOG"
+t_check "the killed client guest was noticed (lost within the idle time)" \
+	grep -q 'lost: Connection timed out\|lost: .*RETRY_EXC_ERR\|lost: Connection reset by peer' "$LOG"
+t_check "the limited serve was killed under the client's ibpost_blk I/O" \
+	grep -qx 'killed the limited serve' "$IBPOST_OUT/events.log"
+peer_blk_serve_dropped
+t_check "rxe0 was deleted under the client's ibpost_blk I/O and came back" \
+	grep -qx 'added rxe0 under ibpost_blk' "$IBPOST_OUT/events.log"
+t_check "ibpost_blk's devices got regions of the server's memory in 1 MiB chunks (64 MiB: 64 chunks)" \
+	grep -q 'job write size 4194304 depth [0-9]* slots 64$' "$LOG"
+# The 64 MiB device has 2 queues: its session's second connection joined.
+s64=$(sed -n 's/^conn \([0-9]*\): job write size 4194304 depth [0-9]* slots 64$/\1/p' "$LOG" | head -n 1)
+t_check "the 2-queue device's session ${s64:-?} had 2 connections on the server: $(grep -m 1 "joined session ${s64:-x} " "$LOG")" \
+	bash -c "grep -q '^conn [0-9]*: joined session ${s64:-x} (2 connections) from ' '$LOG' &&
+		! grep -q 'joined session ${s64:-x} (3 connections)' '$LOG'"
+t_check "rxe0 was deleted under a job and came back" \
+	grep -qx 'added rxe0' "$IBPOST_OUT/events.log"
+t_check "the job on the deleted device was reported lost" \
+	grep -q 'lost: No such device' "$LOG"
+t_check "the in-kernel API's sessions got one region of 1 MiB each, IPv4 and IPv6, and ended normally" \
+	bash -c "test \$(grep -c 'job write size 1048576 depth 64 slots 1\$' '$LOG') -eq 2"
+t_check "two clients were served at once" \
+	bash -c "grep -o 'conn [0-9]*: job' '$LOG' | wc -l | awk '{exit !(\$1 >= 2)}'"
+rig_pair_end
+t_done

@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host side of the two-guest peer suite: boots tools/tests/pair/peer-server.sh and,
+# on the same wire, a client guest that is killed mid-job, then the client
+# suite (tools/tests/pair/peer-client.sh), with tools/rig/pair.sh.  Prints both
+# guests' TAP (client first) and the bandwidth table.
+# Usage: tools/tests/pair/peer.sh [--kernel stock|test] [--out DIR]
+set -uo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+kind=stock out=''
+while (($#)); do
+	case $1 in
+	--kernel) kind=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	*) echo "usage: $0 [--kernel stock|test] [--out DIR]" >&2; exit 2 ;;
+	esac
+done
+[[ -n $out ]] || out=$(mktemp -d "$repo/build/rig/peer-XXXXXX")
+rc=0
+"$repo/tools/rig/pair.sh" --kernel "$kind" --out "$out" --timeout 1500 \
+	--server tools/tests/pair/peer-server.sh --client tools/tests/pair/peer-client.sh \
+	--kill-client tools/tests/pair/peer-client.sh || rc=$?
+for f in client/peer-client.tap server/peer-server.tap; do
+	echo "# $f"
+	cat "$out/$f" 2>/dev/null || echo "not ok 1 - $f missing (pair.sh exit $rc)"
+done
+cat "$out/client/peer-bench.txt" 2>/dev/null
+exit "$rc"

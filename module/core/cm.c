@@ -14,6 +14,12 @@
  * which does everything else; every wait is bounded by the job's timeout,
  * ends on a signal (the caller's SIGINT: its job ends with -EINTR) and on
  * the removal of the endpoint's device (whose removal waits for the job).
+ *
+ * Every rdma_cm endpoint, client, loopback or served (serve/), is made and
+ * ended by the same steps here: its QP on its id (ibpost_cm_qp()), the
+ * accept (ibpost_cm_accept()), the disconnect (ibpost_cm_disconnect());
+ * ibpost_ep_destroy() frees QP, CQ, PD and then the id it owns
+ * (ibpost_cm_release()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -276,6 +282,7 @@ static void ibpost_cm_status(struct ibpost_status *st, int ret, u32 reason,
 		ibpost_status_set(st, reason, value, limit);
 }
 
+/* A new id for @ctx; the caller owns it. */
 static int ibpost_cm_id(struct ibpost_cm_ctx *ctx, struct rdma_cm_id **id)
 {
 	*id = rdma_create_id(&init_net, ibpost_cm_handler, ctx, RDMA_PS_TCP,
@@ -349,6 +356,7 @@ static int ibpost_cm_resolve(struct ibpost_ep *ep,
 	ret = ibpost_cm_id(ctx, &ep->cm_id);
 	if (ret)
 		return ret;
+	ep->cm_owned = true;
 	ret = rdma_resolve_addr(ep->cm_id, NULL, (struct sockaddr *)dst, ms);
 	if (!ret)
 		ret = ibpost_cm_wait(ctx, RDMA_CM_EVENT_ADDR_RESOLVED, ms);
@@ -370,8 +378,16 @@ static int ibpost_cm_resolve(struct ibpost_ep *ep,
 	return 0;
 }
 
-/* The QP of @ep on its id. */
-static int ibpost_cm_qp(struct ibpost_ep *ep, const struct ibpost_ep_caps *ec)
+/**
+ * ibpost_cm_qp() - create an endpoint's QP on its rdma_cm id.
+ * @ep: the endpoint, its CQ made (ibpost_ep_cq()) and @ep->cm_id set.
+ * @ec: its queue sizes.
+ *
+ * The QP is the id's: ibpost_ep_destroy() frees it with rdma_destroy_qp().
+ *
+ * Return: 0 or a negative errno.
+ */
+int ibpost_cm_qp(struct ibpost_ep *ep, const struct ibpost_ep_caps *ec)
 {
 	struct ib_qp_init_attr init;
 	int ret;
@@ -384,11 +400,69 @@ static int ibpost_cm_qp(struct ibpost_ep *ep, const struct ibpost_ep_caps *ec)
 	return 0;
 }
 
-static int ibpost_cm_accept(struct ibpost_pair *p,
-			    const struct ibpost_conn_caps *caps)
+/**
+ * ibpost_cm_serve_ep() - the endpoint of a connect request: its CQ, in a
+ *	PD of its own or @pd_share's, and its QP on the request's id.
+ * @ep: zeroed endpoint to fill.
+ * @id: the request's id; the endpoint owns it once accepted
+ *	(ibpost_cm_accept()), until then rdma_cm destroys it when the
+ *	handler fails.
+ * @pd_share: NULL, or the endpoint whose PD this one shares (another
+ *	queue of the same session).
+ * @ec: queue sizes.
+ *
+ * Context: the id's handler (or with it locked, rdma_lock_handler()).
+ * Return: 0 or a negative errno; on failure ibpost_ep_destroy() frees what
+ * was made and leaves the id.
+ */
+int ibpost_cm_serve_ep(struct ibpost_ep *ep, struct rdma_cm_id *id,
+		       struct ibpost_ep *pd_share,
+		       const struct ibpost_ep_caps *ec)
+{
+	int ret;
+
+	ret = ibpost_ep_cq(ep, id->device, pd_share, id->port_num, ec);
+	if (ret)
+		return ret;
+	ep->cm_id = id;
+	return ibpost_cm_qp(ep, ec);
+}
+
+/**
+ * ibpost_cm_accept() - accept a connect request on its endpoint, whose QP
+ *	exists (ibpost_cm_serve_ep()).
+ * @ep: the endpoint; it owns its id from now on.
+ * @req: the request's parameters: the responder resources and initiator
+ *	depth granted are at most the initiator's, and at most 16.
+ *
+ * RNR NAKs wait 40 us, not the 655 ms a zero timer would mean.
+ *
+ * Return: 0 or a negative errno (the id is not the endpoint's then).
+ */
+int ibpost_cm_accept(struct ibpost_ep *ep, const struct rdma_conn_param *req)
+{
+	struct rdma_conn_param param;
+	int ret;
+
+	ibpost_cm_param(&param);
+	param.responder_resources = min_t(u8, param.responder_resources,
+					  req->initiator_depth);
+	param.initiator_depth = min_t(u8, param.initiator_depth,
+				      req->responder_resources);
+	ret = rdma_set_min_rnr_timer(ep->cm_id, IB_RNR_TIMER_000_04);
+	if (!ret)
+		ret = rdma_accept(ep->cm_id, &param);
+	if (!ret)
+		ep->cm_owned = true;
+	return ret;
+}
+
+/* The loopback pair's target: its listener's one request, accepted. */
+static int ibpost_cm_pair_accept(struct ibpost_pair *p,
+				 const struct ibpost_conn_caps *caps,
+				 const struct rdma_conn_param *sent)
 {
 	struct ibpost_cm_ctx *lctx = p->listen_ctx, *ctx;
-	struct rdma_conn_param param;
 	struct ibpost_ep_caps ec = {
 		.send_wr = caps->target_send_wr,
 		.send_sge = 1,
@@ -408,13 +482,12 @@ static int ibpost_cm_accept(struct ibpost_pair *p,
 	/* The id is ours now; its handler runs only under this lock. */
 	rdma_lock_handler(lctx->req);
 	p->tgt.cm_id = lctx->req;
+	p->tgt.cm_owned = true;
 	p->tgt.cm_ctx = ctx;
 	p->tgt.cm_id->context = ctx;
 	ret = ibpost_cm_qp(&p->tgt, &ec);
-	if (!ret) {
-		ibpost_cm_param(&param);
-		ret = rdma_accept(p->tgt.cm_id, &param);
-	}
+	if (!ret)
+		ret = ibpost_cm_accept(&p->tgt, sent);
 	rdma_unlock_handler(p->tgt.cm_id);
 	return ret;
 }
@@ -475,7 +548,7 @@ int ibpost_cm_pair(struct ibpost_pair *p, const struct ibpost_conn_caps *caps,
 	param.private_data_len = sizeof(lctx->token);
 	ret = rdma_connect(p->ini.cm_id, &param);
 	if (!ret)
-		ret = ibpost_cm_accept(p, caps);
+		ret = ibpost_cm_pair_accept(p, caps, &param);
 out:
 	return ibpost_cm_established(&p->ini, caps, ret, 0, st);
 }
@@ -493,7 +566,8 @@ out:
  * the removal of @ep's device ends the wait.
  * Return: 0, -ECONNREFUSED when the server rejected (see @caps->peer->rej),
  * -ETIMEDOUT, -EINTR (a signal), -ENODEV (device removal), or another
- * negative errno; on failure nothing is left.
+ * negative errno; on failure the id is disconnected, and
+ * ibpost_ep_destroy() frees it with the rest.
  */
 int ibpost_cm_connect(struct ibpost_ep *ep,
 		      const struct ibpost_conn_caps *caps,
@@ -525,48 +599,52 @@ int ibpost_cm_connect(struct ibpost_ep *ep,
 out:
 	ret = ibpost_cm_established(ep, caps, ret, ibpost_cm_ms(caps), st);
 	if (ret)
-		ibpost_cm_close(ep);
+		ibpost_cm_disconnect(ep);
 	return ret;
 }
 
 /**
- * ibpost_cm_close() - disconnect an endpoint's id and free it with its QP.
- * @ep: the endpoint (its QP drained when it was used); no id: nothing.
- *
- * The QP goes first, then the id, then the event context: no event can
- * reach a freed context.
+ * ibpost_cm_disconnect() - disconnect an endpoint's id (none: nothing).
+ * @ep: the endpoint; its QP goes to error, its WRs flush (drain it next).
  */
-void ibpost_cm_close(struct ibpost_ep *ep)
+void ibpost_cm_disconnect(struct ibpost_ep *ep)
 {
-	if (ep->cm_id) {
+	if (ep->cm_id)
 		rdma_disconnect(ep->cm_id);
-		if (ep->cm_id->qp)
-			rdma_destroy_qp(ep->cm_id);
+}
+
+/**
+ * ibpost_cm_release() - the last step of ibpost_ep_destroy(): destroy the
+ *	id the endpoint owns (its QP destroyed already), then its event
+ *	context.
+ * @ep: the endpoint; no id: nothing.
+ */
+void ibpost_cm_release(struct ibpost_ep *ep)
+{
+	if (ep->cm_id && ep->cm_owned)
 		rdma_destroy_id(ep->cm_id);
-		ep->qp = NULL;
-	}
 	ibpost_cm_ctx_free(ep->cm_ctx);
 	ep->cm_id = NULL;
+	ep->cm_owned = false;
 	ep->cm_ctx = NULL;
 }
 
 /**
- * ibpost_cm_pair_close() - free a pair's listener and ids (with their QPs).
+ * ibpost_cm_pair_close() - disconnect a pair and free its listener; the
+ *	endpoints' ids go with them (ibpost_ep_destroy()).
  * @p: the pair; nothing made through rdma_cm: nothing to do.
  */
 void ibpost_cm_pair_close(struct ibpost_pair *p)
 {
 	struct ibpost_cm_ctx *lctx = p->listen_ctx;
 
-	if (p->ini.cm_id)
-		rdma_disconnect(p->ini.cm_id);
+	ibpost_cm_disconnect(&p->ini);
 	/* After this no connect request can reach the listener any more. */
 	if (p->listen)
 		rdma_destroy_id(p->listen);
 	if (lctx && lctx->req && lctx->req != p->tgt.cm_id)
 		rdma_destroy_id(lctx->req);
-	ibpost_cm_close(&p->tgt);
-	ibpost_cm_close(&p->ini);
+	ibpost_cm_disconnect(&p->tgt);
 	ibpost_cm_ctx_free(lctx);
 	p->listen = NULL;
 	p->listen_ctx = NULL;

@@ -24,6 +24,7 @@
 #include <linux/sched.h>
 
 #include "core/ep.h"
+#include "core/pair.h"
 #include "core/trace.h"
 
 /* One spare send and receive slot for ib_drain_qp(). */
@@ -437,15 +438,22 @@ void ibpost_ep_drain(struct ibpost_ep *ep)
 }
 
 /**
- * ibpost_ep_destroy() - free the QP, the CQ and the endpoint's own PD.
- * @ep: the endpoint, drained; may be partly built.  The QP of an rdma_cm
- *	id is freed with the id (ibpost_cm_close()), before this.  Every MR
- *	in its PD is deregistered before, and an endpoint sharing its PD is
- *	destroyed before it.
+ * ibpost_ep_destroy() - free the QP, the CQ, the endpoint's own PD and its
+ *	rdma_cm id: the one teardown of every endpoint, direct, client,
+ *	served or joined.
+ * @ep: the endpoint, drained (and disconnected, ibpost_cm_disconnect());
+ *	may be partly built.  Every MR in its PD is deregistered before, and
+ *	an endpoint sharing its PD is destroyed before it.
+ *
+ * The QP goes first, the id last, then its event context: no event can
+ * reach a freed context.  An id the endpoint does not own (@cm_owned
+ * false: a served connection refused in its handler) stays for rdma_cm.
  */
 void ibpost_ep_destroy(struct ibpost_ep *ep)
 {
-	if (ep->qp && !ep->cm_id)
+	if (ep->qp && ep->cm_id)
+		rdma_destroy_qp(ep->cm_id);
+	else if (ep->qp)
 		ib_destroy_qp(ep->qp);
 	ep->qp = NULL;
 	if (ep->cq && ep->cq_pooled)
@@ -454,4 +462,5 @@ void ibpost_ep_destroy(struct ibpost_ep *ep)
 		ib_free_cq(ep->cq);
 	ep->cq = NULL;
 	ibpost_ep_pd_put(ep);
+	ibpost_cm_release(ep);
 }

@@ -57,7 +57,12 @@ struct ibpost_ep_caps {
  * @cq_size: CQEs of @cq.
  * @cq_pooled: @cq came from ib_cq_pool_get().
  * @qp: the QP.
- * @cm_id: the rdma_cm id owning @qp, or NULL for a QP connected directly.
+ * @cm_id: the rdma_cm id of @qp (core/cm.c), or NULL for a QP connected
+ *	directly.
+ * @cm_owned: @cm_id is the endpoint's: ibpost_ep_destroy() destroys it.
+ *	Not yet for a served connection until it is accepted: until then a
+ *	failure returns non-zero from the id's handler, and rdma_cm
+ *	destroys the id.
  * @cm_ctx: its event context (cm.c), freed with the id.
  * @granted: caps the provider granted, less the drain slots.
  * @wq: woken by ibpost_ep_wake(): waits on an endpoint whose handlers run
@@ -81,6 +86,7 @@ struct ibpost_ep {
 	bool cq_pooled;
 	struct ib_qp *qp;
 	struct rdma_cm_id *cm_id;
+	bool cm_owned;
 	void *cm_ctx;
 	struct ib_qp_cap granted;
 	wait_queue_head_t wq;

@@ -468,7 +468,7 @@ err:
  */
 void ibpost_peer_ep_destroy(struct ibpost_ep *ep)
 {
-	ibpost_cm_close(ep);
+	ibpost_cm_disconnect(ep);
 	ibpost_ep_destroy(ep);
 	memset(ep, 0, sizeof(*ep));
 }

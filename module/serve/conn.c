@@ -516,15 +516,13 @@ static void ibpost_sconn_teardown(struct ibpost_sconn *sc, bool qp_ok)
 		ibpost_target_invalidate(&sc->target);
 	/* The session's other queues: in its PD, gone before its MRs. */
 	ibpost_sjoin_end_all(sc);
-	rdma_disconnect(sc->id);
+	ibpost_cm_disconnect(&sc->ep);
 	ibpost_ep_drain(&sc->ep);
 	ibpost_target_free(&sc->target);
 	ibpost_srv_uncharge(sc);
 	ibpost_ctl_free(&sc->ctl);
-	rdma_destroy_qp(sc->id);
-	sc->ep.qp = NULL;
+	/* QP, CQ, PD and the id, which the accepted endpoint owns. */
 	ibpost_ep_destroy(&sc->ep);
-	rdma_destroy_id(sc->id);
 	sc->id = NULL;
 	ibpost_dev_put(sc->dev);
 }

@@ -102,20 +102,8 @@ static int ibpost_sjoin_qp(struct ibpost_sjoin *sj, struct rdma_cm_id *id)
 		.recv_sge = 1,
 		.poll = IB_POLL_WORKQUEUE,
 	};
-	struct ib_qp_init_attr init;
-	int ret;
 
-	ret = ibpost_ep_cq(&sj->ep, id->device, &sj->owner->ep, id->port_num,
-			   &ec);
-	if (ret)
-		return ret;
-	sj->ep.cm_id = id;
-	ibpost_ep_qp_attr(&sj->ep, &ec, &init);
-	ret = rdma_create_qp(id, sj->ep.pd, &init);
-	if (ret)
-		return ret;
-	ibpost_ep_qp_set(&sj->ep, id->qp, &init);
-	return 0;
+	return ibpost_cm_serve_ep(&sj->ep, id, &sj->owner->ep, &ec);
 }
 
 /* Take a joined connection off its session (and the server's count). */
@@ -198,10 +186,10 @@ int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 
 	ret = ibpost_sjoin_qp(sj, id);
 	if (!ret)
-		ret = ibpost_srv_accept(id, ev);
+		ret = ibpost_cm_accept(&sj->ep, &ev->param.conn);
 	if (ret) {
 		ibpost_ep_drain(&sj->ep);
-		ibpost_srv_ep_free(&sj->ep);
+		ibpost_ep_destroy(&sj->ep);
 		ibpost_sjoin_unlink(srv, sj, true);
 		kfree(sj);
 		return ibpost_srv_reject(id, ret, IBPOST_R_CONNECT, -ret, 0);
@@ -238,10 +226,9 @@ void ibpost_sjoin_end_all(struct ibpost_sconn *sc)
 	wait_event(sc->wake, !READ_ONCE(sc->joining));
 	/* Only the request handler adds, and only while @joinable. */
 	list_for_each_entry_safe(sj, tmp, &sc->joins, node) {
-		rdma_disconnect(sj->id);
+		ibpost_cm_disconnect(&sj->ep);
 		ibpost_ep_drain(&sj->ep);
-		ibpost_srv_ep_free(&sj->ep);
-		rdma_destroy_id(sj->id);
+		ibpost_ep_destroy(&sj->ep);
 		ibpost_sjoin_unlink(srv, sj, false);
 		kfree(sj);
 	}
@@ -283,5 +270,5 @@ void ibpost_sjoin_test_drop(struct ibpost_sconn *sc)
 		return;
 	pr_info("test hook: session %u: its joined connection %u (conn %u) disconnected\n",
 		sc->num, n, hit->num);
-	rdma_disconnect(hit->id);
+	ibpost_cm_disconnect(&hit->ep);
 }

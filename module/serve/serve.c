@@ -335,21 +335,12 @@ static int ibpost_srv_qp(struct ibpost_sconn *sc)
 		 */
 		.poll = IB_POLL_WORKQUEUE,
 	};
-	struct ib_qp_init_attr init;
 	int ret;
 
 	/* A PD of its own: no other client's rkey works on this QP. */
-	ret = ibpost_ep_cq(&sc->ep, sc->id->device, NULL, sc->id->port_num,
-			   &ec);
+	ret = ibpost_cm_serve_ep(&sc->ep, sc->id, NULL, &ec);
 	if (ret)
 		return ret;
-	/* The QP is the id's: rdma_destroy_qp() frees it. */
-	sc->ep.cm_id = sc->id;
-	ibpost_ep_qp_attr(&sc->ep, &ec, &init);
-	ret = rdma_create_qp(sc->id, sc->ep.pd, &init);
-	if (ret)
-		return ret;
-	ibpost_ep_qp_set(&sc->ep, sc->id->qp, &init);
 	/*
 	 * One control receive, for the job: data messages take receives in
 	 * order, so with a SEND opcode every receive after it is a data one.
@@ -358,54 +349,13 @@ static int ibpost_srv_qp(struct ibpost_sconn *sc)
 			       ibpost_srv_ctl_size(&sc->hello), 1);
 }
 
-/**
- * ibpost_srv_ep_free() - free a drained served endpoint whose QP is its
- *	rdma_cm id's (the id stays).
- * @ep: the endpoint (@ep->cm_id set once the QP exists); may be partly
- *	built.
- */
-void ibpost_srv_ep_free(struct ibpost_ep *ep)
-{
-	if (ep->qp) {
-		rdma_destroy_qp(ep->cm_id);
-		ep->qp = NULL;
-	}
-	ibpost_ep_destroy(ep);
-}
-
 /* Undo ibpost_srv_qp() (the connection was never accepted). */
 static void ibpost_srv_qp_free(struct ibpost_sconn *sc)
 {
 	/* Receives posted: the QP is drained before their slots go. */
 	ibpost_ep_drain(&sc->ep);
 	ibpost_ctl_free(&sc->ctl);
-	ibpost_srv_ep_free(&sc->ep);
-}
-
-/**
- * ibpost_srv_accept() - accept a connect request whose QP is created.
- * @id: the request's id.
- * @ev: the request.
- *
- * Return: 0 or a negative errno.
- */
-int ibpost_srv_accept(struct rdma_cm_id *id, const struct rdma_cm_event *ev)
-{
-	struct rdma_conn_param param = {
-		.responder_resources = min_t(u8, 16,
-					     ev->param.conn.initiator_depth),
-		.initiator_depth = min_t(u8, 16,
-					 ev->param.conn.responder_resources),
-		.retry_count = 7,
-		.rnr_retry_count = 7,
-	};
-	int ret;
-
-	/* RNR NAKs wait 40 us, not the 655 ms a zero timer would mean. */
-	ret = rdma_set_min_rnr_timer(id, IB_RNR_TIMER_000_04);
-	if (!ret)
-		ret = rdma_accept(id, &param);
-	return ret;
+	ibpost_ep_destroy(&sc->ep);
 }
 
 static struct ibpost_sconn *ibpost_srv_conn_alloc(struct ibpost_server *srv,
@@ -491,7 +441,7 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 	}
 	ret = ibpost_srv_qp(sc);
 	if (!ret)
-		ret = ibpost_srv_accept(id, ev);
+		ret = ibpost_cm_accept(&sc->ep, &ev->param.conn);
 	if (ret) {
 		ibpost_srv_qp_free(sc);
 		ret = ibpost_srv_reject(id, ret, IBPOST_R_CONNECT, -ret, 0);
@@ -503,10 +453,14 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 	sc->thread = kthread_create(ibpost_sconn_thread, sc, "ibpost-s%u",
 				    sc->num);
 	if (IS_ERR(sc->thread)) {
-		/* accepted already: the thread-less end is a disconnect */
+		/*
+		 * Accepted already: the thread-less end is a disconnect, and
+		 * the id goes back to rdma_cm (this handler returns 1).
+		 */
 		mutex_unlock(&srv->lock);
 		id->context = srv;
-		rdma_disconnect(id);
+		ibpost_cm_disconnect(&sc->ep);
+		sc->ep.cm_owned = false;
 		ibpost_srv_qp_free(sc);
 		ret = 1;
 		goto err_free;

@@ -218,8 +218,6 @@ int ibpost_srv_charge(struct ibpost_sconn *sc, u64 bytes, u32 mrs,
 void ibpost_srv_uncharge(struct ibpost_sconn *sc);
 int ibpost_srv_reject(struct rdma_cm_id *id, int err, u32 reason, u64 value,
 		      u64 limit);
-int ibpost_srv_accept(struct rdma_cm_id *id, const struct rdma_cm_event *ev);
-void ibpost_srv_ep_free(struct ibpost_ep *ep);
 
 /* serve/join.c */
 int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,

@@ -65,20 +65,19 @@ void ibpost_peer_caps(struct ibpost_job *job, struct ibpost_conn_caps *caps)
 	struct ibpost_run *run = job->run;
 
 	p->fault = xchg(&ibpost_test.peer_fault, 0);
-	ibpost_ctl_connect_caps(&p->cp, &p->hello, job->depth,
-				ibpost_op_is_send(run->op) ?
-				job->recv_num_sge : 0,
-				run->cm_port, run->cm_timeout_ms, caps);
+	ibpost_client_caps(&p->cl, job->depth,
+			   ibpost_op_is_send(run->op) ? job->recv_num_sge : 0,
+			   run->cm_port, run->cm_timeout_ms, caps);
 	if (p->fault & IBPOST_PEER_FAULT_VERSION)
-		p->hello.version = cpu_to_be16(99);
+		p->cl.hello.version = cpu_to_be16(99);
 	if (p->fault & IBPOST_PEER_FAULT_HELLO_FLAGS)
-		p->hello.flags = cpu_to_be16(0x8000);
+		p->cl.hello.flags = cpu_to_be16(0x8000);
 	if (p->fault & IBPOST_PEER_FAULT_HELLO_TAIL) {
-		memcpy(p->priv, &p->hello, sizeof(p->hello));
-		memset(p->priv + sizeof(p->hello), 0xff,
-		       sizeof(p->priv) - sizeof(p->hello));
-		p->cp.priv = p->priv;
-		p->cp.priv_len = sizeof(p->priv);
+		memcpy(p->priv, &p->cl.hello, sizeof(p->cl.hello));
+		memset(p->priv + sizeof(p->cl.hello), 0xff,
+		       sizeof(p->priv) - sizeof(p->cl.hello));
+		p->cl.cp.priv = p->priv;
+		p->cl.cp.priv_len = sizeof(p->priv);
 	}
 }
 
@@ -109,28 +108,15 @@ bool ibpost_peer_hold(struct ibpost_job *job)
 void ibpost_peer_rejected(struct ibpost_job *job)
 {
 	/* Not an ibpost server's words: the connect's own status stays. */
-	if (ibpost_wire_reject_get(job->peer.cp.rej, job->peer.cp.rej_len,
-				   &job->run->status))
+	if (ibpost_client_rejected(&job->peer.cl, &job->run->status))
 		job->run->result.peer = 1;
 }
 
-/* A wait for the server (ibpost_ep_poll_until()). */
-struct ibpost_peer_wait {
-	struct ibpost_job *job;
-	bool (*done)(struct ibpost_job *job);
-};
-
-static bool ibpost_peer_wait_done(void *arg)
-{
-	struct ibpost_peer_wait *pw = arg;
-
-	return pw->done(pw->job);
-}
-
+/* What ends a wait for the server early: the job's own stop tests. */
 static int ibpost_peer_wait_stop(void *arg)
 {
-	struct ibpost_job *job = ((struct ibpost_peer_wait *)arg)->job;
-	struct ibpost_ctl *ctl = &job->peer.ctl;
+	struct ibpost_job *job = arg;
+	struct ibpost_ctl *ctl = &job->peer.cl.ctl;
 
 	if (ctl->wc_status != IB_WC_SUCCESS) {
 		struct ib_wc wc = { .status = ctl->wc_status };
@@ -141,79 +127,28 @@ static int ibpost_peer_wait_stop(void *arg)
 	return ibpost_job_should_stop(job) ? job->err : 0;
 }
 
-/* Waiting for a message: no need to spin. */
-static void ibpost_peer_wait_idle(void *arg)
-{
-	ibpost_softirq_flush();
-	usleep_range(20, 100);
-}
-
-/*
- * Reap until @done() or the server's answer times out.  Control and data
- * completions share the CQ: keep-alives are reposted by the handler.
- */
-static int ibpost_peer_wait(struct ibpost_job *job,
-			    bool (*done)(struct ibpost_job *job), u32 ms)
-{
-	struct ibpost_peer_wait pw = { .job = job, .done = done };
-	struct ibpost_ep_wait w = {
-		.ep = { job->ini },
-		.done = ibpost_peer_wait_done,
-		.stop = ibpost_peer_wait_stop,
-		.idle = ibpost_peer_wait_idle,
-		.arg = &pw,
-		.deadline = jiffies + msecs_to_jiffies(ms),
-	};
-	int ret = ibpost_ep_poll_until(&w);
-
-	if (ret == -ETIMEDOUT) {
-		ibpost_job_fail(job, -ETIMEDOUT, IBPOST_R_TIMEOUT,
-				IBPOST_STATUS_NONE);
-		job->run->status.limit = ms;
-	}
-	return ret ? job->err : 0;
-}
-
-static bool ibpost_peer_have_msg(struct ibpost_job *job)
-{
-	return job->peer.ctl.msg >= 0 && !job->peer.ctl.sends_out;
-}
-
 /*
  * Wait for the server's answer of @type, at least @min bytes.  Return: the
- * message (give it back with ibpost_ctl_release(); job->err set when it is
- * malformed), or NULL with job->err set.
+ * message (give it back with ibpost_client_release(); job->err set when it
+ * is malformed), or NULL with job->err set.
  */
 static const void *ibpost_peer_answer(struct ibpost_job *job, u16 type,
 				      u32 min, u32 *len)
 {
-	const struct ibpost_wire_hdr *h;
+	const void *m;
 	int ret;
 
-	if (ibpost_peer_wait(job, ibpost_peer_have_msg, IBPOST_PEER_ANSWER_MS))
-		return NULL;
-	h = ibpost_ctl_take(&job->peer.ctl, len);
-	ret = ibpost_wire_hdr_check(h, *len, type, &job->run->status);
-	if (!ret && *len < min) {
-		ibpost_status_set(&job->run->status, IBPOST_R_PEER_PROTO, *len,
-				  min);
-		ret = -EPROTO;
-	}
-	/* The result names the connection the answer to the job named. */
-	if (!ret && type == IBPOST_WIRE_RESULT &&
-	    be32_to_cpu(h->conn) != job->peer.conn) {
-		ibpost_status_set(&job->run->status, IBPOST_R_PEER_PROTO,
-				  be32_to_cpu(h->conn), job->peer.conn);
-		ret = -EPROTO;
-	}
-	if (ret)
+	m = ibpost_client_answer(&job->peer.cl, job->ini, type, min,
+				 IBPOST_PEER_ANSWER_MS, ibpost_peer_wait_stop,
+				 job, len, &job->run->status, &ret);
+	if (ret && !job->err)
 		job->err = ret;
-	return h;
+	return m;
 }
 
 static u32 ibpost_peer_build_job(struct ibpost_job *job)
 {
-	struct ibpost_wire_job *m = ibpost_ctl_sbuf(&job->peer.ctl);
+	struct ibpost_wire_job *m = ibpost_client_sbuf(&job->peer.cl);
 	struct ibpost_run *run = job->run;
 	u32 rn = ibpost_op_is_send(run->op) ? job->recv_num_sge : 0;
 	u32 len = struct_size(m, sge, run->num_sge + rn);
@@ -338,17 +273,16 @@ int ibpost_peer_start(struct ibpost_job *job)
 	u32 len;
 	int ret;
 
-	ret = ibpost_ctl_init(&p->ctl, job->ini,
-			      ibpost_ctl_size(2 * job->depth), IBPOST_CTL_RX);
+	ret = ibpost_client_open(&p->cl, job->ini,
+				 ibpost_ctl_size(2 * job->depth));
 	if (ret) {
 		ibpost_job_fail(job, ret, IBPOST_R_NOMEM, IBPOST_STATUS_NONE);
 		return ret;
 	}
 	if (p->fault & IBPOST_PEER_FAULT_FIN_FIRST)
-		ret = ibpost_ctl_send(&p->ctl, 0, true, 0);
+		ret = ibpost_client_fin(&p->cl, 0);
 	if (!ret)
-		ret = ibpost_ctl_send(&p->ctl, ibpost_peer_build_job(job),
-				      false, 0);
+		ret = ibpost_client_send(&p->cl, ibpost_peer_build_job(job));
 	if (ret) {
 		ibpost_job_fail(job, ret, IBPOST_R_POST, IBPOST_STATUS_NONE);
 		return ret;
@@ -357,17 +291,16 @@ int ibpost_peer_start(struct ibpost_job *job)
 	if (!m)
 		return job->err;
 	if (!job->err) {
-		p->conn = be32_to_cpu(m->hdr.conn);
-		job->run->result.peer_conn = p->conn;
+		job->run->result.peer_conn = p->cl.conn;
 		if (m->st.err)
 			ibpost_peer_refused(job, &m->st);
 		else
 			ibpost_peer_slots(job, m, len);
 	}
-	ibpost_ctl_release(&p->ctl, m, true);
+	ibpost_client_release(&p->cl, m, true);
 	/* the job again, while it runs: the server must end it */
 	if (!job->err && (p->fault & IBPOST_PEER_FAULT_JOB_TWICE) &&
-	    ibpost_ctl_send(&p->ctl, ibpost_peer_build_job(job), false, 0))
+	    ibpost_client_send(&p->cl, ibpost_peer_build_job(job)))
 		ibpost_job_fail(job, -EIO, IBPOST_R_POST, IBPOST_STATUS_NONE);
 	return job->err;
 }
@@ -412,7 +345,7 @@ int ibpost_peer_fin(struct ibpost_job *job)
 	u32 len;
 	int ret;
 
-	ret = ibpost_ctl_send(&p->ctl, 0, true, (u32)job->sq.posted);
+	ret = ibpost_client_fin(&p->cl, (u32)job->sq.posted);
 	if (ret) {
 		ibpost_job_fail(job, ret, IBPOST_R_POST, IBPOST_STATUS_NONE);
 		return ret;
@@ -422,7 +355,7 @@ int ibpost_peer_fin(struct ibpost_job *job)
 		return job->err;
 	if (!job->err)
 		ibpost_peer_merge(job, m);
-	ibpost_ctl_release(&p->ctl, m, true);
+	ibpost_client_release(&p->cl, m, true);
 	return job->err;
 }
 
@@ -432,5 +365,5 @@ int ibpost_peer_fin(struct ibpost_job *job)
  */
 void ibpost_peer_free(struct ibpost_job *job)
 {
-	ibpost_ctl_free(&job->peer.ctl);
+	ibpost_client_close(&job->peer.cl);
 }

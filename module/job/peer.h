@@ -5,28 +5,21 @@
 #ifndef _IBPOST_PEER_H
 #define _IBPOST_PEER_H
 
-#include "core/ctl.h"
-#include "core/pair.h"
-#include "lib/wire.h"
+#include "core/client.h"
 
 struct ibpost_job;
 
 /**
  * struct ibpost_peer - the client side of a job against a server (peer.c).
- * @cp: connect parameters and the rejection's words.
- * @hello: private data of the connect request.
- * @ctl: the control channel.
- * @conn: the server's number for the connection.
+ * @cl: the client of the server (core/client.c): connect parameters,
+ *	hello, control channel, the server's number for the connection.
  * @fault: test faults this job injects.
  * @priv: private data of a connect request with bytes past the hello (a
  *	test fault).
  * @t_next: ktime (ns) of the next WR of the trickle fault.
  */
 struct ibpost_peer {
-	struct ibpost_conn_peer cp;
-	struct ibpost_wire_hello hello;
-	struct ibpost_ctl ctl;
-	u32 conn;
+	struct ibpost_client cl;
 	u32 fault;
 	u8 priv[sizeof(struct ibpost_wire_hello) + 4];
 	u64 t_next;

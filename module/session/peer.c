@@ -21,7 +21,7 @@
 #include <linux/slab.h>
 
 #include "lib/abi.h"
-#include "core/ctl.h"
+#include "core/client.h"
 #include "session/session.h"
 #include "lib/sgl.h"
 
@@ -30,10 +30,9 @@
 
 /**
  * struct ibpost_speer - the peer side of a session.
- * @cp: connect parameters.
+ * @cl: the client of the server (core/client.c): connect parameters,
+ *	hello, the control channel on the session's QP.
  * @addr: the server's address (the other queues connect to it too).
- * @hello: private data of the connect request.
- * @ctl: control channel on the session's QP.
  * @bytes: the region asked for.
  * @remote: &ibpost_session_attr.remote_bytes: the region's one chunk.
  * @timeout_ms: bound on the server's answers.
@@ -42,10 +41,8 @@
  * @token: the session's join token, from the server's ready.
  */
 struct ibpost_speer {
-	struct ibpost_conn_peer cp;
+	struct ibpost_client cl;
 	struct sockaddr_storage addr;
-	struct ibpost_wire_hello hello;
-	struct ibpost_ctl ctl;
 	u64 bytes;
 	struct ibpost_rdesc remote;
 	u32 timeout_ms;
@@ -96,12 +93,12 @@ struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return ERR_PTR(-ENOMEM);
-	ibpost_ctl_connect_caps(&p->cp, &p->hello, attr->depth, 0,
-				ibpost_speer_port(attr->peer),
-				attr->cm_timeout_ms, caps);
-	p->hello.flags = cpu_to_be16(IBPOST_WIRE_HELLO_REGION);
+	ibpost_client_caps(&p->cl, attr->depth, 0,
+			   ibpost_speer_port(attr->peer), attr->cm_timeout_ms,
+			   caps);
+	p->cl.hello.flags = cpu_to_be16(IBPOST_WIRE_HELLO_REGION);
 	p->addr = *attr->peer;
-	p->timeout_ms = p->cp.timeout_ms;
+	p->timeout_ms = p->cl.cp.timeout_ms;
 	p->bytes = attr->region_bytes ?: PAGE_ALIGN((u64)attr->remote_bytes);
 	p->remote.length = attr->remote_bytes;
 	/* room for the job and the fin beside the consumer's WRs */
@@ -109,43 +106,31 @@ struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 	return p;
 }
 
-/* Checks of the wait below: the device's removal is not a wake-up. */
-#define IBPOST_SPEER_CHECK_MS	50
-
 /*
- * Wait (woken by the control channel) for a message or the end.  The
- * opener waits here before the session is published, and the device's
- * removal waits for it: the wait looks at the device's dying flag every
- * IBPOST_SPEER_CHECK_MS.
+ * What ends a wait for the server early.  The opener waits before the
+ * session is published, and the device's removal waits for it.
  */
-static int ibpost_speer_wait(struct ibpost_session *s, u32 ms)
+static int ibpost_speer_stop(void *arg)
 {
-	struct ibpost_ctl *ctl = &s->peer->ctl;
-	unsigned long end = jiffies + msecs_to_jiffies(ms);
-	long left = 1;
+	struct ibpost_session *s = arg;
 
-	while (!READ_ONCE(s->dev->dying) && time_before(jiffies, end)) {
-		left = wait_event_timeout(s->ep->wq,
-					  READ_ONCE(ctl->msg) >= 0 ||
-					  READ_ONCE(ctl->wc_status) !=
-					  IB_WC_SUCCESS ||
-					  READ_ONCE(s->ep->lost),
-					  msecs_to_jiffies(IBPOST_SPEER_CHECK_MS));
-		if (left)
-			break;
-	}
-	if (READ_ONCE(ctl->msg) >= 0)
-		return 0;
-	if (READ_ONCE(ctl->wc_status) != IB_WC_SUCCESS)
-		return -EIO;
 	if (READ_ONCE(s->dev->dying))
 		return -ENODEV;
-	return left ? -ECONNRESET : -ETIMEDOUT;
+	return READ_ONCE(s->ep->lost) ? -ECONNRESET : 0;
+}
+
+/* The server's answer of @type (NULL: none came; *@err says why). */
+static const void *ibpost_speer_answer(struct ibpost_session *s, u16 type,
+				       u32 min, u32 ms, u32 *len,
+				       struct ibpost_status *st, int *err)
+{
+	return ibpost_client_answer(&s->peer->cl, s->ep, type, min, ms,
+				    ibpost_speer_stop, s, len, st, err);
 }
 
 static u32 ibpost_speer_build_job(struct ibpost_session *s)
 {
-	struct ibpost_wire_job *m = ibpost_ctl_sbuf(&s->peer->ctl);
+	struct ibpost_wire_job *m = ibpost_client_sbuf(&s->peer->cl);
 	u32 len = struct_size(m, sge, 1);
 
 	memset(m, 0, len);
@@ -154,47 +139,45 @@ static u32 ibpost_speer_build_job(struct ibpost_session *s)
 	m->flags = cpu_to_be32(IBPOST_WIRE_SESSION);
 	/* The most one request moves: what the server's log shows. */
 	m->msg_size = cpu_to_be32(min_t(u64, s->peer->bytes, IBPOST_MAX_MSG));
-	m->depth = s->peer->hello.depth;
+	m->depth = s->peer->cl.hello.depth;
 	m->num_sge = cpu_to_be32(1);
 	m->region_bytes = cpu_to_be64(s->peer->bytes);
 	m->sge[0].length = m->msg_size;
 	return len;
 }
 
+/* The server refused, or answered wrong: logged, its reason the open's. */
+static int ibpost_speer_refused(struct ibpost_session *s,
+				const struct ibpost_status *st, u32 *reason,
+				int ret)
+{
+	pr_info("session %u: the server refused: %s (value %llu, limit %llu)\n",
+		s->id, ibpost_reason_str(st->reason), st->value, st->limit);
+	*reason = st->reason ? st->reason : IBPOST_R_PEER_PROTO;
+	return ret;
+}
+
 /* The server's region: its chunks, or the refusal (logged). */
 static int ibpost_speer_ready(struct ibpost_session *s,
 			      const struct ibpost_wire_ready *m, u32 len,
-			      u32 *reason)
+			      struct ibpost_status *st, u32 *reason)
 {
 	struct ibpost_speer *p = s->peer;
-	struct ibpost_status st = {};
 	u32 chunk = 0, n = 0;
 	int ret;
 
-	ret = ibpost_wire_hdr_check(&m->hdr, len, IBPOST_WIRE_READY, &st);
-	if (!ret && len < ibpost_wire_ready_size(0)) {
-		ibpost_status_set(&st, IBPOST_R_PEER_PROTO, len,
-				  ibpost_wire_ready_size(0));
-		ret = -EPROTO;
-	}
-	if (!ret)
-		ret = ibpost_wire_st_get(&m->st, &st);
+	ret = ibpost_wire_st_get(&m->st, st);
 	if (!ret)
 		ret = ibpost_wire_ready_region_check(m, len, p->bytes, &chunk,
-						     &n, &st);
+						     &n, st);
 	/* remote_bytes: the region is one chunk, one descriptor. */
 	if (!ret && s->attr.remote_bytes && n != 1) {
-		ibpost_status_set(&st, IBPOST_R_FRPL, s->attr.remote_bytes,
+		ibpost_status_set(st, IBPOST_R_FRPL, s->attr.remote_bytes,
 				  chunk);
 		ret = -EINVAL;
 	}
-	if (ret) {
-		pr_info("session %u: the server refused: %s (value %llu, limit %llu)\n",
-			s->id, ibpost_reason_str(st.reason), st.value,
-			st.limit);
-		*reason = st.reason ? st.reason : IBPOST_R_PEER_PROTO;
-		return ret;
-	}
+	if (ret)
+		return ibpost_speer_refused(s, st, reason, ret);
 	p->remote.addr = be64_to_cpu(m->slot[0].addr);
 	p->remote.rkey = be32_to_cpu(m->slot[0].rkey);
 	p->session = be32_to_cpu(m->session);
@@ -225,27 +208,30 @@ static size_t ibpost_speer_ctl_size(const struct ibpost_speer *p)
 int ibpost_speer_start(struct ibpost_session *s, u32 *reason)
 {
 	struct ibpost_speer *p = s->peer;
-	const void *m;
+	struct ibpost_status st = {};
+	const void *m = NULL;
 	u32 len;
 	int ret;
 
-	ret = ibpost_ctl_init(&p->ctl, s->ep, ibpost_speer_ctl_size(p),
-			      IBPOST_CTL_RX);
+	ret = ibpost_client_open(&p->cl, s->ep, ibpost_speer_ctl_size(p));
 	if (!ret)
-		ret = ibpost_ctl_send(&p->ctl, ibpost_speer_build_job(s), false,
-				      0);
+		ret = ibpost_client_send(&p->cl, ibpost_speer_build_job(s));
 	if (!ret)
-		ret = ibpost_speer_wait(s, p->timeout_ms);
-	if (ret) {
+		m = ibpost_speer_answer(s, IBPOST_WIRE_READY,
+					ibpost_wire_ready_size(0),
+					p->timeout_ms, &len, &st, &ret);
+	if (!m) {
 		*reason = ret == -ENOMEM ? IBPOST_R_NOMEM :
 			  ret == -ETIMEDOUT ? IBPOST_R_TIMEOUT :
 			  ret == -ENODEV ? IBPOST_R_DEVICE_GONE :
 			  IBPOST_R_PEER_LOST;
 		return ret;
 	}
-	m = ibpost_ctl_take(&p->ctl, &len);
-	ret = ibpost_speer_ready(s, m, len, reason);
-	ibpost_ctl_release(&p->ctl, m, true);
+	if (!ret)
+		ret = ibpost_speer_ready(s, m, len, &st, reason);
+	else
+		ret = ibpost_speer_refused(s, &st, reason, ret);
+	ibpost_client_release(&p->cl, m, true);
 	p->started = !ret;
 	return ret;
 }
@@ -260,17 +246,21 @@ int ibpost_speer_start(struct ibpost_session *s, u32 *reason)
 void ibpost_speer_fin(struct ibpost_session *s)
 {
 	struct ibpost_speer *p = s->peer;
+	struct ibpost_status st = {};
 	const void *m;
 	u32 len;
+	int ret;
 
 	if (!p || !p->started || s->state == IBPOST_S_DEAD)
 		return;
 	p->started = false;
-	if (ibpost_ctl_send(&p->ctl, 0, true, 0) ||
-	    ibpost_speer_wait(s, IBPOST_SPEER_FIN_MS))
+	if (ibpost_client_fin(&p->cl, 0))
 		return;
-	m = ibpost_ctl_take(&p->ctl, &len);
-	ibpost_ctl_release(&p->ctl, m, false);
+	/* Its account is not read: only that the server has ended. */
+	m = ibpost_speer_answer(s, IBPOST_WIRE_RESULT, 0, IBPOST_SPEER_FIN_MS,
+				&len, &st, &ret);
+	if (m)
+		ibpost_client_release(&p->cl, m, false);
 }
 
 /**
@@ -296,9 +286,9 @@ int ibpost_speer_queue(struct ibpost_session *s, struct ibpost_squeue *q,
 	pq = kzalloc(sizeof(*pq), GFP_KERNEL);
 	if (!pq)
 		return -ENOMEM;
-	pq->cp = p->cp;
+	pq->cp = p->cl.cp;
 	pq->cp.rej_len = 0;
-	pq->join.hello = p->hello;
+	pq->join.hello = p->cl.hello;
 	pq->join.hello.flags = cpu_to_be16(IBPOST_WIRE_HELLO_JOIN);
 	pq->join.hello.recv_sge = 0;
 	pq->join.session = cpu_to_be32(p->session);
@@ -345,7 +335,7 @@ void ibpost_speer_queue_free(struct ibpost_squeue *q)
 void ibpost_speer_release(struct ibpost_session *s)
 {
 	if (s->peer)
-		ibpost_ctl_free(&s->peer->ctl);
+		ibpost_client_close(&s->peer->cl);
 }
 
 /**
@@ -357,7 +347,7 @@ void ibpost_speer_release(struct ibpost_session *s)
 void ibpost_speer_rejected(const struct ibpost_speer *p,
 			   struct ibpost_status *st)
 {
-	ibpost_wire_reject_get(p->cp.rej, p->cp.rej_len, st);
+	ibpost_client_rejected(&p->cl, st);
 }
 
 /**

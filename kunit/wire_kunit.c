@@ -176,6 +176,7 @@ struct job_case {
 	u32 reason;
 	u64 value, limit;
 	u32 reserved;
+	u32 reserved2;
 };
 
 /* A job with one send SGE. */
@@ -203,6 +204,8 @@ static const struct job_case job_cases[] = {
 	  IBPOST_R_PEER_PROTO, IBPOST_WIRE_RESULT, IBPOST_WIRE_JOB },
 	{ "reserved 0x80000000", JOB1, JOB1, 0, IBPOST_WIRE_JOB, -EPROTO,
 	  IBPOST_R_RESERVED, 0x80000000, 0, 0x80000000 },
+	{ "bytes 52-55 1", JOB1, JOB1, 0, IBPOST_WIRE_JOB, -EPROTO,
+	  IBPOST_R_RESERVED, 1, 0, 0, 1 },
 };
 
 static void job_desc(const struct job_case *c, char *desc)
@@ -223,6 +226,7 @@ static void ibpost_wire_job_test(struct kunit *test)
 	ibpost_wire_hdr_init(&m->hdr, c->type, c->hdr_len, c->conn);
 	m->num_sge = cpu_to_be32(1);
 	m->reserved = cpu_to_be32(c->reserved);
+	m->reserved2 = cpu_to_be32(c->reserved2);
 	KUNIT_EXPECT_EQ(test, ibpost_wire_job_check(m, c->arrived, &st),
 			c->err);
 	KUNIT_EXPECT_EQ(test, st.reason, c->reason);

@@ -21,6 +21,12 @@
 #include "lib/abi.h"
 #include "lib/wire.h"
 
+/* The layouts Documentation/wire.rst gives, byte for byte. */
+static_assert(offsetof(struct ibpost_wire_job, reserved2) == 52);
+static_assert(offsetof(struct ibpost_wire_job, region_bytes) == 56);
+static_assert(sizeof(struct ibpost_wire_job) == 64);
+static_assert(offsetof(struct ibpost_wire_ready, slot) == 80);
+
 static int ibpost_wirechk_fail(struct ibpost_status *st, int err, u32 reason,
 			       u64 value, u64 limit)
 {
@@ -134,7 +140,8 @@ EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_hello_check);
  *	header), IBPOST_R_PEER_PROTO with the header's conn (not 0: the
  *	client has no number yet) or with the header's length and the bytes
  *	that arrived (they must be equal), or with @len and the size of the
- *	fixed part; IBPOST_R_RESERVED with the reserved field (not 0).
+ *	fixed part; IBPOST_R_RESERVED with the reserved field or bytes
+ *	52-55 (not 0).
  *
  * The counts and the SGEs are the server's to check against its limits
  * (serve/conn.c); the length must then also be what they need.
@@ -160,6 +167,9 @@ int ibpost_wire_job_check(const struct ibpost_wire_job *m, u32 len,
 	if (m->reserved)
 		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_RESERVED,
 					   be32_to_cpu(m->reserved), 0);
+	if (m->reserved2)
+		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_RESERVED,
+					   be32_to_cpu(m->reserved2), 0);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_job_check);

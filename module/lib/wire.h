@@ -168,6 +168,7 @@ struct ibpost_wire_sge {
  *	does not know (a job of so many WRs).  The server refuses more than
  *	its job time limit and ends the job at duration + its idle time.
  * @reserved: zero.
+ * @reserved2: zero (bytes 52-55, before the 64-bit @region_bytes).
  * @region_bytes: IBPOST_WIRE_SESSION: bytes of the region (1 to the
  *	server's memory budget, counted as allocated), else 0.
  * @sge: @num_sge send SGEs, then @recv_num_sge receive SGEs.
@@ -183,6 +184,7 @@ struct ibpost_wire_job {
 	__be32 imm_data;
 	__be32 duration_ms;
 	__be32 reserved;
+	__be32 reserved2;
 	__be64 region_bytes;
 	struct ibpost_wire_sge sge[];
 };

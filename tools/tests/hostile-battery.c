@@ -414,6 +414,7 @@ static void cat_hello(const struct hopts *o)
 #define J_IMM		40
 #define J_DURATION	44
 #define J_RESERVED	48
+#define J_RESERVED2	52
 #define J_REGION	56
 #define J_SGE0_OFF	64
 #define J_SGE0_LEN	68
@@ -473,6 +474,7 @@ static const struct jcase job_cases[] = {
 	JF("SGE length 0xffffffff", 0, J_SGE0_LEN, 4, 0xffffffff),
 	JF("duration 0xffffffff ms", 0, J_DURATION, 4, 0xffffffff),
 	JF("reserved 1", 0, J_RESERVED, 4, 1),
+	JF("bytes 52-55 (reserved2) 1", 0, J_RESERVED2, 4, 1),
 	JF("session region of 0 bytes", 0, J_REGION, 8, 0),
 	JF("session region of 2^64 - 1 bytes", 0, J_REGION, 8, ~0ULL),
 	JF("session region of 2^63 bytes", 0, J_REGION, 8, 1ULL << 63),

@@ -117,11 +117,8 @@ struct ibpost_blk_cmd {
 	struct scatterlist sg[];
 };
 
-/* main.c */
-extern struct mutex ibpost_blk_lock;
-extern struct list_head ibpost_blk_devs;
+/* io.c */
 extern unsigned int ibpost_blk_io_timeout;
-extern int ibpost_blk_major;
 const char *ibpost_blk_reason(u32 reason);
 
 /* ctl.c */
@@ -129,6 +126,11 @@ int ibpost_blk_ctl_init(void);
 void ibpost_blk_ctl_exit(void);
 
 /* disk.c */
+extern struct mutex ibpost_blk_lock;
+extern struct list_head ibpost_blk_devs;
+extern int ibpost_blk_major;
+int ibpost_blk_disks_init(void);
+void ibpost_blk_disks_exit(void);
 int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 		       size_t len, int *id);
 int ibpost_blk_unmap_dev(struct ibpost_blk_dev *d, bool force);

@@ -21,6 +21,10 @@
 
 #include "blk.h"
 
+DEFINE_MUTEX(ibpost_blk_lock);
+LIST_HEAD(ibpost_blk_devs);
+int ibpost_blk_major;
+
 static DEFINE_IDA(ibpost_blk_ida);
 
 static int ibpost_blk_open(struct gendisk *disk, blk_mode_t mode)
@@ -313,4 +317,30 @@ struct ibpost_blk_dev *ibpost_blk_find(const char *name)
 		if (d->disk && !strcmp(d->disk->disk_name, name))
 			return d;
 	return NULL;
+}
+
+/**
+ * ibpost_blk_disks_init() - the block major every device is mapped under.
+ *
+ * Return: 0 or register_blkdev()'s negative errno.
+ */
+int ibpost_blk_disks_init(void)
+{
+	ibpost_blk_major = register_blkdev(0, IBPOST_BLK_NAME);
+	return ibpost_blk_major < 0 ? ibpost_blk_major : 0;
+}
+
+/**
+ * ibpost_blk_disks_exit() - unmap every device (module unload: none is
+ *	open) and give the major back.
+ */
+void ibpost_blk_disks_exit(void)
+{
+	struct ibpost_blk_dev *d, *tmp;
+
+	mutex_lock(&ibpost_blk_lock);
+	list_for_each_entry_safe(d, tmp, &ibpost_blk_devs, node)
+		ibpost_blk_unmap_dev(d, true);
+	mutex_unlock(&ibpost_blk_lock);
+	unregister_blkdev(ibpost_blk_major, IBPOST_BLK_NAME);
 }

@@ -24,8 +24,30 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blk-mq.h>
+#include <linux/module.h>
 
 #include "blk.h"
+
+unsigned int ibpost_blk_io_timeout = 30;
+module_param_named(io_timeout, ibpost_blk_io_timeout, uint, 0444);
+MODULE_PARM_DESC(io_timeout,
+		 "seconds a request may take before the device's session is failed (its I/O then ends with an error), 1 to 600 (default 30)");
+
+static const char *const ibpost_blk_reasons[IBPOST_R_MAX] =
+	IBPOST_REASON_TEXTS;
+
+/**
+ * ibpost_blk_reason() - the text of an IBPOST_R_* reason.
+ * @reason: the code.
+ *
+ * Return: a constant string.
+ */
+const char *ibpost_blk_reason(u32 reason)
+{
+	if (reason >= IBPOST_R_MAX || !ibpost_blk_reasons[reason])
+		return "unknown reason";
+	return ibpost_blk_reasons[reason];
+}
 
 /* The request's session completion (softirq, or the session's death). */
 static void ibpost_blk_done(struct ibpost_req *req, int status)

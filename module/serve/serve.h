@@ -30,6 +30,19 @@ enum ibpost_srv_kind {
 	IBPOST_SRV_KIND_JOIN,
 };
 
+/* Events a server queues for its owner at most (then they are dropped). */
+#define IBPOST_SRV_EVENTS_MAX	1024
+
+/**
+ * struct ibpost_srv_ev - an event queued for the server's owner.
+ * @node: entry in &ibpost_server.events.
+ * @ev: the event.
+ */
+struct ibpost_srv_ev {
+	struct list_head node;
+	struct ibpost_serve_event ev;
+};
+
 /**
  * struct ibpost_server - one `ibpost serve`, owned by an open file.
  * @kind: IBPOST_SRV_KIND_LISTEN (the listener's context).
@@ -207,6 +220,8 @@ struct ibpost_sjoin {
 int ibpost_serve_ioctl(struct ibpost_server **slot, struct ibpost_serve *k,
 		       bool *full);
 void ibpost_serve_release(struct ibpost_server *srv);
+
+/* serve/account.c: events, the budget, refusals (calls no other file) */
 void ibpost_srv_event(struct ibpost_server *srv,
 		      const struct ibpost_serve_event *ev);
 void ibpost_srv_peer(struct ibpost_serve_event *ev, const struct sockaddr *sa);
@@ -219,14 +234,14 @@ void ibpost_srv_uncharge(struct ibpost_sconn *sc);
 int ibpost_srv_reject(struct rdma_cm_id *id, int err, u32 reason, u64 value,
 		      u64 limit);
 
-/* serve/join.c */
+/* serve/join.c: calls account.c */
 int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 		    const struct rdma_cm_event *ev,
 		    const struct ibpost_wire_join *j);
 void ibpost_sjoin_end_all(struct ibpost_sconn *sc);
 void ibpost_sjoin_test_drop(struct ibpost_sconn *sc);
 
-/* serve/conn.c */
+/* serve/conn.c: calls join.c, account.c */
 int ibpost_sconn_thread(void *arg);
 void ibpost_sconn_abandon(struct ibpost_sconn *sc);
 

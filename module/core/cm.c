@@ -186,6 +186,29 @@ void ibpost_cm_exit(void)
 	ibpost_dev_unlisten(&ibpost_cm_listener);
 }
 
+/**
+ * ibpost_conn_ini_caps() - the initiator endpoint's queues.
+ * @caps: what the job or session asks for.
+ * @ec: out.
+ */
+void ibpost_conn_ini_caps(const struct ibpost_conn_caps *caps,
+			  struct ibpost_ep_caps *ec)
+{
+	memset(ec, 0, sizeof(*ec));
+	ec->send_wr = caps->send_wr;
+	ec->send_sge = caps->send_sge;
+	ec->inline_data = caps->inline_data;
+	/* With a peer the initiator also takes the control receives. */
+	ec->recv_wr = caps->peer ? caps->recv_wr : 1;
+	ec->recv_sge = 1;
+	ec->rdma_ctxs = caps->rdma_ctxs;
+	ec->poll = caps->softirq ? IB_POLL_SOFTIRQ : IB_POLL_DIRECT;
+	ec->cq_vector = caps->cq_vector;
+	ec->owner = caps->owner;
+}
+
+static void ibpost_cm_release(struct ibpost_ep *ep);
+
 static bool ibpost_cm_pending(struct ibpost_cm_ctx *ctx)
 {
 	/* pairs with the handler's release: @event and @status are set */
@@ -353,6 +376,7 @@ static int ibpost_cm_resolve(struct ibpost_ep *ep,
 	ctx->lost = caps->peer ? caps->lost : NULL;
 	ctx->lost_arg = caps->lost_arg;
 	ep->cm_ctx = ctx;
+	ep->cm_release = ibpost_cm_release;
 	ret = ibpost_cm_id(ctx, &ep->cm_id);
 	if (ret)
 		return ret;
@@ -425,6 +449,7 @@ int ibpost_cm_serve_ep(struct ibpost_ep *ep, struct rdma_cm_id *id,
 	if (ret)
 		return ret;
 	ep->cm_id = id;
+	ep->cm_release = ibpost_cm_release;
 	return ibpost_cm_qp(ep, ec);
 }
 
@@ -483,6 +508,7 @@ static int ibpost_cm_pair_accept(struct ibpost_pair *p,
 	rdma_lock_handler(lctx->req);
 	p->tgt.cm_id = lctx->req;
 	p->tgt.cm_owned = true;
+	p->tgt.cm_release = ibpost_cm_release;
 	p->tgt.cm_ctx = ctx;
 	p->tgt.cm_id->context = ctx;
 	ret = ibpost_cm_qp(&p->tgt, &ec);
@@ -613,13 +639,12 @@ void ibpost_cm_disconnect(struct ibpost_ep *ep)
 		rdma_disconnect(ep->cm_id);
 }
 
-/**
- * ibpost_cm_release() - the last step of ibpost_ep_destroy(): destroy the
- *	id the endpoint owns (its QP destroyed already), then its event
- *	context.
- * @ep: the endpoint; no id: nothing.
+/*
+ * The last step of ibpost_ep_destroy() (&ibpost_ep.cm_release): destroy
+ * the id the endpoint owns (its QP destroyed already), then its event
+ * context.
  */
-void ibpost_cm_release(struct ibpost_ep *ep)
+static void ibpost_cm_release(struct ibpost_ep *ep)
 {
 	if (ep->cm_id && ep->cm_owned)
 		rdma_destroy_id(ep->cm_id);
@@ -627,6 +652,7 @@ void ibpost_cm_release(struct ibpost_ep *ep)
 	ep->cm_id = NULL;
 	ep->cm_owned = false;
 	ep->cm_ctx = NULL;
+	ep->cm_release = NULL;
 }
 
 /**

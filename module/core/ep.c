@@ -24,7 +24,6 @@
 #include <linux/sched.h>
 
 #include "core/ep.h"
-#include "core/pair.h"
 #include "core/trace.h"
 
 /* One spare send and receive slot for ib_drain_qp(). */
@@ -446,8 +445,9 @@ void ibpost_ep_drain(struct ibpost_ep *ep)
  *	an endpoint sharing its PD is destroyed before it.
  *
  * The QP goes first, the id last, then its event context: no event can
- * reach a freed context.  An id the endpoint does not own (@cm_owned
- * false: a served connection refused in its handler) stays for rdma_cm.
+ * reach a freed context (&ibpost_ep.cm_release, core/cm.c).  An id the
+ * endpoint does not own (@cm_owned false: a served connection refused in
+ * its handler) stays for rdma_cm.
  */
 void ibpost_ep_destroy(struct ibpost_ep *ep)
 {
@@ -462,5 +462,6 @@ void ibpost_ep_destroy(struct ibpost_ep *ep)
 		ib_free_cq(ep->cq);
 	ep->cq = NULL;
 	ibpost_ep_pd_put(ep);
-	ibpost_cm_release(ep);
+	if (ep->cm_release)
+		ep->cm_release(ep);
 }

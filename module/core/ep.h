@@ -64,6 +64,9 @@ struct ibpost_ep_caps {
  *	failure returns non-zero from the id's handler, and rdma_cm
  *	destroys the id.
  * @cm_ctx: its event context (cm.c), freed with the id.
+ * @cm_release: set by cm.c with @cm_id: ibpost_ep_destroy() calls it
+ *	last to destroy the id and free @cm_ctx (a pointer, not a call into
+ *	cm.c: cm.c is built on this file, not the other way round).
  * @granted: caps the provider granted, less the drain slots.
  * @wq: woken by ibpost_ep_wake(): waits on an endpoint whose handlers run
  *	in softirq or a workqueue.
@@ -88,6 +91,7 @@ struct ibpost_ep {
 	struct rdma_cm_id *cm_id;
 	bool cm_owned;
 	void *cm_ctx;
+	void (*cm_release)(struct ibpost_ep *ep);
 	struct ib_qp_cap granted;
 	wait_queue_head_t wq;
 	atomic_t credit;

@@ -224,27 +224,6 @@ static int ibpost_qp_to_rts(struct ibpost_ep *ep, u32 dest_qpn,
 			    IB_QP_MAX_QP_RD_ATOMIC);
 }
 
-/**
- * ibpost_conn_ini_caps() - the initiator endpoint's queues.
- * @caps: what the job or session asks for.
- * @ec: out.
- */
-void ibpost_conn_ini_caps(const struct ibpost_conn_caps *caps,
-			  struct ibpost_ep_caps *ec)
-{
-	memset(ec, 0, sizeof(*ec));
-	ec->send_wr = caps->send_wr;
-	ec->send_sge = caps->send_sge;
-	ec->inline_data = caps->inline_data;
-	/* With a peer the initiator also takes the control receives. */
-	ec->recv_wr = caps->peer ? caps->recv_wr : 1;
-	ec->recv_sge = 1;
-	ec->rdma_ctxs = caps->rdma_ctxs;
-	ec->poll = caps->softirq ? IB_POLL_SOFTIRQ : IB_POLL_DIRECT;
-	ec->cq_vector = caps->cq_vector;
-	ec->owner = caps->owner;
-}
-
 /* The target endpoint's queues (loopback pairs). */
 static void ibpost_conn_tgt_caps(const struct ibpost_conn_caps *caps,
 				 struct ibpost_ep_caps *ec)

@@ -19,7 +19,7 @@
 . "$IBPOST_REPO/tools/tests/lib/suite.sh" serve
 FAULT=/sys/module/ibpost/parameters/peer_fault
 A4=192.0.2.9 B4=198.51.100.9 A6=fd00:9::9
-P_ALLOW=18531 P_ANY=18532
+P_ALLOW=18531 P_ANY=18532 P_JSON=18533
 LOG_ALLOW=$IBPOST_OUT/serve-allow-$IBPOST_KERNEL.log
 LOG_ANY=$IBPOST_OUT/serve-any-$IBPOST_KERNEL.log
 
@@ -173,6 +173,31 @@ wait "$cpid" || rc=$?
 echo 0 >"$FAULT"
 t_check "the trickle job ended and the server got its 1000 messages (rc $rc)" \
 	grep -q ': done: 1000 msgs, 64000 bytes' "$LOG_ANY"
+
+# --- serve --json: every line one valid JSON object, the events in order ----
+LOG_JSON=$IBPOST_OUT/serve-json-$IBPOST_KERNEL.log
+"$IBPOST" serve --port $P_JSON --idle 3000 --allow 192.0.2.0/24 --json >"$LOG_JSON" 2>&1 &
+jpid=$!
+for i in $(seq 50); do
+	grep -q '"kind": *"listen"' "$LOG_JSON" && break
+	sleep 0.1
+done
+run --connect "$A4:$P_JSON" --op write --size 4K --verify -n 20 >/dev/null 2>&1
+run --connect "$B4:$P_JSON" --op write --size 4K -n 20 >/dev/null 2>&1
+sleep 0.5
+kill -INT "$jpid"
+wait "$jpid" 2>/dev/null
+why=$(python3 -c 'import json, sys
+kinds = [json.loads(l)["kind"] for l in open(sys.argv[1]) if l.strip()]
+want = ["listen", "connect", "job", "done", "refused"]
+missing = [k for k in want if k not in kinds]
+if missing or kinds[0] != "listen":
+    print("kinds", kinds, "missing", missing)' "$LOG_JSON" 2>&1)
+if [[ -z $why ]]; then
+	t_ok "serve --json: every line parses; listen first, connect, job, done, refused"
+else
+	t_fail "serve --json: every line parses; listen first, connect, job, done, refused" "$why $(head -c 300 "$LOG_JSON")"
+fi
 
 for p in "${SPIDS[@]}"; do
 	kill -INT "$p"

@@ -3,28 +3,57 @@
  * ibpost devices: list RDMA devices and the limits ibpost validates against.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ibpost.h"
 #include "json.h"
+#include "opt.h"
 
-void help_devices(FILE *f)
+static void devices_about(FILE *f)
 {
 	fprintf(f,
-		"usage: %s devices [--json] [--dev NAME]\n"
-		"\n"
 		"List every RDMA device port ibpost knows, with the limits work\n"
 		"requests are validated against.  max_inline is what an RC QP is\n"
 		"actually granted (found by creating QPs), not a table value.\n"
 		"The table shows max_mr_size in binary units (16 EiB is 2^64 - 1\n"
-		"bytes, rounded); --json has every number exact.\n"
-		"\n"
-		"  -j, --json       print JSON instead of a table\n"
-		"  -d, --dev NAME   only this device (exit 1 if absent)\n"
-		"  -h, --help       this text\n", prog);
+		"bytes, rounded); --json has every number exact.\n");
+}
+
+static const struct opt devices_opts[] = {
+	{ .name = "json", .letter = 'j', .help = "print JSON instead of a table" },
+	{ .name = "dev", .letter = 'd', .arg = "NAME",
+	  .help = "only this device (exit 1 if absent)" },
+	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
+};
+
+static const struct opt_cmd devices_cmd = {
+	.name = "devices", .opts = devices_opts,
+	.nopts = ARRAY_SIZE(devices_opts), .col = 19, .about = devices_about,
+};
+
+void help_devices(FILE *f)
+{
+	opt_help(f, &devices_cmd);
+}
+
+struct devices_args {
+	const char *only;
+	bool json;
+};
+
+static int devices_set(void *ctx, int key, const char *arg)
+{
+	struct devices_args *a = ctx;
+
+	if (key == 'j')
+		a->json = true;
+	else if (key == 'd')
+		a->only = arg;
+	else
+		return -1;
+	return 0;
 }
 
 /* Ask the kernel for all records; retry while devices come and go. */
@@ -155,34 +184,14 @@ static void print_table(const struct ibpost_dev_attr *r, unsigned int n)
 
 int cmd_devices(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "dev", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	struct devices_args a = { .only = NULL };
 	struct ibpost_dev_attr *recs;
-	const char *only = NULL;
 	unsigned int n, i, kept = 0;
-	bool json = false;
-	int c, fd;
+	int fd, rc;
 
-	while ((c = getopt_long(argc, argv, "jd:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'd':
-			only = optarg;
-			break;
-		case 'h':
-			help_devices(stdout);
-			return 0;
-		default:
-			help_devices(stderr);
-			return 2;
-		}
-	}
+	rc = opt_parse(&devices_cmd, argc, argv, devices_set, &a);
+	if (rc != OPT_GO)
+		return rc;
 	if (optind < argc) {
 		fprintf(stderr, "%s devices: unexpected argument '%s'\n", prog,
 			argv[optind]);
@@ -196,16 +205,16 @@ int cmd_devices(int argc, char **argv)
 	if (!recs)
 		return 1;
 	for (i = 0; i < n; i++)
-		if (!only || !strcmp(recs[i].name, only))
+		if (!a.only || !strcmp(recs[i].name, a.only))
 			recs[kept++] = recs[i];
-	if (json)
+	if (a.json)
 		print_json(recs, kept);
 	else
 		print_table(recs, kept);
 	free(recs);
-	if (only && !kept) {
+	if (a.only && !kept) {
 		fprintf(stderr, "%s devices: no RDMA device named '%s'\n", prog,
-			only);
+			a.only);
 		return 1;
 	}
 	return 0;

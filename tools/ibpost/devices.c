@@ -17,14 +17,22 @@ static void devices_about(FILE *f)
 		"List every RDMA device port ibpost knows, with the limits work\n"
 		"requests are validated against.  max_inline is what an RC QP is\n"
 		"actually granted (found by creating QPs), not a table value.\n"
-		"The table shows max_mr_size in binary units (16 EiB is 2^64 - 1\n"
-		"bytes, rounded); --json has every number exact.\n");
+		"The table fits 100 columns: sge is the send/recv/RDMA-read SGE\n"
+		"limits, qp_wr and cqe above 99999 in K or M (1024-based);\n"
+		"--wide adds the other columns and shows max_mr_size in binary\n"
+		"units (16 EiB is 2^64 - 1 bytes, rounded); --json has every\n"
+		"number exact.\n");
 }
 
 static const struct opt devices_opts[] = {
 	{ .name = "json", .letter = 'j', .help = "print JSON instead of a table" },
 	{ .name = "dev", .letter = 'd', .arg = "NAME",
 	  .help = "only this device (exit 1 if absent)" },
+	{ .name = "wide", .key = OPT_LONG,
+	  .help = "every column (about 150 wide; the default fits\n"
+		  "100): separate SGE limits, max_mr_size, frpl (the\n"
+		  "fast-register page list), dlkey (local DMA lkey),\n"
+		  "node_guid, every count exact" },
 	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
 };
 
@@ -41,6 +49,7 @@ void help_devices(FILE *f)
 struct devices_args {
 	const char *only;
 	bool json;
+	bool wide;
 };
 
 static int devices_set(void *ctx, int key, const char *arg)
@@ -51,6 +60,8 @@ static int devices_set(void *ctx, int key, const char *arg)
 		a->json = true;
 	else if (key == 'd')
 		a->only = arg;
+	else if (key == OPT_LONG)
+		a->wide = true;
 	else
 		return -1;
 	return 0;
@@ -135,53 +146,6 @@ static void print_json(const struct ibpost_dev_attr *r, unsigned int n)
 	json_end_all(&j);
 }
 
-/* Capabilities the device lacks (IBPOST_DEV_NO_IMM, _CM_ONLY, _WRITE_UNPLACED). */
-static const char *out_dev_lacks(unsigned int flags, char *buf, size_t len)
-{
-	static const struct { unsigned int flag; const char *name; } lacks[] = {
-		{ IBPOST_DEV_NO_IMM, "imm" },
-		{ IBPOST_DEV_CM_ONLY, "direct_qp" },
-		{ IBPOST_DEV_WRITE_UNPLACED, "write_placed" },
-	};
-	size_t i, n = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < ARRAY_SIZE(lacks); i++)
-		if (flags & lacks[i].flag)
-			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s",
-				      n ? "," : "", lacks[i].name);
-	return n ? buf : "-";
-}
-
-static void print_table(const struct ibpost_dev_attr *r, unsigned int n)
-{
-	char guid[32], lacks[64], mr[16];
-	unsigned int i;
-
-	printf("%-16s %4s %-8s %-8s %5s %8s %8s %6s %8s %7s %5s %6s %5s %-11s %-19s %s\n",
-	       "device", "port", "state", "link", "mtu", "send_sge",
-	       "recv_sge", "sge_rd", "qp_wr", "cqe", "frpl", "inline",
-	       "dlkey", "max_mr_size", "node_guid", "lacks");
-	for (i = 0; i < n; i++, r++) {
-		out_guid(guid, sizeof(guid), r->node_guid);
-		printf("%-16s %4u %-8s %-8s %5u %8u %8u %6u %8u %7u %5u ",
-		       r->name, r->port, out_port_state(r->port_state),
-		       out_link_layer(r->link_layer), r->active_mtu,
-		       r->max_send_sge, r->max_recv_sge, r->max_sge_rd,
-		       r->max_qp_wr, r->max_cqe, r->max_fast_reg_page_list_len);
-		if (r->flags & IBPOST_DEV_INLINE_UNKNOWN)
-			printf("%6s ", "?");
-		else
-			printf("%6u ", r->max_inline_data);
-		printf("%5s %-11s %-19s %s\n",
-		       r->flags & IBPOST_DEV_LOCAL_DMA_LKEY ? "yes" : "no",
-		       out_human_bytes(mr, sizeof(mr), r->max_mr_size), guid,
-		       out_dev_lacks(r->flags, lacks, sizeof(lacks)));
-	}
-	if (!n)
-		printf("(no RDMA devices; try: rdma link add rxe_lo type rxe netdev lo)\n");
-}
-
 int cmd_devices(int argc, char **argv)
 {
 	struct devices_args a = { .only = NULL };
@@ -210,7 +174,7 @@ int cmd_devices(int argc, char **argv)
 	if (a.json)
 		print_json(recs, kept);
 	else
-		print_table(recs, kept);
+		devices_table(recs, kept, a.wide);
 	free(recs);
 	if (a.only && !kept) {
 		fprintf(stderr, "%s devices: no RDMA device named '%s'\n", prog,

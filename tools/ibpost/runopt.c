@@ -255,7 +255,7 @@ enum {
 	OPT_RECV_SGE, OPT_RECV_LAYOUT, OPT_RECV_SGE_LAYOUT, OPT_WARMUP,
 	OPT_IMM, OPT_INLINE, OPT_VERIFY, OPT_HIST, OPT_CM, OPT_PINGPONG,
 	OPT_CONNECT, OPT_CM_TIMEOUT, OPT_CSV, OPT_GBITS, OPT_PRINT,
-	OPT_FOREVER, OPT_REPORT_EVERY,
+	OPT_FOREVER, OPT_REPORT_EVERY, OPT_WIDE,
 };
 
 #define PERFTEST	"perftest"
@@ -395,6 +395,11 @@ static const struct opt run_table[] = {
 	  .help = "the table's bandwidth in Gb/s only, not MiB/s" },
 	{ .name = "report_gbits", .key = OPT_GBITS, .help = PERFTEST,
 	  .flags = OPT_ALIAS },
+	{ .name = "wide", .key = OPT_WIDE,
+	  .help = "the wide table (about 150 columns): both bandwidths,\n"
+		  "MsgRate, t_avg, the long column names; the default\n"
+		  "fits 100 columns with one bandwidth (MiB/s, Gb/s with\n"
+		  "--report-gbits) and the same first four columns" },
 	{ .name = "CPU-freq", .letter = 'F',
 	  .help = "accepted, does nothing: perftest -F silences its\n"
 		  "cpufreq warning; ibpost times with the kernel's\n"
@@ -615,6 +620,9 @@ static int run_set(void *ctx, int c, const char *arg)
 	case OPT_GBITS:
 		o->report_gbits = true;
 		return 0;
+	case OPT_WIDE:
+		o->wide = true;
+		return 0;
 	case OPT_PRINT:
 		o->print_opts = true;
 		return 0;
@@ -823,9 +831,9 @@ void runopt_print(const struct run_opts *o)
 	       o->signal_set);
 	printf("imm=%u\ninline=%d\ninline_size=%u\ninline_size_set=%d\n",
 	       o->imm, o->inline_data, o->inline_size, o->inline_size_set);
-	printf("verify=%d\npingpong=%d\nall_sizes=%d\njson=%d\ncsv=%d\nhist=%d\nreport_gbits=%d\n",
+	printf("verify=%d\npingpong=%d\nall_sizes=%d\njson=%d\ncsv=%d\nhist=%d\nreport_gbits=%d\nwide=%d\n",
 	       o->verify, o->pingpong, o->all_sizes, o->json, o->csv, o->hist,
-	       o->report_gbits);
+	       o->report_gbits, o->wide);
 	printf("cm=%s\n", o->cm_family ?
 	       net_addr_str(addr, sizeof(addr), o->cm_family, o->cm_addr) : "");
 	printf("connect=%s\ncm_port=%u\n", o->peer.family ?

@@ -207,6 +207,21 @@ else
 	t_fail "JSON writer: escapes, UTF-8 kept, other bytes U+FFFD, u64 exact, NaN/inf null, nesting: parses and reads back" "$why: $got"
 fi
 
+# --- the text tables: 100 columns by default, every column with --wide ------------
+# table_test (tools/tests/table_test.c) feeds devtable.c and runprint.c
+# sample records (long names, an IPv6 peer, -q, every lacking capability,
+# large counts) and checks each line's width and the columns of each form.
+for c in devices run run-gbits progress progress-gbits progress-wide progress-wide-gbits; do
+	got=$(tools/tests/table_test "$c" 2>&1)
+	rc=$?
+	n=$(grep -c '^ok: ' <<<"$got")
+	if [[ $rc == 0 ]] && ((n > 0)) && ! grep -q '^FAIL' <<<"$got"; then
+		t_ok "tables, $c: $(grep '^ok: ' <<<"$got" | sed 's/^ok: //' | paste -sd';' | sed 's/;/; /g')"
+	else
+		t_fail "tables, $c" "exit $rc: $(grep -v '^ok: ' <<<"$got" | head -n 12 | tr '\n' '|')"
+	fi
+done
+
 # --- the HOST[:PORT] parser (run --connect, run HOST, blk map --connect) ------------
 # INPUT|WHAT: the address and port parsed, or the reason of the refusal
 cases=("1.2.3.4|v4 1.2.3.4 0" "1.2.3.4:80|v4 1.2.3.4 80" "[::1]:7000|v6 ::1 7000"

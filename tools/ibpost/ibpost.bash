@@ -92,7 +92,7 @@ _ibpost()
 		;;
 	serve)
 		words='--addr --port --allow --max-conns --idle --max-mem
-			--max-job-time --max-per-addr --json --help'
+			--max-job-time --max-per-addr --json --wide --help'
 		;;
 	blk)
 		case $sub in

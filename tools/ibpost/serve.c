@@ -27,6 +27,7 @@ struct serve_opts {
 	unsigned int max_job_ms;
 	unsigned int max_per_addr;
 	bool json;
+	bool wide;			/* --wide: every --allow network */
 	/* --allow: who may connect (none given: every address) */
 	struct ibpost_serve_allow allow[IBPOST_SERVE_ALLOW_MAX];
 	unsigned int nallow;
@@ -95,7 +96,7 @@ static void serve_tail(FILE *f)
 
 enum {
 	SERVE_ADDR = OPT_LONG, SERVE_ALLOW, SERVE_MAX_CONNS, SERVE_IDLE,
-	SERVE_MAX_MEM, SERVE_MAX_JOB, SERVE_MAX_PER_ADDR,
+	SERVE_MAX_MEM, SERVE_MAX_JOB, SERVE_MAX_PER_ADDR, SERVE_WIDE,
 };
 
 static const struct opt serve_opts_table[] = {
@@ -136,6 +137,9 @@ static const struct opt serve_opts_table[] = {
 	{ .name = "json", .letter = 'j',
 	  .help = "one JSON object per event and line, every field of\n"
 		  "the event (kind as a word, addresses as strings)" },
+	{ .name = "wide", .key = SERVE_WIDE,
+	  .help = "the listening line names every --allow network; by\n"
+		  "default those that fit 100 columns, then \"+N more\"" },
 	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
 };
 
@@ -224,6 +228,9 @@ static int serve_set(void *ctx, int key, const char *arg)
 	case 'j':
 		o->json = true;
 		return 0;
+	case SERVE_WIDE:
+		o->wide = true;
+		return 0;
 	default:
 		return -1;
 	}
@@ -268,22 +275,39 @@ static const char *listen_str(char *buf, size_t len, const struct serve_opts *o,
 	return net_addr_str(buf, len, o->addr.family, o->addr.addr);
 }
 
-/* The --allow networks, space-separated, or "any". */
-static const char *allow_str(char *buf, size_t len, const struct serve_opts *o)
+/*
+ * The --allow networks, space-separated, or "any"; with @room those that
+ * fit in @room characters and then "+N more", or "N networks" when not
+ * one does (@room 0: every one).
+ */
+static const char *allow_str(char *buf, size_t len, const struct serve_opts *o,
+			     size_t room)
 {
-	char a[INET6_ADDRSTRLEN];
-	size_t used = 0;
+	char a[INET6_ADDRSTRLEN], net[INET6_ADDRSTRLEN + 8];
+	size_t used = 0, n;
 	unsigned int i;
 
 	if (!o->nallow)
 		return "any";
 	buf[0] = '\0';
-	for (i = 0; i < o->nallow && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s/%u",
-				 i ? " " : "",
-				 net_addr_str(a, sizeof(a), o->allow[i].family,
-					      o->allow[i].addr),
-				 o->allow[i].prefix);
+	for (i = 0; i < o->nallow && used < len; i++) {
+		n = snprintf(net, sizeof(net), "%s/%u",
+			     net_addr_str(a, sizeof(a), o->allow[i].family,
+					  o->allow[i].addr),
+			     o->allow[i].prefix);
+		/* the last one, or room for " +NN more" after it */
+		if (room && used + !!i + n +
+		    (i + 1 < o->nallow ? sizeof(" +64 more") - 1 : 0) > room) {
+			if (i)
+				snprintf(buf + used, len - used, " +%u more",
+					 o->nallow - i);
+			else	/* not even one: how many */
+				snprintf(buf, len, "%u networks", o->nallow);
+			break;
+		}
+		used += snprintf(buf + used, len - used, "%s%s", i ? " " : "",
+				 net);
+	}
 	return buf;
 }
 
@@ -336,12 +360,17 @@ static void text_event(const struct serve_opts *o,
 	const struct ibpost_serve_event *e = &sv->event;
 	char addr[INET6_ADDRSTRLEN], op[16];
 	char nets[IBPOST_SERVE_ALLOW_MAX * (INET6_ADDRSTRLEN + 5)];
+	int n;
 
 	switch (e->kind) {
 	case IBPOST_SRV_LISTEN:
+		/* 100 columns but with --wide: the networks that fit */
+		n = snprintf(NULL, 0, "serve: listening on %s port %u, clients from ",
+			     listen_str(addr, sizeof(addr), o, e), e->port);
 		printf("serve: listening on %s port %u, clients from %s\n",
 		       listen_str(addr, sizeof(addr), o, e), e->port,
-		       allow_str(nets, sizeof(nets), o));
+		       allow_str(nets, sizeof(nets), o,
+				 o->wide ? 0 : n < 88 ? 100 - n : 12));
 		printf("serve: limits: %u conns, %u per address, %u MiB pinned, %u ms a job, idle %u ms\n",
 		       sv->max_conns, sv->max_per_addr, sv->max_mem_mib,
 		       sv->max_job_ms, sv->idle_ms);
@@ -415,7 +444,7 @@ static void json_event(const struct serve_opts *o,
 	json_u64(&j, "limit", e->limit);
 	if (e->kind == IBPOST_SRV_LISTEN) {
 		json_str(&j, "addr", listen_str(addr, sizeof(addr), o, e));
-		json_str(&j, "allow", allow_str(nets, sizeof(nets), o));
+		json_str(&j, "allow", allow_str(nets, sizeof(nets), o, 0));
 		json_u64(&j, "max_conns", sv->max_conns);
 		json_u64(&j, "max_per_addr", sv->max_per_addr);
 		json_u64(&j, "max_mem_mib", sv->max_mem_mib);

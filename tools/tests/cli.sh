@@ -211,7 +211,7 @@ fi
 # table_test (tools/tests/table_test.c) feeds devtable.c and runprint.c
 # sample records (long names, an IPv6 peer, -q, every lacking capability,
 # large counts) and checks each line's width and the columns of each form.
-for c in devices run run-gbits progress progress-gbits progress-wide progress-wide-gbits; do
+for c in devices run run-gbits progress progress-gbits progress-wide progress-wide-gbits serve; do
 	got=$(tools/tests/table_test "$c" 2>&1)
 	rc=$?
 	n=$(grep -c '^ok: ' <<<"$got")

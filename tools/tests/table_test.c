@@ -4,8 +4,9 @@
  * 'ibpost devices' (devtable.c) and the rows, totals and progress rows of
  * 'ibpost run' (runprint.c), fed sample records of a wide reach (long
  * device names, an IPv6 peer, -q, every lacking capability, large counts).
- * Usage: table_test CASE, CASE one of devices, run, run-gbits, progress,
- * progress-gbits.  Checks that every line of the default form is at most
+ * and the listening line of 'ibpost serve' (serve.c) with 0 to 64 --allow
+ * networks.  Usage: table_test CASE, CASE one of devices, run, run-gbits,
+ * progress[-wide][-gbits], serve.  Checks that every line of the default form is at most
  * 100 columns and that --wide has every column; prints "ok: WHAT" or
  * "FAIL: WHAT" lines (and the output of a failed case, or of every case
  * with TABLE_TEST_SHOW=1 in the environment), exit 1 on a FAIL.
@@ -16,8 +17,16 @@
 #include <unistd.h>
 
 #include "../ibpost/ibpost.h"
+/* its event lines are static: the file itself, its main entry unused */
+#include "../ibpost/serve.c"
 
 const char *prog = "ibpost";
+
+/* version.c's, which needs the version the Makefile passes. */
+int cmd_version(void)
+{
+	return 0;
+}
 
 /* runopt.c's, which needs the whole command line parser. */
 const char *runopt_layout_name(unsigned int layout)
@@ -360,6 +369,78 @@ static void case_progress(bool gbits, bool wide)
 		      what);
 }
 
+/* --- ibpost serve: the listening line ---------------------------------- */
+
+static struct serve_opts sopts;
+
+static void serve_listen(const void *arg)
+{
+	struct ibpost_serve sv = {
+		.event = { .kind = IBPOST_SRV_LISTEN, .port = 65535 },
+		.max_conns = 256, .max_per_addr = 256, .max_mem_mib = 4294967,
+		.max_job_ms = 86400000, .idle_ms = 600000,
+	};
+
+	(void)arg;
+	text_event(&sopts, &sv);
+}
+
+static void case_serve(void)
+{
+	static const unsigned int counts[] = { 0, 2, 5, 64 };
+	unsigned int i, k, v6, lines;
+	char net[64], what[200];
+	bool all;
+
+	for (v6 = 0; v6 < 2; v6++) {
+		for (i = 0; i < ARRAY_SIZE(counts); i++) {
+			memset(&sopts, 0, sizeof(sopts));
+			if (v6) {
+				inet_pton(AF_INET6, "2001:db8:aaaa:bbbb:cccc:dddd:eeee:ffff",
+					  sopts.addr.addr);
+				sopts.addr.family = AF_INET6;
+			}
+			for (k = 0; k < counts[i]; k++) {
+				snprintf(net, sizeof(net), k % 2 ?
+					 "fd00:%x:%x::/64" : "198.51.%u.0/24",
+					 k, k * 7);
+				if (parse_allow(net, &sopts))
+					exit(2);
+			}
+			capture(serve_listen, NULL);
+			for (all = true, k = 0; k < counts[i]; k++) {
+				snprintf(net, sizeof(net), k % 2 ?
+					 " fd00:%x:%x::/64" : " 198.51.%u.0/24",
+					 k, k * 7);
+				all &= strstr(out, net) != NULL;
+			}
+			snprintf(what, sizeof(what),
+				 "serve on %s, %u --allow networks: the listening and limits lines at most 100 columns, %s",
+				 v6 ? "an IPv6 address" : "*", counts[i],
+				 all ? "every network" : "then how many more");
+			/* listening on *: two networks fit */
+			check(fits(100, &lines) && lines == 2 &&
+			      (v6 || counts[i] > 2 || all) &&
+			      (all ? !strstr(out, "more") :
+			       strstr(out, " more\n") ||
+			       strstr(out, " networks\n")), what);
+			sopts.wide = true;
+			capture(serve_listen, NULL);
+			for (all = true, k = 0; k < counts[i]; k++) {
+				snprintf(net, sizeof(net), k % 2 ?
+					 " fd00:%x:%x::/64" : " 198.51.%u.0/24",
+					 k, k * 7);
+				all &= strstr(out, net) != NULL;
+			}
+			snprintf(what, sizeof(what),
+				 "serve --wide on %s, %u --allow networks: every one",
+				 v6 ? "an IPv6 address" : "*", counts[i]);
+			check(all && !strstr(out, "more") &&
+			      !strstr(out, "networks"), what);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
@@ -378,8 +459,10 @@ int main(int argc, char **argv)
 		case_progress(false, true);
 	else if (!strcmp(c, "progress-wide-gbits"))
 		case_progress(true, true);
+	else if (!strcmp(c, "serve"))
+		case_serve();
 	else {
-		fprintf(stderr, "usage: table_test devices|run|run-gbits|progress[-wide][-gbits]\n");
+		fprintf(stderr, "usage: table_test devices|run|run-gbits|progress[-wide][-gbits]|serve\n");
 		return 2;
 	}
 	return failed;

@@ -385,6 +385,21 @@ static void serve_listen(const void *arg)
 	text_event(&sopts, &sv);
 }
 
+/* The @n networks case_serve() allows, each in out[]. */
+static bool has_nets(unsigned int n)
+{
+	char net[64];
+	unsigned int k;
+
+	for (k = 0; k < n; k++) {
+		snprintf(net, sizeof(net), k % 2 ? " fd00:%x:%x::/64" :
+			 " 198.51.%u.0/24", k, k * 7);
+		if (!strstr(out, net))
+			return false;
+	}
+	return true;
+}
+
 static void case_serve(void)
 {
 	static const unsigned int counts[] = { 0, 2, 5, 64 };
@@ -408,12 +423,7 @@ static void case_serve(void)
 					exit(2);
 			}
 			capture(serve_listen, NULL);
-			for (all = true, k = 0; k < counts[i]; k++) {
-				snprintf(net, sizeof(net), k % 2 ?
-					 " fd00:%x:%x::/64" : " 198.51.%u.0/24",
-					 k, k * 7);
-				all &= strstr(out, net) != NULL;
-			}
+			all = has_nets(counts[i]);
 			snprintf(what, sizeof(what),
 				 "serve on %s, %u --allow networks: the listening and limits lines at most 100 columns, %s",
 				 v6 ? "an IPv6 address" : "*", counts[i],
@@ -426,12 +436,7 @@ static void case_serve(void)
 			       strstr(out, " networks\n")), what);
 			sopts.wide = true;
 			capture(serve_listen, NULL);
-			for (all = true, k = 0; k < counts[i]; k++) {
-				snprintf(net, sizeof(net), k % 2 ?
-					 " fd00:%x:%x::/64" : " 198.51.%u.0/24",
-					 k, k * 7);
-				all &= strstr(out, net) != NULL;
-			}
+			all = has_nets(counts[i]);
 			snprintf(what, sizeof(what),
 				 "serve --wide on %s, %u --allow networks: every one",
 				 v6 ? "an IPv6 address" : "*", counts[i]);

@@ -7,46 +7,89 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ibpost.h"
 #include "json.h"
+#include "opt.h"
 
 #define BLK_CTL		"/sys/class/ibpost-blk/ctl"
 #define BLK_SYS		"/sys/block"
 
-void help_blk(FILE *f)
+static void blk_about(FILE *f)
 {
 	fprintf(f,
-		"usage: %s blk map --dev NAME --size BYTES[K|M|G] [--queues N] [--depth D]\n"
-		"                  [--port P] [--connect HOST[:PORT]]\n"
-		"       %s blk unmap NAME\n"
-		"       %s blk list [--json]\n"
-		"\n"
 		"RAM block devices (ibpost_blk.ko) whose backing store is a region\n"
 		"of this host's memory, or with --connect of the memory of '%s serve'\n"
 		"on another host, registered on an RDMA device and reached by\n"
 		"one-sided RDMA READ and WRITE.  The contents live only as long as\n"
 		"the mapping: unmapping (or removing the RDMA device, or the server\n"
-		"ending) loses them.\n"
-		"\n"
-		"  -d, --dev NAME     RDMA device (map)\n"
-		"  -s, --size BYTES   device size, a multiple of 4 KiB (map)\n"
-		"  -q, --queues N     hardware queues, capped by the device's\n"
-		"                     completion vectors and the CPUs (default: CPUs;\n"
-		"                     with --connect at most 8)\n"
-		"  -D, --depth D      requests per queue, 1..1024 (default 64)\n"
-		"  -p, --port P       port of the RDMA device (default: its first)\n"
-		"  -c, --connect HOST[:PORT]  the server: an IPv4 or IPv6 address or a\n"
-		"                     host name ([V6]:PORT with a port; default port\n"
-		"                     18520); the region in the server's budget, one\n"
-		"                     connection per queue (the server allows a\n"
-		"                     session its --max-per-addr connections)\n"
-		"  -j, --json         list: JSON\n"
-		"  -h, --help         this text\n", prog, prog, prog, prog);
+		"ending) loses them.\n", prog);
+}
+
+static const struct opt blk_map_opts[] = {
+	{ .name = "dev", .letter = 'd', .arg = "NAME", .flags = OPT_REQUIRED,
+	  .help = "RDMA device" },
+	{ .name = "size", .letter = 's', .arg = "BYTES[K|M|G]",
+	  .flags = OPT_REQUIRED,
+	  .help = "device size, a multiple of 4 KiB" },
+	{ .name = "queues", .letter = 'q', .arg = "N",
+	  .help = "hardware queues, capped by the device's\n"
+		  "completion vectors and the CPUs (default: CPUs;\n"
+		  "with --connect at most 8)" },
+	{ .name = "depth", .letter = 'D', .arg = "D",
+	  .help = "requests per queue, 1..1024 (default 64)" },
+	{ .name = "port", .letter = 'p', .arg = "P",
+	  .help = "port of the RDMA device (default: its first)" },
+	{ .name = "connect", .letter = 'c', .arg = "HOST[:PORT]",
+	  .help = "the server: an IPv4 or IPv6 address or a\n"
+		  "host name ([V6]:PORT with a port; default port\n"
+		  OPT_STR(IBPOST_PEER_PORT) "); the region in the server's budget, one\n"
+		  "connection per queue (the server allows a\n"
+		  "session its --max-per-addr connections)" },
+	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
+};
+
+static const struct opt blk_unmap_opts[] = {
+	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
+};
+
+static const struct opt blk_list_opts[] = {
+	{ .name = "json", .letter = 'j', .help = "JSON" },
+	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
+};
+
+static const struct opt_cmd blk_map_cmd = {
+	.name = "blk map", .opts = blk_map_opts,
+	.nopts = ARRAY_SIZE(blk_map_opts), .col = 21, .help = help_blk,
+};
+
+static const struct opt_cmd blk_unmap_cmd = {
+	.name = "blk unmap", .opts = blk_unmap_opts,
+	.nopts = ARRAY_SIZE(blk_unmap_opts), .operands = "NAME", .col = 21,
+	.help = help_blk,
+};
+
+static const struct opt_cmd blk_list_cmd = {
+	.name = "blk list", .opts = blk_list_opts,
+	.nopts = ARRAY_SIZE(blk_list_opts), .col = 21, .help = help_blk,
+};
+
+void help_blk(FILE *f)
+{
+	opt_synopsis(f, &blk_map_cmd, true, false);
+	opt_synopsis(f, &blk_unmap_cmd, false, false);
+	opt_synopsis(f, &blk_list_cmd, false, false);
+	fputc('\n', f);
+	blk_about(f);
+	fprintf(f, "\nmap:\n");
+	opt_options(f, &blk_map_cmd);
+	fprintf(f, "\nunmap:\n");
+	opt_options(f, &blk_unmap_cmd);
+	fprintf(f, "\nlist:\n");
+	opt_options(f, &blk_list_cmd);
 }
 
 /* Write @line to a control file; 0 or the errno of the write. */
@@ -116,50 +159,49 @@ static int blk_connect(const char *arg, char *host, size_t len, char *port,
 	return 0;
 }
 
+/* The values of 'blk map', in the order of the kernel's line. */
+static const char blk_keys[] = "dsqDpcP";
+static const char *const blk_names[] = { "dev", "size", "queues", "depth",
+					 "port", "connect", "server_port" };
+
+struct blk_map_args {
+	const char *val[ARRAY_SIZE(blk_names)];
+	char host[64], port[16];
+};
+
+static int blk_map_set(void *ctx, int key, const char *arg)
+{
+	struct blk_map_args *m = ctx;
+	const char *k = strchr(blk_keys, key);
+
+	if (key == 'c') {
+		if (blk_word("connect", arg) ||
+		    blk_connect(arg, m->host, sizeof(m->host), m->port,
+				sizeof(m->port)))
+			return -1;
+		m->val[5] = m->host;
+		m->val[6] = m->port[0] ? m->port : NULL;
+		return 0;
+	}
+	if (!key || !k)
+		return -1;
+	if (blk_word(blk_names[k - blk_keys], arg))
+		return -1;
+	m->val[k - blk_keys] = arg;
+	return 0;
+}
+
 static int blk_map(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "dev", required_argument, NULL, 'd' },
-		{ "size", required_argument, NULL, 's' },
-		{ "queues", required_argument, NULL, 'q' },
-		{ "depth", required_argument, NULL, 'D' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "connect", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static const char keys[] = "dsqDpcP";
-	static const char *const names[] = { "dev", "size", "queues",
-					     "depth", "port", "connect",
-					     "server_port" };
-	const char *val[7] = { NULL };
-	char host[64], port[16];
+	struct blk_map_args m = { .val = { NULL } };
+	const char *const *val = m.val;
 	char line[512], res[256];
 	size_t n = 0;
-	const char *k;
-	int c, err, i;
+	int err, i, rc;
 
-	while ((c = getopt_long(argc, argv, "d:s:q:D:p:c:h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			help_blk(stdout);
-			return 0;
-		}
-		if (c == 'c') {
-			if (blk_word("connect", optarg) ||
-			    blk_connect(optarg, host, sizeof(host), port,
-					sizeof(port)))
-				return 2;
-			val[5] = host;
-			val[6] = port[0] ? port : NULL;
-			continue;
-		}
-		k = c ? strchr(keys, c) : NULL;
-		if (!k)
-			return 2;
-		if (blk_word(names[k - keys], optarg))
-			return 2;
-		val[k - keys] = optarg;
-	}
+	rc = opt_parse(&blk_map_cmd, argc, argv, blk_map_set, &m);
+	if (rc != OPT_GO)
+		return rc;
 	if (optind != argc || !val[0] || !val[1]) {
 		fprintf(stderr, "%s: blk map: --dev and --size are required, nothing else\n",
 			prog);
@@ -168,7 +210,7 @@ static int blk_map(int argc, char **argv)
 	for (i = 0; i < 7; i++)
 		if (val[i])
 			n += snprintf(line + n, sizeof(line) - n, "%s%s=%s",
-				      n ? " " : "", names[i], val[i]);
+				      n ? " " : "", blk_names[i], val[i]);
 	if (n >= sizeof(line)) {
 		fprintf(stderr, "%s: blk map: arguments too long\n", prog);
 		return 2;
@@ -187,21 +229,29 @@ static int blk_map(int argc, char **argv)
 	return 0;
 }
 
+static int no_opts(void *ctx, int key, const char *arg)
+{
+	(void)ctx;
+	(void)key;
+	(void)arg;
+	return -1;
+}
+
 static int blk_unmap(int argc, char **argv)
 {
+	const char *name;
 	char res[256];
-	int err;
+	int err, rc;
 
-	if (argc != 2 || argv[1][0] == '-') {
-		if (argc == 2 && (!strcmp(argv[1], "-h") ||
-				  !strcmp(argv[1], "--help"))) {
-			help_blk(stdout);
-			return 0;
-		}
+	rc = opt_parse(&blk_unmap_cmd, argc, argv, no_opts, NULL);
+	if (rc != OPT_GO)
+		return rc;
+	if (optind != argc - 1) {
 		fprintf(stderr, "%s: blk unmap NAME\n", prog);
 		return 2;
 	}
-	err = blk_write("unmap_device", argv[1]);
+	name = argv[optind];
+	err = blk_write("unmap_device", name);
 	if (err < 0)
 		return 1;
 	if (err) {
@@ -286,15 +336,29 @@ static void blk_list_one(struct json *j, const char *name)
 	json_end(j);
 }
 
+static int blk_list_set(void *ctx, int key, const char *arg)
+{
+	bool *json = ctx;
+
+	(void)arg;
+	if (key != 'j')
+		return -1;
+	*json = true;
+	return 0;
+}
+
 static int blk_list(int argc, char **argv)
 {
 	char names[4096], *name, *save = NULL;
 	struct json js;
 	bool json = false;
 
-	if (argc == 2 && (!strcmp(argv[1], "--json") || !strcmp(argv[1], "-j")))
-		json = true;
-	else if (argc != 1) {
+	int rc;
+
+	rc = opt_parse(&blk_list_cmd, argc, argv, blk_list_set, &json);
+	if (rc != OPT_GO)
+		return rc;
+	if (optind != argc) {
 		fprintf(stderr, "%s: blk list [--json]\n", prog);
 		return 2;
 	}

@@ -3,28 +3,68 @@
  * ibpost devices: list RDMA devices and the limits ibpost validates against.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ibpost.h"
 #include "json.h"
+#include "opt.h"
 
-void help_devices(FILE *f)
+static void devices_about(FILE *f)
 {
 	fprintf(f,
-		"usage: %s devices [--json] [--dev NAME]\n"
-		"\n"
 		"List every RDMA device port ibpost knows, with the limits work\n"
 		"requests are validated against.  max_inline is what an RC QP is\n"
 		"actually granted (found by creating QPs), not a table value.\n"
-		"The table shows max_mr_size in binary units (16 EiB is 2^64 - 1\n"
-		"bytes, rounded); --json has every number exact.\n"
-		"\n"
-		"  -j, --json       print JSON instead of a table\n"
-		"  -d, --dev NAME   only this device (exit 1 if absent)\n"
-		"  -h, --help       this text\n", prog);
+		"The table fits 100 columns: sge is the send/recv/RDMA-read SGE\n"
+		"limits, qp_wr and cqe above 99999 in K or M (1024-based);\n"
+		"--wide adds the other columns and shows max_mr_size in binary\n"
+		"units (16 EiB is 2^64 - 1 bytes, rounded); --json has every\n"
+		"number exact.\n");
+}
+
+static const struct opt devices_opts[] = {
+	{ .name = "json", .letter = 'j', .help = "print JSON instead of a table" },
+	{ .name = "dev", .letter = 'd', .arg = "NAME",
+	  .help = "only this device (exit 1 if absent)" },
+	{ .name = "wide", .key = OPT_LONG,
+	  .help = "every column (about 150 wide; the default fits\n"
+		  "100): separate SGE limits, max_mr_size, frpl (the\n"
+		  "fast-register page list), dlkey (local DMA lkey),\n"
+		  "node_guid, every count exact" },
+	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
+};
+
+static const struct opt_cmd devices_cmd = {
+	.name = "devices", .opts = devices_opts,
+	.nopts = ARRAY_SIZE(devices_opts), .col = 19, .about = devices_about,
+};
+
+void help_devices(FILE *f)
+{
+	opt_help(f, &devices_cmd);
+}
+
+struct devices_args {
+	const char *only;
+	bool json;
+	bool wide;
+};
+
+static int devices_set(void *ctx, int key, const char *arg)
+{
+	struct devices_args *a = ctx;
+
+	if (key == 'j')
+		a->json = true;
+	else if (key == 'd')
+		a->only = arg;
+	else if (key == OPT_LONG)
+		a->wide = true;
+	else
+		return -1;
+	return 0;
 }
 
 /* Ask the kernel for all records; retry while devices come and go. */
@@ -106,83 +146,16 @@ static void print_json(const struct ibpost_dev_attr *r, unsigned int n)
 	json_end_all(&j);
 }
 
-/* Capabilities the device lacks (IBPOST_DEV_NO_IMM, _CM_ONLY, _WRITE_UNPLACED). */
-static const char *out_dev_lacks(unsigned int flags, char *buf, size_t len)
-{
-	static const struct { unsigned int flag; const char *name; } lacks[] = {
-		{ IBPOST_DEV_NO_IMM, "imm" },
-		{ IBPOST_DEV_CM_ONLY, "direct_qp" },
-		{ IBPOST_DEV_WRITE_UNPLACED, "write_placed" },
-	};
-	size_t i, n = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < ARRAY_SIZE(lacks); i++)
-		if (flags & lacks[i].flag)
-			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s",
-				      n ? "," : "", lacks[i].name);
-	return n ? buf : "-";
-}
-
-static void print_table(const struct ibpost_dev_attr *r, unsigned int n)
-{
-	char guid[32], lacks[64], mr[16];
-	unsigned int i;
-
-	printf("%-16s %4s %-8s %-8s %5s %8s %8s %6s %8s %7s %5s %6s %5s %-11s %-19s %s\n",
-	       "device", "port", "state", "link", "mtu", "send_sge",
-	       "recv_sge", "sge_rd", "qp_wr", "cqe", "frpl", "inline",
-	       "dlkey", "max_mr_size", "node_guid", "lacks");
-	for (i = 0; i < n; i++, r++) {
-		out_guid(guid, sizeof(guid), r->node_guid);
-		printf("%-16s %4u %-8s %-8s %5u %8u %8u %6u %8u %7u %5u ",
-		       r->name, r->port, out_port_state(r->port_state),
-		       out_link_layer(r->link_layer), r->active_mtu,
-		       r->max_send_sge, r->max_recv_sge, r->max_sge_rd,
-		       r->max_qp_wr, r->max_cqe, r->max_fast_reg_page_list_len);
-		if (r->flags & IBPOST_DEV_INLINE_UNKNOWN)
-			printf("%6s ", "?");
-		else
-			printf("%6u ", r->max_inline_data);
-		printf("%5s %-11s %-19s %s\n",
-		       r->flags & IBPOST_DEV_LOCAL_DMA_LKEY ? "yes" : "no",
-		       out_human_bytes(mr, sizeof(mr), r->max_mr_size), guid,
-		       out_dev_lacks(r->flags, lacks, sizeof(lacks)));
-	}
-	if (!n)
-		printf("(no RDMA devices; try: rdma link add rxe_lo type rxe netdev lo)\n");
-}
-
 int cmd_devices(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "dev", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	struct devices_args a = { .only = NULL };
 	struct ibpost_dev_attr *recs;
-	const char *only = NULL;
 	unsigned int n, i, kept = 0;
-	bool json = false;
-	int c, fd;
+	int fd, rc;
 
-	while ((c = getopt_long(argc, argv, "jd:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'd':
-			only = optarg;
-			break;
-		case 'h':
-			help_devices(stdout);
-			return 0;
-		default:
-			help_devices(stderr);
-			return 2;
-		}
-	}
+	rc = opt_parse(&devices_cmd, argc, argv, devices_set, &a);
+	if (rc != OPT_GO)
+		return rc;
 	if (optind < argc) {
 		fprintf(stderr, "%s devices: unexpected argument '%s'\n", prog,
 			argv[optind]);
@@ -196,16 +169,16 @@ int cmd_devices(int argc, char **argv)
 	if (!recs)
 		return 1;
 	for (i = 0; i < n; i++)
-		if (!only || !strcmp(recs[i].name, only))
+		if (!a.only || !strcmp(recs[i].name, a.only))
 			recs[kept++] = recs[i];
-	if (json)
+	if (a.json)
 		print_json(recs, kept);
 	else
-		print_table(recs, kept);
+		devices_table(recs, kept, a.wide);
 	free(recs);
-	if (only && !kept) {
+	if (a.only && !kept) {
 		fprintf(stderr, "%s devices: no RDMA device named '%s'\n", prog,
-			only);
+			a.only);
 		return 1;
 	}
 	return 0;

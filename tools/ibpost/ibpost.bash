@@ -5,7 +5,7 @@
 # that directory, for tests).  Installed by 'make install' as
 # $(PREFIX)/share/bash-completion/completions/ibpost; needs no other
 # completion package.  tools/tests/host/install.sh checks these lists against
-# the tool's getopt tables.
+# the tool's option tables.
 # shellcheck shell=bash
 
 _ibpost_devices()
@@ -77,7 +77,7 @@ _ibpost()
 		words='devices run serve blk help -h --help -V --version'
 		;;
 	devices)
-		words='--json --dev --help -j -d -h'
+		words='--json --dev --wide --help -j -d -h'
 		;;
 	run)
 		words='--dev --port --op --size --sge --layout --sge-layout --seed
@@ -88,17 +88,17 @@ _ibpost()
 			--cm-timeout --qps --print-options --version --help
 			--ib-dev --ib-port --tx-depth --post_list --cq-mod
 			--inline_size --all --qp --report_gbits --CPU-freq
-			--run_infinitely'
+			--run_infinitely --wide'
 		;;
 	serve)
 		words='--addr --port --allow --max-conns --idle --max-mem
-			--max-job-time --max-per-addr --json --help'
+			--max-job-time --max-per-addr --json --wide --help'
 		;;
 	blk)
 		case $sub in
 		'') words='map unmap list --help' ;;
 		map) words='--dev --size --queues --depth --port --connect --help' ;;
-		list) words='--json' ;;
+		list) words='--json --help' ;;
 		unmap)
 			# ibpost_blk's disks: those with its attributes.
 			local n

@@ -33,6 +33,8 @@ const char *out_op_name(unsigned int op);
 const char *out_wc_status(unsigned int st);
 /* @v bytes with a binary unit, for tables people read ("16 EiB"). */
 const char *out_human_bytes(char *buf, size_t len, unsigned long long v);
+/* @v in at most 5 characters: exact up to 99999, else with K or M. */
+const char *out_count(char *buf, size_t len, unsigned long long v);
 
 /* net.c: addresses and host names */
 struct net_addr {
@@ -82,6 +84,8 @@ unsigned long long hist_percentile(const __u64 *b, unsigned long long min,
 /* devices.c */
 int cmd_devices(int argc, char **argv);
 void help_devices(FILE *f);
+/* devtable.c: the text table; 100 columns, every column when @wide. */
+void devices_table(const struct ibpost_dev_attr *r, unsigned int n, bool wide);
 
 /* run.c, runopt.c, runprint.c, runerr.c: ibpost run */
 #define RUN_MAX_SWEEP	64		/* values of one --sge list */
@@ -131,6 +135,7 @@ struct run_opts {
 	bool csv;
 	bool hist;
 	bool report_gbits;		/* the table's bandwidth in Gb/s only */
+	bool wide;			/* --wide: every column, not 100 */
 	bool print_opts;		/* --print-options: print, run nothing */
 	unsigned short cm_family;	/* 0: connect the QPs directly */
 	unsigned char cm_addr[16];

@@ -106,3 +106,18 @@ const char *out_human_bytes(char *buf, size_t len, unsigned long long v)
 	snprintf(buf + strlen(buf), len - strlen(buf), " %s", units[u]);
 	return buf;
 }
+
+/*
+ * A count for a narrow column: exact up to 99999, else in K or M
+ * (1024-based, rounded: 262144 is "256K", 1048576 "1M", 4194303 "4M").
+ */
+const char *out_count(char *buf, size_t len, unsigned long long v)
+{
+	if (v <= 99999)
+		snprintf(buf, len, "%llu", v);
+	else if (v < 1000 * 1024)
+		snprintf(buf, len, "%lluK", (v + 512) / 1024);
+	else
+		snprintf(buf, len, "%lluM", (v + 524288) / 1048576);
+	return buf;
+}

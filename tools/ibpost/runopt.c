@@ -4,12 +4,13 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ibpost.h"
+#include "opt.h"
 
 #define RUN_DEF_DEPTH	64
 #define RUN_READ_DEPTH	16
@@ -28,121 +29,21 @@ const char *runopt_layout_name(unsigned int layout)
 	return layout_names[layout];
 }
 
-void help_run(FILE *f)
+static void run_about(FILE *f)
 {
 	fprintf(f,
-		"usage: %s run [--dev DEV] [--op OP] [--size SIZE] [--sge N[,N...]]\n"
-		"         [--sge-layout LEN@OFF,... | --layout NAME] [--seed S]\n"
-		"         [--recv-sge N] [--recv-layout NAME | --recv-sge-layout LEN@OFF,...]\n"
-		"         [--iters N | --duration SEC | --forever] [--report-every SEC]\n"
-		"         [--warmup N] [--depth D]\n"
-		"         [--batch B] [--signal-every K] [--imm X]\n"
-		"         [--inline | --inline-size N] [--verify] [--pingpong]\n"
-		"         [--all-sizes] [--json | --csv] [--hist] [--report-gbits]\n"
-		"         [--port P] [--gid-index N] [--cm ADDR | --connect HOST[:PORT]]\n"
-		"         [--cm-port P] [--cm-timeout MS] [-q N] [HOST]\n"
-		"\n"
 		"Connect a loopback RC QP pair on DEV inside the kernel, post work\n"
 		"requests with ib_post_send and report bandwidth, message rate and\n"
 		"post-to-completion latency, one row per message size.  With --connect\n"
 		"the target QP is on another host, run by '%s serve' there.  perftest's\n"
 		"options work with perftest's meaning (ib_write_bw -d DEV -s 4096 HOST is\n"
 		"ibpost run -d DEV -s 4096 HOST); it refuses the others, naming ibpost's\n"
-		"equivalent or saying there is none.\n"
-		"\n"
-		"  -d, --dev NAME          RDMA device (e.g. rxe_lo; perftest --ib-dev).\n"
-		"                          Default: with --connect or --cm, the device whose\n"
-		"                          port's GID table lists the netdev the route to\n"
-		"                          the address leaves from; else the first device\n"
-		"                          (by name) with an ACTIVE port\n"
-		"  -i, --port P            port of the RDMA device (default: the first;\n"
-		"                          perftest --ib-port).  Not perftest's --port: that\n"
-		"                          is the rdma_cm port, -p here\n"
-		"  -x, --gid-index N       source GID of the loopback pair: index N of the\n"
-		"                          port's GID table (perftest --gid-index); default:\n"
-		"                          the first RoCE v2 IPv4-mapped GID, perftest's.\n"
-		"                          Not with --cm or --connect (rdma_cm uses the GID\n"
-		"                          of the address)\n"
-		"  -o, --op OP             send, send_imm, write (default), write_imm, read\n"
-		"  -s, --size SIZE         bytes per WR, K/M suffixes are 1024-based\n"
-		"                          (default 64K; with --sge-layout the sum of its lengths)\n"
-		"      --sge N[,N...]      SGEs per WR (default 1); a list runs each\n"
-		"      --layout NAME       equal (default), page-cross, unaligned, random\n"
-		"      --sge-layout LIST   explicit SGEs, LEN@OFF within the WR's buffer slot,\n"
-		"                          e.g. 256@0,512@1024,128@2048\n"
-		"      --seed S            seed of the random layout (default 0)\n"
-		"      --recv-sge N        SGEs per receive WR (send ops; default --sge)\n"
-		"      --recv-layout NAME  layout of the receive WRs (default equal)\n"
-		"      --recv-sge-layout LIST  explicit receive SGEs, LEN@OFF,...\n"
-		"  -n, --iters N           measured WRs (default 1000)\n"
-		"  -D, --duration SEC      run for SEC seconds instead of --iters\n"
-		"      --forever           run until SIGINT or SIGTERM, then print the\n"
-		"                          result and exit 0 (perftest --run_infinitely);\n"
-		"                          one size and SGE count; progress every 5 s\n"
-		"                          unless --report-every says otherwise.  A server\n"
-		"                          (--connect) refuses it: its --max-job-time\n"
-		"                          bounds every job (give -D)\n"
-		"      --report-every SEC  while a job runs, print every SEC seconds its\n"
-		"                          counts so far (the module's live counters,\n"
-		"                          summed over the QPs of -q) and the rates of\n"
-		"                          the last interval: a \"progress\" row, with\n"
-		"                          --json an object {\"progress\": ...} on a line\n"
-		"                          of its own (one size and SGE count), with\n"
-		"                          --csv a row whose qp column is \"progress\"\n"
-		"      --warmup N          WRs posted before measuring (default 16)\n"
-		"  -t, --depth D           most WRs outstanding (default 64, read 16;\n"
-		"                          perftest --tx-depth)\n"
-		"  -l, --batch B           WRs chained per ib_post_send (default 1;\n"
-		"                          perftest --post_list)\n"
-		"  -Q, --signal-every K    signal one WR in K (default min(16, D - B + 1);\n"
-		"                          perftest --cq-mod)\n"
-		"      --imm X             immediate data of send_imm / write_imm\n"
-		"      --inline            post every WR with IB_SEND_INLINE\n"
-		"  -I, --inline-size N     post with IB_SEND_INLINE the messages of at most\n"
-		"                          N bytes (perftest --inline_size); 0: none\n"
-		"      --verify            stamp every byte and check it arrived\n"
-		"      --pingpong          latency as ib_write_lat measures it: WRITE a\n"
-		"                          message, the far end WRITEs one back when its\n"
-		"                          last byte lands; t = half that round trip\n"
-		"                          (write, batch 1)\n"
-		"      --cm ADDR           connect the QP pair through rdma_cm to ADDR, an\n"
-		"                          IPv4/IPv6 address of the device's netdev (default:\n"
-		"                          connect directly, which also works on rxe over lo)\n"
-		"      --connect HOST[:PORT]  run against '%s serve' on another host: the\n"
-		"                          initiator QP is on DEV here, the target QP and\n"
-		"                          its buffers are the server's; HOST is A.B.C.D,\n"
-		"                          A.B.C.D:PORT, [IPV6], [IPV6]:PORT or a bare IPV6\n"
-		"                          address (no port), or a host name (its first\n"
-		"                          IPv4 address, else IPv6); PORT defaults to %u.\n"
-		"                          A last argument HOST is --connect HOST (perftest)\n"
-		"                          Not with --cm.  Refusals and failures the server\n"
-		"                          reported say \"by the peer (conn N)\"\n"
-		"  -p, --cm-port P         the port of --connect HOST (perftest --port)\n"
-		"      --cm-timeout MS     bound on each of address resolution, route\n"
-		"                          resolution and connection set-up (default %u,\n"
-		"                          at most %u); with --connect or --cm\n"
-		"  -q, --qps N             run N identical jobs at once (1..%u, default 1),\n"
-		"                          each its own QP (and connection), issued from its\n"
-		"                          own thread pinned to CPU i %% ncpus; one row per\n"
-		"                          QP (qp0, qp1, ...) and a total row: bytes and WRs\n"
-		"                          summed, bandwidth and rate over the longest\n"
-		"                          elapsed time, latencies over every sample of\n"
-		"                          every QP (percentiles of the QPs' histograms\n"
-		"                          merged, 2 significant digits).  --json: each\n"
-		"                          result has \"qps\" (one object per QP) and\n"
-		"                          \"total\"\n"
-		"  -a, --all-sizes         run 2, 4, 8, ... 4M bytes (perftest --all)\n"
-		"  -j, --json              print one JSON object\n"
-		"      --csv               print CSV: one header row, one row per result\n"
-		"      --hist              print the latency histograms too (2 significant digits)\n"
-		"      --report-gbits      the table's bandwidth in Gb/s only, not MiB/s\n"
-		"                          (perftest --report_gbits)\n"
-		"  -F, --CPU-freq          accepted, does nothing: perftest -F silences its\n"
-		"                          cpufreq warning; ibpost times with the kernel's\n"
-		"                          clock (ktime), not CPU cycles, and has none\n"
-		"  -V, --version           the tool's and the module's version\n"
-		"  -h, --help              this text\n"
-		"\n"
+		"equivalent or saying there is none.\n", prog);
+}
+
+static void run_tail(FILE *f)
+{
+	fprintf(f,
 		"perftest's -q, -s, -n, -D, -a and -h mean the same here; -o is --op (not\n"
 		"ib_read_bw's outstanding reads: --depth).  A perftest option ibpost lacks\n"
 		"is refused with its equivalent, or a word that there is none.\n"
@@ -150,9 +51,7 @@ void help_run(FILE *f)
 		"Exit status: 0 ok, 1 the kernel (or the peer) refused or the run\n"
 		"failed (with -q: any QP; each failing QP's message starts \"qp I: \"),\n"
 		"2 bad options, 130 interrupted (the partial rows are printed; with\n"
-		"--forever a signal is how a run ends: 0).\n",
-		prog, prog, prog, IBPOST_PEER_PORT, IBPOST_CM_TIMEOUT_MS,
-		IBPOST_CM_TIMEOUT_MAX, RUN_MAX_QPS);
+		"--forever a signal is how a run ends: 0).\n");
 }
 
 static int opt_err(const char *opt, const char *arg, const char *why)
@@ -352,68 +251,176 @@ static int parse_report_every(const char *s, struct run_opts *o)
 }
 
 enum {
-	OPT_SGE = 256, OPT_LAYOUT, OPT_SGE_LAYOUT, OPT_SEED,
+	OPT_SGE = OPT_LONG, OPT_LAYOUT, OPT_SGE_LAYOUT, OPT_SEED,
 	OPT_RECV_SGE, OPT_RECV_LAYOUT, OPT_RECV_SGE_LAYOUT, OPT_WARMUP,
 	OPT_IMM, OPT_INLINE, OPT_VERIFY, OPT_HIST, OPT_CM, OPT_PINGPONG,
 	OPT_CONNECT, OPT_CM_TIMEOUT, OPT_CSV, OPT_GBITS, OPT_PRINT,
-	OPT_FOREVER, OPT_REPORT_EVERY,
+	OPT_FOREVER, OPT_REPORT_EVERY, OPT_WIDE,
 };
 
-/* Short options; the leading ':' reports a missing value as ':'. */
-#define RUN_SHORTOPTS	":d:i:o:s:n:D:t:l:Q:I:x:p:ajhq:FV"
+#define PERFTEST	"perftest"
 
-static const struct option run_longopts[] = {
-	{ "dev", required_argument, NULL, 'd' },
-	{ "ib-dev", required_argument, NULL, 'd' },
-	{ "port", required_argument, NULL, 'i' },
-	{ "ib-port", required_argument, NULL, 'i' },
-	{ "gid-index", required_argument, NULL, 'x' },
-	{ "op", required_argument, NULL, 'o' },
-	{ "size", required_argument, NULL, 's' },
-	{ "sge", required_argument, NULL, OPT_SGE },
-	{ "layout", required_argument, NULL, OPT_LAYOUT },
-	{ "sge-layout", required_argument, NULL, OPT_SGE_LAYOUT },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "recv-sge", required_argument, NULL, OPT_RECV_SGE },
-	{ "recv-layout", required_argument, NULL, OPT_RECV_LAYOUT },
-	{ "recv-sge-layout", required_argument, NULL, OPT_RECV_SGE_LAYOUT },
-	{ "iters", required_argument, NULL, 'n' },
-	{ "duration", required_argument, NULL, 'D' },
-	{ "forever", no_argument, NULL, OPT_FOREVER },
-	{ "run_infinitely", no_argument, NULL, OPT_FOREVER },
-	{ "report-every", required_argument, NULL, OPT_REPORT_EVERY },
-	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "depth", required_argument, NULL, 't' },
-	{ "tx-depth", required_argument, NULL, 't' },
-	{ "batch", required_argument, NULL, 'l' },
-	{ "post_list", required_argument, NULL, 'l' },
-	{ "signal-every", required_argument, NULL, 'Q' },
-	{ "cq-mod", required_argument, NULL, 'Q' },
-	{ "imm", required_argument, NULL, OPT_IMM },
-	{ "inline", no_argument, NULL, OPT_INLINE },
-	{ "inline-size", required_argument, NULL, 'I' },
-	{ "inline_size", required_argument, NULL, 'I' },
-	{ "verify", no_argument, NULL, OPT_VERIFY },
-	{ "pingpong", no_argument, NULL, OPT_PINGPONG },
-	{ "all-sizes", no_argument, NULL, 'a' },
-	{ "all", no_argument, NULL, 'a' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "csv", no_argument, NULL, OPT_CSV },
-	{ "hist", no_argument, NULL, OPT_HIST },
-	{ "report-gbits", no_argument, NULL, OPT_GBITS },
-	{ "report_gbits", no_argument, NULL, OPT_GBITS },
-	{ "cm", required_argument, NULL, OPT_CM },
-	{ "connect", required_argument, NULL, OPT_CONNECT },
-	{ "cm-port", required_argument, NULL, 'p' },
-	{ "cm-timeout", required_argument, NULL, OPT_CM_TIMEOUT },
-	{ "qps", required_argument, NULL, 'q' },
-	{ "qp", required_argument, NULL, 'q' },
-	{ "CPU-freq", no_argument, NULL, 'F' },
-	{ "version", no_argument, NULL, 'V' },
-	{ "print-options", no_argument, NULL, OPT_PRINT },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* The options of 'ibpost run', in the order of its --help. */
+static const struct opt run_table[] = {
+	{ .name = "dev", .letter = 'd', .arg = "NAME",
+	  .help = "RDMA device (e.g. rxe_lo).\n"
+		  "Default: with --connect or --cm, the device whose\n"
+		  "port's GID table lists the netdev the route to\n"
+		  "the address leaves from; else the first device\n"
+		  "(by name) with an ACTIVE port" },
+	{ .name = "ib-dev", .key = 'd', .help = PERFTEST, .flags = OPT_ALIAS },
+	{ .name = "port", .letter = 'i', .arg = "P",
+	  .help = "port of the RDMA device (default: the first).\n"
+		  "Not perftest's --port: that is the rdma_cm port,\n"
+		  "-p here" },
+	{ .name = "ib-port", .key = 'i', .help = PERFTEST, .flags = OPT_ALIAS },
+	{ .name = "gid-index", .letter = 'x', .arg = "N",
+	  .help = "source GID of the loopback pair: index N of the\n"
+		  "port's GID table (perftest --gid-index); default:\n"
+		  "the first RoCE v2 IPv4-mapped GID, perftest's.\n"
+		  "Not with --cm or --connect (rdma_cm uses the GID\n"
+		  "of the address)" },
+	{ .name = "op", .letter = 'o', .arg = "OP",
+	  .help = "send, send_imm, write (default), write_imm, read" },
+	{ .name = "size", .letter = 's', .arg = "SIZE",
+	  .help = "bytes per WR, K/M suffixes are 1024-based\n"
+		  "(default 64K; with --sge-layout the sum of its lengths)" },
+	{ .name = "sge", .key = OPT_SGE, .arg = "N[,N...]",
+	  .help = "SGEs per WR (default 1); a list runs each" },
+	{ .name = "layout", .key = OPT_LAYOUT, .arg = "NAME",
+	  .help = "equal (default), page-cross, unaligned, random" },
+	{ .name = "sge-layout", .key = OPT_SGE_LAYOUT, .arg = "LIST",
+	  .help = "explicit SGEs, LEN@OFF within the WR's buffer slot,\n"
+		  "e.g. 256@0,512@1024,128@2048" },
+	{ .name = "seed", .key = OPT_SEED, .arg = "S",
+	  .help = "seed of the random layout (default 0)" },
+	{ .name = "recv-sge", .key = OPT_RECV_SGE, .arg = "N",
+	  .help = "SGEs per receive WR (send ops; default --sge)" },
+	{ .name = "recv-layout", .key = OPT_RECV_LAYOUT, .arg = "NAME",
+	  .help = "layout of the receive WRs (default equal)" },
+	{ .name = "recv-sge-layout", .key = OPT_RECV_SGE_LAYOUT, .arg = "LIST",
+	  .help = "explicit receive SGEs, LEN@OFF,..." },
+	{ .name = "iters", .letter = 'n', .arg = "N",
+	  .help = "measured WRs (default 1000)" },
+	{ .name = "duration", .letter = 'D', .arg = "SEC",
+	  .help = "run for SEC seconds instead of --iters" },
+	{ .name = "forever", .key = OPT_FOREVER,
+	  .help = "run until SIGINT or SIGTERM, then print the\n"
+		  "result and exit 0; one size and SGE count;\n"
+		  "progress every 5 s unless --report-every says\n"
+		  "otherwise.  A server (--connect) refuses it: its\n"
+		  "--max-job-time bounds every job (give -D)" },
+	{ .name = "run_infinitely", .key = OPT_FOREVER, .help = PERFTEST,
+	  .flags = OPT_ALIAS },
+	{ .name = "report-every", .key = OPT_REPORT_EVERY, .arg = "SEC",
+	  .help = "while a job runs, print every SEC seconds its\n"
+		  "counts so far (the module's live counters,\n"
+		  "summed over the QPs of -q) and the rates of\n"
+		  "the last interval: a \"progress\" row, with\n"
+		  "--json an object {\"progress\": ...} on a line\n"
+		  "of its own (one size and SGE count), with\n"
+		  "--csv a row whose qp column is \"progress\"" },
+	{ .name = "warmup", .key = OPT_WARMUP, .arg = "N",
+	  .help = "WRs posted before measuring (default 16)" },
+	{ .name = "depth", .letter = 't', .arg = "D",
+	  .help = "most WRs outstanding (default 64, read 16)" },
+	{ .name = "tx-depth", .key = 't', .help = PERFTEST, .flags = OPT_ALIAS },
+	{ .name = "batch", .letter = 'l', .arg = "B",
+	  .help = "WRs chained per ib_post_send (default 1)" },
+	{ .name = "post_list", .key = 'l', .help = PERFTEST, .flags = OPT_ALIAS },
+	{ .name = "signal-every", .letter = 'Q', .arg = "K",
+	  .help = "signal one WR in K (default min(16, D - B + 1))" },
+	{ .name = "cq-mod", .key = 'Q', .help = PERFTEST, .flags = OPT_ALIAS },
+	{ .name = "imm", .key = OPT_IMM, .arg = "X",
+	  .help = "immediate data of send_imm / write_imm" },
+	{ .name = "inline", .key = OPT_INLINE,
+	  .help = "post every WR with IB_SEND_INLINE" },
+	{ .name = "inline-size", .letter = 'I', .arg = "N",
+	  .help = "post with IB_SEND_INLINE the messages of at most\n"
+		  "N bytes; 0: none" },
+	{ .name = "inline_size", .key = 'I', .help = PERFTEST,
+	  .flags = OPT_ALIAS },
+	{ .name = "verify", .key = OPT_VERIFY,
+	  .help = "stamp every byte and check it arrived" },
+	{ .name = "pingpong", .key = OPT_PINGPONG,
+	  .help = "latency as ib_write_lat measures it: WRITE a\n"
+		  "message, the far end WRITEs one back when its\n"
+		  "last byte lands; t = half that round trip\n"
+		  "(write, batch 1)" },
+	{ .name = "cm", .key = OPT_CM, .arg = "ADDR",
+	  .help = "connect the QP pair through rdma_cm to ADDR, an\n"
+		  "IPv4/IPv6 address of the device's netdev (default:\n"
+		  "connect directly, which also works on rxe over lo)" },
+	{ .name = "connect", .key = OPT_CONNECT, .arg = "HOST[:PORT]",
+	  .help = "run against 'ibpost serve' on another host: the\n"
+		  "initiator QP is on DEV here, the target QP and\n"
+		  "its buffers are the server's; HOST is A.B.C.D,\n"
+		  "A.B.C.D:PORT, [IPV6], [IPV6]:PORT or a bare IPV6\n"
+		  "address (no port), or a host name (its first\n"
+		  "IPv4 address, else IPv6); PORT defaults to "
+		  OPT_STR(IBPOST_PEER_PORT) ".\n"
+		  "A last argument HOST is --connect HOST (perftest)\n"
+		  "Not with --cm.  Refusals and failures the server\n"
+		  "reported say \"by the peer (conn N)\"" },
+	{ .name = "cm-port", .letter = 'p', .arg = "P",
+	  .help = "the port of --connect HOST (perftest --port)" },
+	{ .name = "cm-timeout", .key = OPT_CM_TIMEOUT, .arg = "MS",
+	  .help = "bound on each of address resolution, route\n"
+		  "resolution and connection set-up (default "
+		  OPT_STR(IBPOST_CM_TIMEOUT_MS) ",\n"
+		  "at most " OPT_STR(IBPOST_CM_TIMEOUT_MAX)
+		  "); with --connect or --cm" },
+	{ .name = "qps", .letter = 'q', .arg = "N",
+	  .help = "run N identical jobs at once (1.." OPT_STR(RUN_MAX_QPS)
+		  ", default 1),\n"
+		  "each its own QP (and connection), issued from its\n"
+		  "own thread pinned to CPU i % ncpus; one row per\n"
+		  "QP (qp0, qp1, ...) and a total row: bytes and WRs\n"
+		  "summed, bandwidth and rate over the longest\n"
+		  "elapsed time, latencies over every sample of\n"
+		  "every QP (percentiles of the QPs' histograms\n"
+		  "merged, 2 significant digits).  --json: each\n"
+		  "result has \"qps\" (one object per QP) and\n"
+		  "\"total\"" },
+	{ .name = "qp", .key = 'q', .help = PERFTEST, .flags = OPT_ALIAS },
+	{ .name = "all-sizes", .letter = 'a',
+	  .help = "run 2, 4, 8, ... 4M bytes" },
+	{ .name = "all", .key = 'a', .help = PERFTEST, .flags = OPT_ALIAS },
+	{ .name = "json", .letter = 'j', .help = "print one JSON object" },
+	{ .name = "csv", .key = OPT_CSV,
+	  .help = "print CSV: one header row, one row per result" },
+	{ .name = "hist", .key = OPT_HIST,
+	  .help = "print the latency histograms too (2 significant digits)" },
+	{ .name = "report-gbits", .key = OPT_GBITS,
+	  .help = "the table's bandwidth in Gb/s only, not MiB/s" },
+	{ .name = "report_gbits", .key = OPT_GBITS, .help = PERFTEST,
+	  .flags = OPT_ALIAS },
+	{ .name = "wide", .key = OPT_WIDE,
+	  .help = "the wide table (about 150 columns): both bandwidths,\n"
+		  "MsgRate, t_avg, the long column names; the default\n"
+		  "fits 100 columns with one bandwidth (MiB/s, Gb/s with\n"
+		  "--report-gbits) and the same first four columns" },
+	{ .name = "CPU-freq", .letter = 'F',
+	  .help = "accepted, does nothing: perftest -F silences its\n"
+		  "cpufreq warning; ibpost times with the kernel's\n"
+		  "clock (ktime), not CPU cycles, and has none" },
+	{ .name = "version", .letter = 'V', .flags = OPT_VERSION,
+	  .help = "the tool's and the module's version" },
+	{ .name = "print-options", .key = OPT_PRINT, .flags = OPT_HIDDEN },
+	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
 };
+
+static const struct opt_cmd run_cmd = {
+	.name = "run", .opts = run_table, .nopts = ARRAY_SIZE(run_table),
+	.operands = "[HOST]", .col = 26, .about = run_about, .tail = run_tail,
+	.unknown = perftest_unknown,
+};
+
+/* The usage text of 'ibpost run'. */
+void help_run(FILE *f)
+{
+	opt_help(f, &run_cmd);
+}
 
 static int parse_recv_layout(const char *opt, const char *arg,
 			     struct run_opts *o)
@@ -499,9 +506,10 @@ static int parse_cm_timeout(const char *arg, struct run_opts *o)
 	return 0;
 }
 
-/* One option; 1 when --help was asked, -1 on a bad one. */
-static int parse_opt(int c, const char *arg, struct run_opts *o)
+/* One option: 0, or -1 on a bad one. */
+static int run_set(void *ctx, int c, const char *arg)
 {
+	struct run_opts *o = ctx;
 	unsigned long long v;
 	int n;
 
@@ -612,16 +620,15 @@ static int parse_opt(int c, const char *arg, struct run_opts *o)
 	case OPT_GBITS:
 		o->report_gbits = true;
 		return 0;
+	case OPT_WIDE:
+		o->wide = true;
+		return 0;
 	case OPT_PRINT:
 		o->print_opts = true;
 		return 0;
 	case 'F':
 		/* perftest's cpufreq warning: ibpost has none (see --help) */
 		return 0;
-	case 'V':
-		return 2;
-	case 'h':
-		return 1;
 	default:
 		return -1;
 	}
@@ -757,33 +764,16 @@ static int finish_opts(struct run_opts *o)
  */
 int runopt_parse(int argc, char **argv, struct run_opts *o)
 {
-	int c, rc;
+	int rc;
 
 	*o = (struct run_opts){
 		.op = IBPOST_OP_WRITE, .layout = IBPOST_LAYOUT_EQUAL,
 		.iters = 1000, .warmup = 16, .batch = 1, .qps = 1,
 		.gid_index = -1,
 	};
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, RUN_SHORTOPTS, run_longopts,
-				NULL)) != -1) {
-		if (c == '?' || c == ':') {
-			perftest_unknown(c, optopt, argv[optind - 1]);
-			rc = -1;
-		} else {
-			rc = parse_opt(c, optarg, o);
-		}
-		if (rc == 2)
-			return cmd_version();
-		if (rc > 0) {
-			help_run(stdout);
-			return 0;
-		}
-		if (rc < 0) {
-			fprintf(stderr, "try '%s run --help'\n", prog);
-			return 2;
-		}
-	}
+	rc = opt_parse(&run_cmd, argc, argv, run_set, o);
+	if (rc != OPT_GO)
+		return rc;
 	/* perftest's last argument: the server (ib_write_bw HOST) */
 	if (optind == argc - 1 && !o->peer.family && !o->cm_family) {
 		if (parse_connect(argv[optind], o))
@@ -841,9 +831,9 @@ void runopt_print(const struct run_opts *o)
 	       o->signal_set);
 	printf("imm=%u\ninline=%d\ninline_size=%u\ninline_size_set=%d\n",
 	       o->imm, o->inline_data, o->inline_size, o->inline_size_set);
-	printf("verify=%d\npingpong=%d\nall_sizes=%d\njson=%d\ncsv=%d\nhist=%d\nreport_gbits=%d\n",
+	printf("verify=%d\npingpong=%d\nall_sizes=%d\njson=%d\ncsv=%d\nhist=%d\nreport_gbits=%d\nwide=%d\n",
 	       o->verify, o->pingpong, o->all_sizes, o->json, o->csv, o->hist,
-	       o->report_gbits);
+	       o->report_gbits, o->wide);
 	printf("cm=%s\n", o->cm_family ?
 	       net_addr_str(addr, sizeof(addr), o->cm_family, o->cm_addr) : "");
 	printf("connect=%s\ncm_port=%u\n", o->peer.family ?

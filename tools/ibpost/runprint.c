@@ -4,6 +4,7 @@
  * latency histograms after it), one JSON object, or CSV.
  */
 #include <arpa/inet.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "ibpost.h"
@@ -34,10 +35,24 @@ static unsigned int peer_port(const struct run_opts *o)
 	return o->peer.port ? o->peer.port : IBPOST_PEER_PORT;
 }
 
+/*
+ * The column names.  Wide (--wide): both bandwidths (MiB/s unless
+ * --report-gbits) and every latency.  Default, in 100 columns with -q:
+ * one bandwidth (Gb/s with --report-gbits), no t_avg, shorter names; the
+ * first four columns (size, SGEs, WRs, bandwidth) are the same in both.
+ */
 static void print_columns(const struct run_opts *o)
 {
 	if (o->qps > 1)
 		printf("%-6s ", "#qp");
+	if (!o->wide) {
+		printf("%-8s %3s %9s %9s %7s %7s %7s %7s %7s %7s %s\n",
+		       "#bytes", "sge", "#iters",
+		       o->report_gbits ? "BW[Gb/s]" : "BW[MiB/s]", "Mpps",
+		       "min_us", "med_us", "p99_us", "p999_us", "max_us",
+		       "verify");
+		return;
+	}
 	printf("%-9s %5s %9s ", "#bytes", "#sge", "#iters");
 	if (!o->report_gbits)
 		printf("%11s ", "BW[MiB/s]");
@@ -46,62 +61,124 @@ static void print_columns(const struct run_opts *o)
 	       "t_p99[us]", "t_p99.9[us]", "t_max[us]", "verify");
 }
 
+/* The text form's width, but with --wide. */
+#define RUN_COLS	100
+
+/* A '#' line of the text header, built piece by piece. */
+struct hline {
+	char buf[1024];
+	size_t len;
+};
+
+static void hl_add(struct hline *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->len >= sizeof(l->buf) - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(l->buf + l->len, sizeof(l->buf) - l->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		l->len += n;
+	if (l->len > sizeof(l->buf) - 1)
+		l->len = sizeof(l->buf) - 1;
+}
+
+/*
+ * The line on stdout; without --wide broken after a ", " or "; " (else a
+ * space) to fit RUN_COLS,
+ * the rest on lines of their own that start "#   ".
+ */
+static void hl_end(const struct run_opts *o, struct hline *l)
+{
+	const char *p = l->buf, *cut;
+	size_t room = RUN_COLS;
+	size_t i;
+
+	while (!o->wide && strlen(p) > room) {
+		cut = NULL;
+		for (i = 0; i + 1 < room && p[i + 1]; i++)
+			if ((p[i] == ',' || p[i] == ';') && p[i + 1] == ' ')
+				cut = p + i;
+		for (i = room - 1; !cut && i > 4; i--)
+			if (p[i] == ' ')
+				cut = p + i - 1;
+		if (!cut)
+			break;
+		printf("%.*s\n#   ", (int)(cut + 1 - p), p);
+		p = cut + 2;
+		room = RUN_COLS - 4;
+	}
+	printf("%s\n", p);
+	l->len = 0;
+	l->buf[0] = '\0';
+}
+
 /* What the rows measure: where the QPs are, and what t is. */
 static void print_measures(const struct run_opts *o)
 {
 	char addr[INET6_ADDRSTRLEN];
+	struct hline l = { .len = 0 };
 
 	if (o->peer.family)
-		printf("# measures: peer %s port %u ('%s serve' there holds the target QP)",
+		hl_add(&l, "# measures: peer %s port %u ('%s serve' there holds the target QP)",
 		       peer_str(addr, sizeof(addr), o), peer_port(o), prog);
 	else
-		printf("# measures: loopback (initiator and target QP both on %s)",
+		hl_add(&l, "# measures: loopback (initiator and target QP both on %s)",
 		       o->dev);
 	if (o->pingpong)
-		printf(", t = half a round trip (ping-pong, as ib_write_lat)\n");
+		hl_add(&l, ", t = half a round trip (ping-pong, as ib_write_lat)");
 	else
-		printf(", t = post to completion of each WR\n");
-	if (o->dev_why[0])
-		printf("# no --dev: %s, %s\n", o->dev, o->dev_why);
+		hl_add(&l, ", t = post to completion of each WR");
+	hl_end(o, &l);
+	if (o->dev_why[0]) {
+		hl_add(&l, "# no --dev: %s, %s", o->dev, o->dev_why);
+		hl_end(o, &l);
+	}
 }
 
 static void print_header(const struct run_opts *o, const struct ibpost_result *r)
 {
 	char addr[INET6_ADDRSTRLEN];
+	struct hline l = { .len = 0 };
 
 	print_measures(o);
-	printf("# device %s", o->dev);
+	hl_add(&l, "# device %s", o->dev);
 	if (o->port)
-		printf(" port %u", o->port);
+		hl_add(&l, " port %u", o->port);
 	if (o->gid_index >= 0)
-		printf(" gid index %d", o->gid_index);
+		hl_add(&l, " gid index %d", o->gid_index);
 	if (o->peer.family)
-		printf(", peer %s port %u", peer_str(addr, sizeof(addr), o),
+		hl_add(&l, ", peer %s port %u", peer_str(addr, sizeof(addr), o),
 		       peer_port(o));
-	printf(", op %s, layout %s", out_op_name(o->op),
+	hl_add(&l, ", op %s, layout %s", out_op_name(o->op),
 	       runopt_layout_name(o->layout));
 	if (o->layout == IBPOST_LAYOUT_RANDOM)
-		printf(" (seed %llu)", o->seed);
+		hl_add(&l, " (seed %llu)", o->seed);
 	if (o->op <= IBPOST_OP_SEND_IMM)
-		printf(", recv layout %s", runopt_layout_name(o->recv_layout));
-	printf(", depth %u, batch %u, signal-every %u", o->depth, o->batch,
+		hl_add(&l, ", recv layout %s", runopt_layout_name(o->recv_layout));
+	hl_add(&l, ", depth %u, batch %u, signal-every %u", o->depth, o->batch,
 	       o->signal_every);
 	if (o->inline_size_set)
-		printf(", inline up to %u bytes", o->inline_size);
+		hl_add(&l, ", inline up to %u bytes", o->inline_size);
 	else
-		printf(", inline %s", o->inline_data ? "on" : "off");
-	printf(" (max_inline %u)", r->max_inline);
+		hl_add(&l, ", inline %s", o->inline_data ? "on" : "off");
+	hl_add(&l, " (max_inline %u)", r->max_inline);
 	if (o->forever)
-		printf(", until SIGINT or SIGTERM");
+		hl_add(&l, ", until SIGINT or SIGTERM");
 	else if (o->duration_ms)
-		printf(", duration %.3f s", o->duration_ms / 1000.0);
-	printf(", warmup %u", o->warmup);
+		hl_add(&l, ", duration %.3f s", o->duration_ms / 1000.0);
+	hl_add(&l, ", warmup %u", o->warmup);
 	if (o->pingpong)
-		printf(", ping-pong (t = half a round trip)");
-	printf("\n");
-	if (o->qps > 1)
-		printf("# %u QPs at once, qp i on CPU i %% ncpus; total: bytes and WRs summed, bandwidth and rate over the longest elapsed time, t_min and t_max over all QPs, t_avg over all samples, t_median, t_p99 and t_p99.9 of the QPs' latency histograms merged (2 significant digits)\n",
+		hl_add(&l, ", ping-pong (t = half a round trip)");
+	hl_end(o, &l);
+	if (o->qps > 1) {
+		hl_add(&l, "# %u QPs at once, qp i on CPU i %% ncpus; total: bytes and WRs summed, bandwidth and rate over the longest elapsed time, t_min and t_max over all QPs, t_avg over all samples, t_median, t_p99 and t_p99.9 of the QPs' latency histograms merged (2 significant digits)",
 		       o->qps);
+		hl_end(o, &l);
+	}
 	print_columns(o);
 }
 
@@ -110,27 +187,49 @@ static void print_row(const struct run_opts *o, const struct run_row *w,
 		      const char *label)
 {
 	const struct ibpost_result *r = &w->res;
-	char v[32];
+	char v[32], n[16];
 
 	if (!o->verify)
 		snprintf(v, sizeof(v), "off");
+	else if (r->verify_errors && !o->wide)
+		snprintf(v, sizeof(v), "FAIL(%s)",
+			 out_count(n, sizeof(n), r->verify_errors));
 	else if (r->verify_errors)
 		snprintf(v, sizeof(v), "FAIL(%u)", r->verify_errors);
 	else
 		snprintf(v, sizeof(v), "ok");
 	if (label)
 		printf("%-6s ", label);
-	printf("%-9llu %5u %9llu ", w->bytes, w->num_sge,
-	       (unsigned long long)r->wrs);
-	if (!o->report_gbits)
-		printf("%11.2f ", bw_mib(r));
-	printf("%9.3f %13.6f %10.2f %12.2f %10.2f %10.2f %12.2f %10.2f  %s%s\n",
-	       bw_gbps(r), mpps(r), r->lat_min_ns / 1e3, r->lat_median_ns / 1e3,
-	       r->lat_avg_ns / 1e3, r->lat_p99_ns / 1e3, r->lat_p999_ns / 1e3,
-	       r->lat_max_ns / 1e3, v,
-	       r->interrupted && !o->forever ? " (interrupted)" : "");
-	if (r->lat_samples_capped)
+	if (!o->wide) {
+		printf("%-8llu %3u %9llu %9.*f %7.3f %7.2f %7.2f %7.2f %7.2f %7.2f %s\n",
+		       w->bytes, w->num_sge, (unsigned long long)r->wrs,
+		       o->report_gbits ? 3 : 2,
+		       o->report_gbits ? bw_gbps(r) : bw_mib(r), mpps(r),
+		       r->lat_min_ns / 1e3, r->lat_median_ns / 1e3,
+		       r->lat_p99_ns / 1e3, r->lat_p999_ns / 1e3,
+		       r->lat_max_ns / 1e3, v);
+		if (r->interrupted && !o->forever)
+			printf("# %s%s(interrupted): the row above is what ran before the signal\n",
+			       label ? label : "", label ? ": " : "");
+	} else {
+		printf("%-9llu %5u %9llu ", w->bytes, w->num_sge,
+		       (unsigned long long)r->wrs);
+		if (!o->report_gbits)
+			printf("%11.2f ", bw_mib(r));
+		printf("%9.3f %13.6f %10.2f %12.2f %10.2f %10.2f %12.2f %10.2f  %s%s\n",
+		       bw_gbps(r), mpps(r), r->lat_min_ns / 1e3,
+		       r->lat_median_ns / 1e3, r->lat_avg_ns / 1e3,
+		       r->lat_p99_ns / 1e3, r->lat_p999_ns / 1e3,
+		       r->lat_max_ns / 1e3, v,
+		       r->interrupted && !o->forever ? " (interrupted)" : "");
+	}
+	if (r->lat_samples_capped && o->wide)
 		printf("# %s%s%llu latency samples: t_median, t_p99, t_p99.9 from the histogram (2 significant digits) beyond %llu samples kept whole\n",
+		       label ? label : "", label ? ": " : "",
+		       (unsigned long long)r->lat_samples,
+		       (unsigned long long)r->lat_samples_capped);
+	else if (r->lat_samples_capped)
+		printf("# %s%s%llu latency samples: med, p99, p999 from the histogram (2 digits) beyond %llu kept whole\n",
 		       label ? label : "", label ? ": " : "",
 		       (unsigned long long)r->lat_samples,
 		       (unsigned long long)r->lat_samples_capped);
@@ -489,27 +588,53 @@ static double rate_mpps(unsigned long long wrs, double ns)
 	return ns > 0 ? wrs * 1e3 / ns : 0;
 }
 
+/* The progress header: wide, both bandwidths; default, one (in 100 columns). */
+static void progress_columns(const struct run_opts *o,
+			     const struct progress_row *r)
+{
+	const char *bw = o->report_gbits ? "BW[Gb/s]" : "BW[MiB/s]";
+	const char *avg = o->report_gbits ? "avg_BW[Gb/s]" : "avg_BW[MiB/s]";
+
+	struct hline l = { .len = 0 };
+
+	hl_add(&l, "# progress every %.3g s (%u QP%s): t since the start; iters so far, +iters in the interval; BW and MsgRate of the interval, avg_* over the measured time so far",
+	       o->report_ms / 1000.0, r->nqps, r->nqps > 1 ? "s, summed" : "");
+	hl_end(o, &l);
+	printf("%-9s %8s %12s %10s ", "#progress", "t[s]", "iters", "+iters");
+	if (!o->wide) {
+		printf("%10s %8s %13s %8s %6s\n", bw, "Mpps", avg, "avg_Mpps",
+		       "wc_err");
+		return;
+	}
+	if (!o->report_gbits)
+		printf("%11s ", "BW[MiB/s]");
+	printf("%9s %13s ", "BW[Gb/s]", "MsgRate[Mpps]");
+	if (!o->report_gbits)
+		printf("%15s ", "avg_BW[MiB/s]");
+	printf("%13s %14s %9s\n", "avg_BW[Gb/s]", "avg_Mpps", "wc_errors");
+}
+
 static void text_progress(const struct run_opts *o, const struct progress_row *r)
 {
 	static bool header;
 	double dt = r->dt_s * 1e9, el = r->elapsed_ns;
+	int prec = o->report_gbits ? 3 : 2;
 
 	if (!header) {
 		header = true;
-		printf("# progress every %.3g s (%u QP%s): t since the start; iters so far, +iters in the interval; BW and MsgRate of the interval, avg_* over the measured time so far\n",
-		       o->report_ms / 1000.0, r->nqps, r->nqps > 1 ? "s, summed" : "");
-		printf("%-9s %8s %12s %10s ", "#progress", "t[s]", "iters",
-		       "+iters");
-		if (!o->report_gbits)
-			printf("%11s ", "BW[MiB/s]");
-		printf("%9s %13s ", "BW[Gb/s]", "MsgRate[Mpps]");
-		if (!o->report_gbits)
-			printf("%15s ", "avg_BW[MiB/s]");
-		printf("%13s %14s %9s\n", "avg_BW[Gb/s]", "avg_Mpps",
-		       "wc_errors");
+		progress_columns(o, r);
 	}
 	printf("%-9s %8.3f %12llu %10llu ", "progress", r->t_s, r->wrs,
 	       r->d_wrs);
+	if (!o->wide) {
+		printf("%10.*f %8.4f %13.*f %8.4f %6u\n", prec,
+		       o->report_gbits ? rate_gbps(r->d_bytes, dt) :
+		       rate_mib(r->d_bytes, dt), rate_mpps(r->d_wrs, dt), prec,
+		       o->report_gbits ? rate_gbps(r->bytes, el) :
+		       rate_mib(r->bytes, el), rate_mpps(r->wrs, el),
+		       r->wc_errors);
+		return;
+	}
 	if (!o->report_gbits)
 		printf("%11.2f ", rate_mib(r->d_bytes, dt));
 	printf("%9.3f %13.6f ", rate_gbps(r->d_bytes, dt),

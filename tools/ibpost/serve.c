@@ -6,7 +6,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 
 #include "ibpost.h"
 #include "json.h"
+#include "opt.h"
 
 struct serve_opts {
 	struct net_addr addr;		/* family 0: every address */
@@ -27,6 +27,7 @@ struct serve_opts {
 	unsigned int max_job_ms;
 	unsigned int max_per_addr;
 	bool json;
+	bool wide;			/* --wide: every --allow network */
 	/* --allow: who may connect (none given: every address) */
 	struct ibpost_serve_allow allow[IBPOST_SERVE_ALLOW_MAX];
 	unsigned int nallow;
@@ -52,48 +53,23 @@ static bool stopping(void)
 	return __atomic_load_n(&got_stop, __ATOMIC_RELAXED);
 }
 
-void help_serve(FILE *f)
+static void serve_about(FILE *f)
 {
 	fprintf(f,
-		"usage: %s serve [--addr ADDR] [--port P] [--allow CIDR]... [--max-conns N]\n"
-		"         [--idle MS] [--max-mem MIB] [--max-job-time MS] [--max-per-addr N]\n"
-		"         [--json]\n"
-		"\n"
 		"Serve '%s run --connect' clients on other hosts from the kernel: listen\n"
 		"with rdma_cm and give each client the target QP, the receive buffers and\n"
 		"the MRs its RDMA WRITEs and READs land in; check what arrives and report\n"
 		"it back to the client.  Runs until SIGINT or SIGTERM; every connection\n"
-		"is closed when it stops.\n"
-		"\n"
-		"      --addr ADDR      IPv4 or IPv6 address to listen on, or a host name\n"
-		"                       (its first IPv4 address, else its first IPv6 one;\n"
-		"                       default: every address, IPv4 and IPv6)\n"
-		"  -p, --port P         port to listen on (default %u; perftest's -p)\n"
-		"      --allow CIDR     only clients from this network may connect, as\n"
-		"                       ADDR/PREFIX or ADDR alone, IPv4 or IPv6 (an IPv4\n"
-		"                       network also holds its IPv4-mapped IPv6 clients);\n"
-		"                       repeat it for more networks, up to %u.  Default:\n"
-		"                       every address.  Others are rejected:\n"
-		"                       \"%s\"\n"
-		"      --max-conns N    connections served at once (default 16, at most\n"
-		"                       256); more are rejected:\n"
-		"                       \"%s\"\n"
-		"      --idle MS        drop a connection whose client shows no sign of life\n"
-		"                       for MS milliseconds (default 10000; 1000..600000):\n"
-		"                       its messages and data, or during a one-sided job a\n"
-		"                       keep-alive it took (--max-job-time bounds the rest)\n"
-		"      --max-mem MIB    memory all jobs may pin at once, counted as allocated\n"
-		"                       (default: an eighth of this host's RAM; at most all\n"
-		"                       of it); a job beyond it, or beyond %u memory\n"
-		"                       registrations, is refused: \"%s\"\n"
-		"      --max-job-time MS  longest a job may run (default 600000, 1000..\n"
-		"                       86400000); a client declaring more is refused, a job\n"
-		"                       running past it ended (in-kernel sessions: no limit)\n"
-		"      --max-per-addr N connections one client address may hold at once\n"
-		"                       (default 8, at most --max-conns)\n"
-		"  -j, --json           one JSON object per event and line, every field of\n"
-		"                       the event (kind as a word, addresses as strings)\n"
-		"  -h, --help           this text\n"
+		"is closed when it stops.\n", prog);
+}
+
+static void serve_tail(FILE *f)
+{
+	fprintf(f,
+		"Refusals name the limit:\n"
+		"  --allow:                     \"%s\"\n"
+		"  --max-conns, --max-per-addr: \"%s\"\n"
+		"  --max-mem, %u MRs:        \"%s\"\n"
 		"\n"
 		"One line per event on stdout:\n"
 		"  serve: listening on ADDR port P, clients from NETS\n"
@@ -113,10 +89,69 @@ void help_serve(FILE *f)
 		"\n"
 		"Exit status: 0 stopped by SIGINT or SIGTERM, 1 the kernel refused or\n"
 		"serving stopped, 2 bad options.\n",
-		prog, prog, IBPOST_PEER_PORT, IBPOST_SERVE_ALLOW_MAX,
 		ctl_reason_str(IBPOST_R_PEER_DENIED),
-		ctl_reason_str(IBPOST_R_PEER_BUSY),
-		IBPOST_SRV_MRS, ctl_reason_str(IBPOST_R_SRV_MEM));
+		ctl_reason_str(IBPOST_R_PEER_BUSY), IBPOST_SRV_MRS,
+		ctl_reason_str(IBPOST_R_SRV_MEM));
+}
+
+enum {
+	SERVE_ADDR = OPT_LONG, SERVE_ALLOW, SERVE_MAX_CONNS, SERVE_IDLE,
+	SERVE_MAX_MEM, SERVE_MAX_JOB, SERVE_MAX_PER_ADDR, SERVE_WIDE,
+};
+
+static const struct opt serve_opts_table[] = {
+	{ .name = "addr", .key = SERVE_ADDR, .arg = "ADDR",
+	  .help = "IPv4 or IPv6 address to listen on, or a host name\n"
+		  "(its first IPv4 address, else its first IPv6 one;\n"
+		  "default: every address, IPv4 and IPv6)" },
+	{ .name = "port", .letter = 'p', .arg = "P",
+	  .help = "port to listen on (default " OPT_STR(IBPOST_PEER_PORT)
+		  "; perftest's -p)" },
+	{ .name = "allow", .key = SERVE_ALLOW, .arg = "CIDR", .flags = OPT_MANY,
+	  .help = "only clients from this network may connect, as\n"
+		  "ADDR/PREFIX or ADDR alone, IPv4 or IPv6 (an IPv4\n"
+		  "network also holds its IPv4-mapped IPv6 clients);\n"
+		  "repeat it for more networks, up to "
+		  OPT_STR(IBPOST_SERVE_ALLOW_MAX) ".  Default:\n"
+		  "every address.  Others are rejected" },
+	{ .name = "max-conns", .key = SERVE_MAX_CONNS, .arg = "N",
+	  .help = "connections served at once (default 16, at most\n"
+		  "256); more are rejected" },
+	{ .name = "idle", .key = SERVE_IDLE, .arg = "MS",
+	  .help = "drop a connection whose client shows no sign of life\n"
+		  "for MS milliseconds (default 10000; 1000..600000):\n"
+		  "its messages and data, or during a one-sided job a\n"
+		  "keep-alive it took (--max-job-time bounds the rest)" },
+	{ .name = "max-mem", .key = SERVE_MAX_MEM, .arg = "MIB",
+	  .help = "memory all jobs may pin at once, counted as allocated\n"
+		  "(default: an eighth of this host's RAM; at most all\n"
+		  "of it); a job beyond it, or beyond the memory\n"
+		  "registrations, is refused" },
+	{ .name = "max-job-time", .key = SERVE_MAX_JOB, .arg = "MS",
+	  .help = "longest a job may run (default 600000, 1000..\n"
+		  "86400000); a client declaring more is refused, a job\n"
+		  "running past it ended (in-kernel sessions: no limit)" },
+	{ .name = "max-per-addr", .key = SERVE_MAX_PER_ADDR, .arg = "N",
+	  .help = "connections one client address may hold at once\n"
+		  "(default 8, at most --max-conns)" },
+	{ .name = "json", .letter = 'j',
+	  .help = "one JSON object per event and line, every field of\n"
+		  "the event (kind as a word, addresses as strings)" },
+	{ .name = "wide", .key = SERVE_WIDE,
+	  .help = "the listening line names every --allow network; by\n"
+		  "default those that fit 100 columns, then \"+N more\"" },
+	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
+};
+
+static const struct opt_cmd serve_cmd = {
+	.name = "serve", .opts = serve_opts_table,
+	.nopts = ARRAY_SIZE(serve_opts_table), .col = 23,
+	.about = serve_about, .tail = serve_tail,
+};
+
+void help_serve(FILE *f)
+{
+	opt_help(f, &serve_cmd);
 }
 
 static int serve_err(const char *opt, const char *arg, const char *why)
@@ -164,36 +199,38 @@ static int parse_allow(const char *arg, struct serve_opts *o)
 	return 0;
 }
 
-/* One option; 1 when --help was asked, -1 on a bad one. */
-static int parse_opt(int c, const char *arg, struct serve_opts *o)
+/* One option: 0, or -1 on a bad one. */
+static int serve_set(void *ctx, int key, const char *arg)
 {
+	struct serve_opts *o = ctx;
 	const char *why;
 
-	switch (c) {
-	case 'A':
+	switch (key) {
+	case SERVE_ADDR:
 		why = net_parse_host(arg, &o->addr);
 		return why ? serve_err("--addr", arg, why) : 0;
 	case 'p':
 		return serve_num("--port", arg, 65535, &o->port);
-	case 'a':
+	case SERVE_ALLOW:
 		return parse_allow(arg, o);
-	case 'm':
+	case SERVE_MAX_CONNS:
 		return serve_num("--max-conns", arg, UINT32_MAX, &o->max_conns);
-	case 'i':
+	case SERVE_IDLE:
 		return serve_num("--idle", arg, UINT32_MAX, &o->idle_ms);
-	case 'M':
+	case SERVE_MAX_MEM:
 		return serve_num("--max-mem", arg, UINT32_MAX, &o->max_mem_mib);
-	case 'J':
+	case SERVE_MAX_JOB:
 		return serve_num("--max-job-time", arg, UINT32_MAX,
 				 &o->max_job_ms);
-	case 'P':
+	case SERVE_MAX_PER_ADDR:
 		return serve_num("--max-per-addr", arg, UINT32_MAX,
 				 &o->max_per_addr);
 	case 'j':
 		o->json = true;
 		return 0;
-	case 'h':
-		return 1;
+	case SERVE_WIDE:
+		o->wide = true;
+		return 0;
 	default:
 		return -1;
 	}
@@ -238,22 +275,39 @@ static const char *listen_str(char *buf, size_t len, const struct serve_opts *o,
 	return net_addr_str(buf, len, o->addr.family, o->addr.addr);
 }
 
-/* The --allow networks, space-separated, or "any". */
-static const char *allow_str(char *buf, size_t len, const struct serve_opts *o)
+/*
+ * The --allow networks, space-separated, or "any"; with @room those that
+ * fit in @room characters and then "+N more", or "N networks" when not
+ * one does (@room 0: every one).
+ */
+static const char *allow_str(char *buf, size_t len, const struct serve_opts *o,
+			     size_t room)
 {
-	char a[INET6_ADDRSTRLEN];
-	size_t used = 0;
+	char a[INET6_ADDRSTRLEN], net[INET6_ADDRSTRLEN + 8];
+	size_t used = 0, n;
 	unsigned int i;
 
 	if (!o->nallow)
 		return "any";
 	buf[0] = '\0';
-	for (i = 0; i < o->nallow && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s/%u",
-				 i ? " " : "",
-				 net_addr_str(a, sizeof(a), o->allow[i].family,
-					      o->allow[i].addr),
-				 o->allow[i].prefix);
+	for (i = 0; i < o->nallow && used < len; i++) {
+		n = snprintf(net, sizeof(net), "%s/%u",
+			     net_addr_str(a, sizeof(a), o->allow[i].family,
+					  o->allow[i].addr),
+			     o->allow[i].prefix);
+		/* the last one, or room for " +NN more" after it */
+		if (room && used + !!i + n +
+		    (i + 1 < o->nallow ? sizeof(" +64 more") - 1 : 0) > room) {
+			if (i)
+				snprintf(buf + used, len - used, " +%u more",
+					 o->nallow - i);
+			else	/* not even one: how many */
+				snprintf(buf, len, "%u networks", o->nallow);
+			break;
+		}
+		used += snprintf(buf + used, len - used, "%s%s", i ? " " : "",
+				 net);
+	}
 	return buf;
 }
 
@@ -306,12 +360,17 @@ static void text_event(const struct serve_opts *o,
 	const struct ibpost_serve_event *e = &sv->event;
 	char addr[INET6_ADDRSTRLEN], op[16];
 	char nets[IBPOST_SERVE_ALLOW_MAX * (INET6_ADDRSTRLEN + 5)];
+	int n;
 
 	switch (e->kind) {
 	case IBPOST_SRV_LISTEN:
+		/* 100 columns but with --wide: the networks that fit */
+		n = snprintf(NULL, 0, "serve: listening on %s port %u, clients from ",
+			     listen_str(addr, sizeof(addr), o, e), e->port);
 		printf("serve: listening on %s port %u, clients from %s\n",
 		       listen_str(addr, sizeof(addr), o, e), e->port,
-		       allow_str(nets, sizeof(nets), o));
+		       allow_str(nets, sizeof(nets), o,
+				 o->wide ? 0 : n < 88 ? 100 - n : 12));
 		printf("serve: limits: %u conns, %u per address, %u MiB pinned, %u ms a job, idle %u ms\n",
 		       sv->max_conns, sv->max_per_addr, sv->max_mem_mib,
 		       sv->max_job_ms, sv->idle_ms);
@@ -385,7 +444,7 @@ static void json_event(const struct serve_opts *o,
 	json_u64(&j, "limit", e->limit);
 	if (e->kind == IBPOST_SRV_LISTEN) {
 		json_str(&j, "addr", listen_str(addr, sizeof(addr), o, e));
-		json_str(&j, "allow", allow_str(nets, sizeof(nets), o));
+		json_str(&j, "allow", allow_str(nets, sizeof(nets), o, 0));
 		json_u64(&j, "max_conns", sv->max_conns);
 		json_u64(&j, "max_per_addr", sv->max_per_addr);
 		json_u64(&j, "max_mem_mib", sv->max_mem_mib);
@@ -479,33 +538,12 @@ static void on_signals(void)
 
 int cmd_serve(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "addr", required_argument, NULL, 'A' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "allow", required_argument, NULL, 'a' },
-		{ "max-conns", required_argument, NULL, 'm' },
-		{ "idle", required_argument, NULL, 'i' },
-		{ "max-mem", required_argument, NULL, 'M' },
-		{ "max-job-time", required_argument, NULL, 'J' },
-		{ "max-per-addr", required_argument, NULL, 'P' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	struct serve_opts o = { .json = false };
-	int c, fd, rc;
+	int fd, rc;
 
-	while ((c = getopt_long(argc, argv, "p:jh", opts, NULL)) != -1) {
-		rc = parse_opt(c, optarg, &o);
-		if (rc > 0) {
-			help_serve(stdout);
-			return 0;
-		}
-		if (rc < 0) {
-			fprintf(stderr, "try '%s serve --help'\n", prog);
-			return 2;
-		}
-	}
+	rc = opt_parse(&serve_cmd, argc, argv, serve_set, &o);
+	if (rc != OPT_GO)
+		return rc;
 	if (optind < argc) {
 		fprintf(stderr, "%s: serve: unexpected argument '%s'\n", prog,
 			argv[optind]);

@@ -101,7 +101,8 @@ perftest() {
 ibpost_rows() {
 	local re=$1 name=$2
 	shift 2
-	if ! timeout 600 "$ib" run --dev "$dev" "$@" >"$raw/$name.ibpost.txt" 2>&1; then
+	# --wide: the fields read below (6 MsgRate, 8 t_median) are the wide table's
+	if ! timeout 600 "$ib" run --wide --dev "$dev" "$@" >"$raw/$name.ibpost.txt" 2>&1; then
 		echo "bench: ibpost $name failed: $(grep -m1 '^ibpost:' "$raw/$name.ibpost.txt")" >&2
 		return 1
 	fi

@@ -299,7 +299,7 @@ fi
 # its percentiles come from the histogram, which --hist prints.
 cap=/sys/module/ibpost/parameters/lat_test_cap
 echo 100 >"$cap"
-out=$(timeout 120 $IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 64 --iters 300 --signal-every 1 --hist 2>&1)
+out=$(timeout 120 $IBPOST run --dev "$DEV" "${CMOPT[@]}" --op write --size 64 --iters 300 --signal-every 1 --hist --wide 2>&1)
 echo 0 >"$cap"
 if grep -qx '# 300 latency samples: t_median, t_p99, t_p99.9 from the histogram (2 significant digits) beyond 100 samples kept whole' <<<"$out" &&
 	grep -q '^# latency histogram, 64 bytes, 1 sge (300 samples), buckets of [12] significant digit' <<<"$out" &&
@@ -375,7 +375,8 @@ else
 	t_fail "run without --dev picks '$want', says why and what it measures" "$(head -n 4 <<<"$out" | tr '\n' ' ')"
 fi
 # max_mr_size in binary units in the table, exact in JSON (both providers: ~0).
-mr=$($IBPOST devices --dev "$DEV" | awk 'NR == 2 { print $(NF - 3), $(NF - 2) }')
+# (--wide: the default's 100 columns leave max_mr_size out)
+mr=$($IBPOST devices --wide --dev "$DEV" | awk 'NR == 2 { print $(NF - 3), $(NF - 2) }')
 if [[ ${J[$DEV.max_mr_size]:-} == 18446744073709551615 && $mr == "16 EiB" ]]; then
 	t_ok "devices: max_mr_size 2^64-1 shows as 16 EiB, --json exact"
 else

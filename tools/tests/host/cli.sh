@@ -207,6 +207,21 @@ else
 	t_fail "JSON writer: escapes, UTF-8 kept, other bytes U+FFFD, u64 exact, NaN/inf null, nesting: parses and reads back" "$why: $got"
 fi
 
+# --- the text tables: 100 columns by default, every column with --wide ------------
+# table_test (tools/tests/table_test.c) feeds devtable.c and runprint.c
+# sample records (long names, an IPv6 peer, -q, every lacking capability,
+# large counts) and checks each line's width and the columns of each form.
+for c in devices run run-gbits progress progress-gbits progress-wide progress-wide-gbits serve; do
+	got=$(tools/tests/table_test "$c" 2>&1)
+	rc=$?
+	n=$(grep -c '^ok: ' <<<"$got")
+	if [[ $rc == 0 ]] && ((n > 0)) && ! grep -q '^FAIL' <<<"$got"; then
+		t_ok "tables, $c: $(grep '^ok: ' <<<"$got" | sed 's/^ok: //' | paste -sd';' | sed 's/;/; /g')"
+	else
+		t_fail "tables, $c" "exit $rc: $(grep -v '^ok: ' <<<"$got" | head -n 12 | tr '\n' '|')"
+	fi
+done
+
 # --- the HOST[:PORT] parser (run --connect, run HOST, blk map --connect) ------------
 # INPUT|WHAT: the address and port parsed, or the reason of the refusal
 cases=("1.2.3.4|v4 1.2.3.4 0" "1.2.3.4:80|v4 1.2.3.4 80" "[::1]:7000|v6 ::1 7000"
@@ -231,10 +246,73 @@ else
 fi
 got=$("$IBPOST" blk map --dev x --size 1M --connect '[::1]:0' 2>&1)
 rc=$?
-if [[ $rc == 2 && $got == "ibpost: blk map: --connect [::1]:0: the port must be 1 to 65535 (want HOST[:PORT], [IPV6][:PORT] or IPV6)" ]]; then
+if [[ $rc == 2 && $got == "ibpost: blk map: --connect [::1]:0: the port must be 1 to 65535 (want HOST[:PORT], [IPV6][:PORT] or IPV6)"$'\n'"try 'ibpost blk map --help'" ]]; then
 	t_ok "blk map --connect: the same parser, refused before the kernel (exit 2)"
 else
 	t_fail "blk map --connect: the same parser, refused before the kernel (exit 2)" "rc $rc: $got"
+fi
+
+# --- one option table per command: --help and getopt from it ------------------------
+# Every spelling of CMD's table (the hidden --list-options prints it,
+# "--NAME<tab>-L<tab>option|alias|hidden"): an option has its line
+# "-L, --NAME" / "--NAME" in --help and its place in the synopsis, an alias
+# its "also --NAME" line, a hidden one is in neither; an unknown option
+# exits 2 with the usage and the pointer to --help.
+helpcheck() {
+	local cmd=$1 list help syn name letter kind miss='' n=0
+	# shellcheck disable=SC2086
+	list=$("$IBPOST" $cmd --list-options 2>&1)
+	# shellcheck disable=SC2086
+	help=$("$IBPOST" $cmd --help 2>&1)
+	syn=$(sed '/^$/q' <<<"$help")
+	while IFS=$'\t' read -r name letter kind; do
+		n=$((n + 1))
+		case $kind in
+		option)
+			if [[ $letter != - ]]; then
+				grep -qE -- "^  $letter, $name( |\$)" <<<"$help" || miss+=" $letter,$name"
+			else
+				grep -qE -- "^      $name( |\$)" <<<"$help" || miss+=" $name"
+			fi
+			[[ $name == --help || $name == --version ]] ||
+				grep -qE -- "(\[| )$name(\]| |\$)" <<<"$syn" || miss+=" synopsis:$name"
+			;;
+		alias) grep -qE -- " also $name( |\$)" <<<"$help" || miss+=" alias:$name" ;;
+		hidden) grep -qE -- "$name( |\]|\$)" <<<"$help" && miss+=" hidden:$name" ;;
+		*) miss+=" bad-row:$name" ;;
+		esac
+	done <<<"$list"
+	if ((n > 0)) && [[ -z $miss ]]; then
+		t_ok "$cmd --help: every one of its $n table entries (options, aliases; hidden ones not)"
+	else
+		t_fail "$cmd --help: every one of its table entries" "$n entries, missing:$miss"
+	fi
+}
+unknown() {
+	local cmd=$1 out rc=0
+	# shellcheck disable=SC2086
+	out=$("$IBPOST" $cmd --no-such-option 2>&1) || rc=$?
+	if [[ $rc == 2 ]] && grep -q "^usage: ibpost $cmd " <<<"$out" &&
+		grep -Fxq "try 'ibpost $cmd --help'" <<<"$out"; then
+		t_ok "$cmd --no-such-option: exit 2 with the usage"
+	else
+		t_fail "$cmd --no-such-option: exit 2 with the usage" "exit $rc: $(tr '\n' ' ' <<<"$out")"
+	fi
+}
+for c in devices run serve "blk map" "blk unmap" "blk list"; do
+	helpcheck "$c"
+	unknown "$c"
+done
+tbl=$("$IBPOST" run --list-options) miss=
+for a in ib-dev ib-port tx-depth post_list cq-mod inline_size report_gbits all qp run_infinitely; do
+	grep -qx -- "--$a"$'\t-\talias' <<<"$tbl" || miss+=" --$a"
+done
+[[ $(grep -c $'\thidden$' <<<"$tbl") == 1 ]] || miss+=" hidden:$(grep $'\thidden$' <<<"$tbl" | cut -f1 | tr '\n' ' ')"
+grep -qx -- $'--print-options\t-\thidden' <<<"$tbl" || miss+=" --print-options"
+if [[ -z $miss ]]; then
+	t_ok "run's table: perftest's long spellings are aliases, --print-options the one hidden"
+else
+	t_fail "run's table: perftest's long spellings are aliases, --print-options the one hidden" "$miss"
 fi
 
 # --- --dev left out: picked from sysfs -------------------------------------------

@@ -7,7 +7,7 @@
 # every file (modules + depmod, tool, man page, bash completion, udev rule,
 # headers, Module.symvers) and no test module unless INSTALL_TESTS=1; the modules'
 # version and dependencies; the tool's -V; the man page renders without
-# warnings and names every command and option of the tool's getopt tables;
+# warnings and names every command and option of the tool's option tables;
 # the completion offers them (and device names); 'make uninstall' removes
 # it all; a plain make's KDIR is the running kernel's, with a clear message
 # when its headers are missing; DKMS add, build and install (dkms trees in
@@ -38,10 +38,11 @@ log=$pkg/install.log
 # W=1 as make check's build: other flags would rebuild every object.
 mk() { make --no-print-directory -s KDIR="$kdir" W=1 PREFIX=/usr "$@" >>"$log" 2>&1; }
 
-# The tool's long options by command, from its getopt tables.
-opts_of() { # opts_of FILE: every long option of FILE's struct option tables
-	grep -oE '^[[:space:]]*\{ "[a-z-]+", (no|required)_argument' "$1" |
-		sed -E 's/.*"([a-z-]+)".*/--\1/' | sort -u
+# The tool's long options by command, from its option tables (the hidden
+# --list-options of each command prints its table; the tool is built by
+# then): the lower-case spellings, perftest's other ones aside.
+opts_of() { # opts_of CMD...: every long option of CMD's table
+	tools/ibpost/ibpost "$@" --list-options | cut -f1 | grep -E '^--[a-z-]+$' | sort -u
 }
 cmds=$(sed -n 's/^[[:space:]]*{ "\([a-z]*\)", ".*/\1/p' tools/ibpost/main.c)
 
@@ -182,8 +183,9 @@ for c in $cmds map unmap list help; do
 	grep -qE "^\.SS $c\$|^\.B ibpost (blk )?$c\$|^\.B ibpost (blk )?$c " <<<"$plain" ||
 		missing+=" $c"
 done
-for f in tools/ibpost/devices.c tools/ibpost/runopt.c tools/ibpost/serve.c tools/ibpost/blk.c; do
-	for o in $(opts_of "$f"); do
+for c in devices run serve "blk map" "blk unmap" "blk list"; do
+	# shellcheck disable=SC2086 # "blk map" is two words
+	for o in $(opts_of $c); do
 		grep -qE -- "(^|[ \"])$o([ \",]|$)" <<<"$plain" || missing+=" $o"
 	done
 done
@@ -233,10 +235,10 @@ has_words() { # has_words NAME WANT WORD...: completion offers every word of WAN
 	fi
 }
 has_words "commands" "$cmds help --help --version" ""
-has_words "devices options" "$(opts_of tools/ibpost/devices.c)" devices --
-has_words "run options" "$(opts_of tools/ibpost/runopt.c)" run --
-has_words "serve options" "$(opts_of tools/ibpost/serve.c)" serve --
-has_words "blk map options" "$(opts_of tools/ibpost/blk.c)" blk map --
+has_words "devices options" "$(opts_of devices)" devices --
+has_words "run options" "$(opts_of run)" run --
+has_words "serve options" "$(opts_of serve)" serve --
+has_words "blk map options" "$(opts_of blk map)" blk map --
 want_words "blk subcommands" "map unmap list --help" blk ""
 want_words "run --dev: device names" "rxe_lo siw0" run --dev ""
 want_words "devices -d r: device names" "rxe_lo" devices -d r

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibpost tool: one table of options per command, from which both the
+ * getopt_long() tables and the --help text are made (opt.c).
+ */
+#ifndef IBPOST_OPT_H
+#define IBPOST_OPT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* A number macro as a string, for help lines ("default " OPT_STR(N)). */
+#define OPT_STR_(x)	#x
+#define OPT_STR(x)	OPT_STR_(x)
+
+/* The keys of long-only options start here (above every letter). */
+#define OPT_LONG	256
+
+enum {
+	OPT_ALIAS = 1 << 0,	/* another spelling of the entry of its key */
+	OPT_HIDDEN = 1 << 1,	/* in no help (for tests and scripts) */
+	OPT_HELP = 1 << 2,	/* print the help on stdout, exit 0 */
+	OPT_VERSION = 1 << 3,	/* print the versions (cmd_version()) */
+	OPT_REQUIRED = 1 << 4,	/* the synopsis shows it without [ ] */
+	OPT_MANY = 1 << 5,	/* the synopsis shows it repeatable: [...]... */
+};
+
+/* One spelling of an option. */
+struct opt {
+	const char *name;	/* --NAME */
+	char letter;		/* -L, 0: none */
+	int key;		/* what the handler gets; 0: @letter */
+	const char *arg;	/* the value's name; NULL: it takes none */
+	/*
+	 * Its help, lines separated by '\n'; of an OPT_ALIAS a note shown
+	 * after the spelling ("perftest"), or NULL.
+	 */
+	const char *help;
+	unsigned int flags;
+};
+
+/* One command (or subcommand) and its table. */
+struct opt_cmd {
+	const char *name;		/* "run", "blk map": messages, synopsis */
+	const struct opt *opts;
+	unsigned int nopts;
+	const char *operands;		/* after the options in the synopsis */
+	unsigned int col;		/* where the text of an option starts */
+	void (*about)(FILE *f);		/* after the synopsis, or NULL */
+	void (*tail)(FILE *f);		/* after the options, or NULL */
+	/*
+	 * Reports an option getopt_long() did not take (@c '?' unknown, ':'
+	 * without its value); NULL: getopt_long()'s own message.
+	 */
+	void (*unknown)(int c, int letter, const char *arg);
+	void (*help)(FILE *f);		/* --help; NULL: opt_help() */
+};
+
+/* What opt_parse() returns when the command goes on. */
+#define OPT_GO		(-1)
+
+/*
+ * The options of @argv into @set(@ctx, key, value), which returns 0, or -1
+ * having said what is wrong.  OPT_GO with optind at the first operand, or
+ * the exit status: 0 after --help (or --version, its own), 2 after a bad
+ * option (with the synopsis when getopt_long() refused it).
+ */
+int opt_parse(const struct opt_cmd *c, int argc, char **argv,
+	      int (*set)(void *ctx, int key, const char *arg), void *ctx);
+
+/*
+ * "usage: ibpost NAME [--opt V]... OPERANDS", wrapped; @first: "usage:"
+ * or spaces; @brief: the required options only, then "[OPTION]...".
+ */
+void opt_synopsis(FILE *f, const struct opt_cmd *c, bool first, bool brief);
+/* One line per option: "  -L, --NAME ARG   help", aliases after. */
+void opt_options(FILE *f, const struct opt_cmd *c);
+/* The whole help: synopsis, about, options, tail. */
+void opt_help(FILE *f, const struct opt_cmd *c);
+/* Fail: the message "try 'ibpost NAME --help'", exit status 2. */
+int opt_try(const struct opt_cmd *c);
+
+#endif

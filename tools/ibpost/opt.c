@@ -4,7 +4,7 @@
  * getopt_long() tables, the synopsis and the option lines of --help are
  * all made from it, so they cannot drift apart.  Every command also takes
  * the hidden --list-options: its table, one spelling a line, for the tests
- * (tools/tests/cli.sh checks --help against it).
+ * (tools/tests/host/cli.sh checks --help against it).
  */
 #include <getopt.h>
 #include <string.h>

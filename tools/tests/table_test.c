@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The text tables of the tool without a kernel, for tools/tests/cli.sh:
+ * The text tables of the tool without a kernel, for tools/tests/host/cli.sh:
  * 'ibpost devices' (devtable.c) and the rows, totals and progress rows of
  * 'ibpost run' (runprint.c), fed sample records of a wide reach (long
  * device names, an IPv6 peer, -q, every lacking capability, large counts).

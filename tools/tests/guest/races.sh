@@ -135,9 +135,18 @@ stuck_end() {
 HOOK_LOG=$IBPOST_OUT/races-hooklog.txt
 HOOK_WPID=
 hook_watch() {
+	local i mark="ibpost races: hook watch $$.$RANDOM"
 	dmesg -W >"$HOOK_LOG" 2>&1 &
 	HOOK_WPID=$!
-	sleep 0.2
+	# Following for sure before the race starts: a line of ours seen (a
+	# fixed sleep was too short on a loaded host, and dmesg -W shows only
+	# what comes after it started).
+	for ((i = 0; i < 100; i++)); do
+		echo "$mark" >/dev/kmsg
+		grep -q "$mark" "$HOOK_LOG" && return 0
+		sleep 0.1
+	done
+	echo "hook_watch: dmesg -W shows nothing after 10 s" >&2
 }
 
 hook_entered() {

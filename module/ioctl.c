@@ -382,6 +382,8 @@ static long ibpost_ioc_do(struct file *file, const struct ibpost_ioc_cmd *c,
 			  void __user *uarg)
 {
 	struct ibpost_status __user *ust = uarg + c->status;
+	/* Asked once: capable() audits and marks the task at every call. */
+	bool denied = ibpost_ioc_denied(c);
 	struct ibpost_status *st;
 	bool full = false;
 	u32 usize;
@@ -389,14 +391,14 @@ static long ibpost_ioc_do(struct file *file, const struct ibpost_ioc_cmd *c,
 	int ret;
 
 	if (get_user(usize, (u32 __user *)uarg))
-		return ibpost_ioc_denied(c) ? -EPERM : -EFAULT;
-	if (ibpost_ioc_denied(c) && usize < c->ver0)
+		return denied ? -EPERM : -EFAULT;
+	if (denied && usize < c->ver0)
 		return -EPERM;
 	k = kzalloc(c->ksize, GFP_KERNEL);
 	if (!k)
 		return -ENOMEM;
 	st = k + c->status;
-	if (ibpost_ioc_denied(c)) {
+	if (denied) {
 		ibpost_status_set(st, IBPOST_R_PRIV, 0, 0);
 		ret = -EPERM;
 		goto refuse;

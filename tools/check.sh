@@ -3,13 +3,16 @@
 # make check: everything, from a clean clone on a fresh Debian 12 machine.
 #   1. install what is missing; build module + tool with W=1 (no warnings),
 #      sparse, checkpatch; make install into a scratch root (install.sh)
-#   2. build (or reuse) the KUnit test kernel and ibpost for it
-#   3. boot it: KUnit suites + integration tests
-#   4. boot the stock Debian kernel: integration tests
-#   5. two stock guests: the peer suite (the hostile battery among it)
-# IBPOST_CHECK_LONG=1 (make check-long) adds the long siw rows and loops in
-# step 3, the hostile battery against a debug-kernel server (step 6) and
-# ibpost_blk on a debug-kernel client whose server host vanishes (step 7).
+#   2. build (or reuse) the KUnit test kernel and ibpost for it; build for
+#      the 6.12 LTS kernel (W=1, sparse)
+#   3. the guests, two at a time: the debug kernel on rxe (KUnit and the
+#      suites of tools/tests/suites) beside the 6.12 stock kernel, the
+#      debug kernel on siw, stock 6.1 and stock 6.1 with force_mr
+#   4. two stock guests: the peer suite (the hostile battery among it)
+# IBPOST_CHECK_LONG=1 (make check-long) adds the long siw rows, the loops
+# at full counts and every suite on stock 6.1 in step 3, the hostile
+# battery against a debug-kernel server (step 5) and ibpost_blk on a
+# debug-kernel client whose server host vanishes (step 6).
 # Ends with one line "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -142,6 +145,14 @@ else
 	record fail "build for the test kernel" "see $out/testmod.log"
 	finish
 fi
+# make check runs most suites on 6.1 under the debug kernel alone
+# (tools/tests/suites): it must build what stock 6.1 builds.
+gen=module/compat/generated/compat-features.h
+if [[ -s $gen ]] && diff <(sed 1d "$gen") <(sed 1d "build/testmod/$gen") >"$out/compat-diff.log"; then
+	record ok "the test kernel's compat answers are stock 6.1's ($(grep -c '^#define' "$gen") of $(ls module/compat/probes/*.c | wc -l) probes present)"
+else
+	record fail "the test kernel's compat answers are stock 6.1's" "$(head -5 "$out/compat-diff.log")"
+fi
 
 # The 6.12 LTS stock kernel (Debian 13's, RHEL 10's): ibpost built for it
 # from a copy of the sources (the tree's own modules stay 6.1's, which the
@@ -186,25 +197,35 @@ guest_status() {
 	esac
 }
 
-# The 6.12 guest runs beside the debug guest, the force_mr guest beside
-# the 6.1 stock guest: two cores, and much of each suite sleeps.
-guest_timeout=$((${IBPOST_CHECK_LONG:-0} == 1 ? 9000 : 1800))
-guest_boot stock-6.12 stock 6.12 "$guest_timeout" "" tools/tests/guest/guest-check.sh &
-pid612=$!
-for kind in test stock; do
-	step "guest: $kind kernel"
-	gout=$out/guest-$kind
-	if [[ $kind == stock ]]; then
-		guest_boot forcemr stock 6.1 900 "ib_core.force_mr=1" tools/tests/guest/guest-check.sh &
-		pidfmr=$!
-	fi
-	# make check-long (IBPOST_CHECK_LONG=1): the long siw rows and the
-	# race loops at full counts (about an hour of the debug guest) too.
-	guest_boot "$kind" "$kind" 6.1 "$guest_timeout" "" tools/tests/guest/guest-check.sh
-	guest_status "$kind"
+# The guests, two at a time on the two cores (much of each suite sleeps),
+# in two lanes of about the same length: the debug kernel on rxe (KUnit
+# and the registry's suites, the longest); then the 6.12 guest, the debug
+# kernel on siw, stock 6.1 and its force_mr boot.  The lanes only boot;
+# every guest's rows are counted here after both end, in one order.
+long=${IBPOST_CHECK_LONG:-0}
+gcheck=tools/tests/guest/guest-check.sh
+step "guests: test (rxe) | stock-6.12, test (siw), stock, forcemr"
+guest_boot test test 6.1 $((long ? 9000 : 2400)) "rig.part=rxe" "$gcheck" &
+lane1=$!
+{
+	guest_boot stock-6.12 stock 6.12 $((long ? 9000 : 1800)) "" "$gcheck"
+	guest_boot test-siw test 6.1 $((long ? 9000 : 1200)) "rig.part=siw" "$gcheck"
+	guest_boot stock stock 6.1 $((long ? 9000 : 900)) "" "$gcheck"
+	guest_boot forcemr stock 6.1 900 "ib_core.force_mr=1" "$gcheck"
+} &
+lane2=$!
+wait "$lane1" "$lane2"
+
+# count_guest NAME KIND PREFIX: a guest's exit status, its KUnit suites
+# (test kernel), the TAP files the registry gives it (rows "PREFIX: "; a
+# siw row names siw itself), its times and its kmemleak scan.
+count_guest() {
+	local name=$1 kind=$2 prefix=$3 gout=$out/guest-$1 k suite t tfiles
+	step "guest: $name"
+	guest_status "$name"
 	if [[ $kind == test ]]; then
 		python3 tools/tests/lib/ktap_extract.py "$gout/kunit-dmesg.txt" "$gout" ||
-			record fail "KTAP found in the test guest's dmesg"
+			record fail "KTAP found in the $name guest's dmesg"
 	fi
 	for k in "$gout"/kunit-*.ktap; do
 		[[ -e $k ]] || continue
@@ -221,54 +242,37 @@ for kind in test stock; do
 		python3 tools/tests/lib/ktap_leaves.py "$k" >"$out/kunit-$suite.cases"
 		count_tap "kunit $suite" "$out/kunit-$suite.cases"
 	done
-	# Every suite must have reported (a module that failed to load would
-	# otherwise just be missing).
-	if [[ $kind == test ]]; then
-		for suite in ibpost_abi ibpost_sgl ibpost_sq ibpost_stats ibpost_wire \
-			ibpost_llhist ibpost_rxe ibpost_session ibpost_siw; do
-			[[ -s $gout/kunit-$suite.ktap ]] ||
-				record fail "kunit suite $suite reported"
-		done
-	fi
-	# What the registry gives this guest (tools/tests/suites), and on the
-	# test kernel its siw column again (rows "siw: ").
-	mapfile -t tfiles < <(suites "$kind" "${IBPOST_CHECK_LONG:-0}")
-	[[ $kind == test ]] &&
-		mapfile -t -O "${#tfiles[@]}" tfiles < <(siw_suites "${IBPOST_CHECK_LONG:-0}" | sed 's/$/-siw/')
+	case $name in
+	test-siw) mapfile -t tfiles < <(siw_suites "$long" | sed 's/$/-siw/') ;;
+	*) mapfile -t tfiles < <(suites "$name" "$long") ;;
+	esac
 	for t in "${tfiles[@]}"; do
 		if [[ -s $gout/$t-$kind.tap ]]; then
-			count_tap "$kind" "$gout/$t-$kind.tap"
+			count_tap "$prefix" "$gout/$t-$kind.tap"
 		else
-			record fail "$kind $t results present"
+			record fail "$prefix $t results present"
 		fi
 	done
 	[[ -s $gout/siw-time.txt ]] && sed 's/^/time: /' "$gout/siw-time.txt"
 	[[ -s $gout/suite-time-$kind.txt ]] && sed 's/^/time: /' "$gout/suite-time-$kind.txt"
 	if [[ -s $gout/kmemleak-$kind.txt ]]; then
-		record fail "$kind kmemleak clean" "$(head -5 "$gout/kmemleak-$kind.txt")"
+		record fail "$name kmemleak clean" "$(head -5 "$gout/kmemleak-$kind.txt")"
 	fi
+}
+count_guest test test test
+count_guest test-siw test test
+# Every KUnit suite must have reported (a module that failed to load would
+# otherwise just be missing).
+for suite in ibpost_abi ibpost_sgl ibpost_sq ibpost_stats ibpost_wire \
+	ibpost_llhist ibpost_rxe ibpost_session ibpost_siw; do
+	[[ -s $out/guest-test/kunit-$suite.ktap || -s $out/guest-test-siw/kunit-$suite.ktap ]] ||
+		record fail "kunit suite $suite reported"
 done
-
-# The guests beside: the same stock suites on 6.12 (rows "stock-6.12:"),
-# and rdma_rw's MR path on 6.1 (rows "forcemr:").
-step "guest: stock 6.12 kernel, force_mr (waiting)"
-wait "$pid612" "$pidfmr"
-guest_status stock-6.12
-for t in $(suites stock-6.12 "${IBPOST_CHECK_LONG:-0}"); do
-	if [[ -s $out/guest-stock-6.12/$t-stock.tap ]]; then
-		count_tap stock-6.12 "$out/guest-stock-6.12/$t-stock.tap"
-	else
-		record fail "stock-6.12 $t results present"
-	fi
-done
-guest_status forcemr
-for t in $(suites forcemr "${IBPOST_CHECK_LONG:-0}"); do
-	if [[ -s $out/guest-forcemr/$t-stock.tap ]]; then
-		count_tap forcemr "$out/guest-forcemr/$t-stock.tap"
-	else
-		record fail "forcemr $t results present"
-	fi
-done
+# The same stock suites on 6.12 (rows "stock-6.12:"), stock 6.1 (the
+# installed package among them) and rdma_rw's MR path on 6.1 ("forcemr:").
+count_guest stock stock stock
+count_guest stock-6.12 stock stock-6.12
+count_guest forcemr stock forcemr
 
 # pair_step NAME PREFIX CLIENT SERVER CMD...: a two-guest run, CMD given
 # --out $out/NAME (its log in $out/NAME.log); its status and both guests'

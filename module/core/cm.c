@@ -209,6 +209,21 @@ void ibpost_conn_ini_caps(const struct ibpost_conn_caps *caps,
 
 static void ibpost_cm_release(struct ibpost_ep *ep);
 
+/*
+ * The one place an endpoint takes its rdma_cm id and event context: from
+ * now on ibpost_ep_destroy() ends them (ibpost_cm_release()), the id only
+ * when @owned (a served id is rdma_cm's until accepted).
+ */
+static void ibpost_cm_attach(struct ibpost_ep *ep, struct rdma_cm_id *id,
+			     struct ibpost_cm_ctx *ctx, bool owned)
+{
+	ep->cm_id = id;
+	if (ctx)
+		ep->cm_ctx = ctx;
+	ep->cm_owned = owned;
+	ep->cm_release = ibpost_cm_release;
+}
+
 static bool ibpost_cm_pending(struct ibpost_cm_ctx *ctx)
 {
 	/* pairs with the handler's release: @event and @status are set */
@@ -366,6 +381,7 @@ static int ibpost_cm_resolve(struct ibpost_ep *ep,
 {
 	struct ibpost_cm_ctx *ctx;
 	u32 ms = ibpost_cm_ms(caps);
+	struct rdma_cm_id *id;
 	int ret;
 
 	ctx = ibpost_cm_ctx_new(ep, ep->ibdev);
@@ -375,12 +391,12 @@ static int ibpost_cm_resolve(struct ibpost_ep *ep,
 	ctx->fail_lost = caps->peer && caps->softirq;
 	ctx->lost = caps->peer ? caps->lost : NULL;
 	ctx->lost_arg = caps->lost_arg;
-	ep->cm_ctx = ctx;
-	ep->cm_release = ibpost_cm_release;
-	ret = ibpost_cm_id(ctx, &ep->cm_id);
+	/* The context is the endpoint's (freed with it) before the id is. */
+	ibpost_cm_attach(ep, NULL, ctx, false);
+	ret = ibpost_cm_id(ctx, &id);
 	if (ret)
 		return ret;
-	ep->cm_owned = true;
+	ibpost_cm_attach(ep, id, ctx, true);
 	ret = rdma_resolve_addr(ep->cm_id, NULL, (struct sockaddr *)dst, ms);
 	if (!ret)
 		ret = ibpost_cm_wait(ctx, RDMA_CM_EVENT_ADDR_RESOLVED, ms);
@@ -448,8 +464,8 @@ int ibpost_cm_serve_ep(struct ibpost_ep *ep, struct rdma_cm_id *id,
 	ret = ibpost_ep_cq(ep, id->device, pd_share, id->port_num, ec);
 	if (ret)
 		return ret;
-	ep->cm_id = id;
-	ep->cm_release = ibpost_cm_release;
+	/* rdma_cm's until accepted (ibpost_cm_accept()). */
+	ibpost_cm_attach(ep, id, NULL, false);
 	return ibpost_cm_qp(ep, ec);
 }
 
@@ -506,10 +522,7 @@ static int ibpost_cm_pair_accept(struct ibpost_pair *p,
 		return PTR_ERR(ctx);
 	/* The id is ours now; its handler runs only under this lock. */
 	rdma_lock_handler(lctx->req);
-	p->tgt.cm_id = lctx->req;
-	p->tgt.cm_owned = true;
-	p->tgt.cm_release = ibpost_cm_release;
-	p->tgt.cm_ctx = ctx;
+	ibpost_cm_attach(&p->tgt, lctx->req, ctx, true);
 	p->tgt.cm_id->context = ctx;
 	ret = ibpost_cm_qp(&p->tgt, &ec);
 	if (!ret)

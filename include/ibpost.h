@@ -257,9 +257,10 @@ struct ibpost_mreg;
  * @queue: the session queue it is posted on, below its queue count.
  * @done: called once per accepted request with 0 or a negative errno:
  *	-EIO (error completion), -ECANCELED (session closed), -ENODEV
- *	(device removed).  Context: softirq, or the process context of
- *	ibpost_session_close() / device removal for a request whose post
- *	failed part-way.
+ *	(device removed).  Context: softirq, or process context for a
+ *	request whose post failed part-way (the session's error work, once
+ *	the send queues drained; or ibpost_session_close() / device
+ *	removal).
  * @priv: the caller's, untouched.
  * @reason: out: IBPOST_R_* when ibpost_submit() refuses the request.
  * @sess: private.

@@ -378,7 +378,7 @@ MODULE_PARM_DESC(autorun, "run the workload at load and fail to load if it fails
 
 static bool hold;
 module_param(hold, bool, 0444);
-MODULE_PARM_DESC(hold, "instead of a workload: keep one page with a pattern registered (remote READ and WRITE) on a session of dev until unload, print its descriptor now and at unload whether the page still holds the pattern (isolation tests)");
+MODULE_PARM_DESC(hold, "instead of a workload: keep one page with a pattern registered (remote READ and WRITE) on a session of dev (with peer: a session with that server) until unload, print its descriptor now and at unload whether the page still holds the pattern (isolation tests; the close at unload: races tests)");
 
 /* The registration hold=1 keeps for the life of the module. */
 static struct {
@@ -392,10 +392,18 @@ static int cons_hold_start(void)
 {
 	struct ibpost_session_attr attr = { .dev_name = dev, .depth = 4,
 					    .owner = KBUILD_MODNAME };
+	struct sockaddr_storage ss;
 	struct ibpost_rdesc desc;
 	u32 i;
 	int ret;
 
+	/* With peer=: a session with ibpost serve (closed at unload: its fin). */
+	if (peer) {
+		if (inet_pton_with_scope(&init_net, AF_UNSPEC, peer, NULL, &ss))
+			return -EINVAL;
+		attr.peer = &ss;
+		attr.remote_bytes = PAGE_SIZE;
+	}
 	cons_held.s = ibpost_session_open(&attr);
 	if (IS_ERR(cons_held.s))
 		return PTR_ERR(cons_held.s);

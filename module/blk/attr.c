@@ -10,8 +10,8 @@
  *  depth         requests per hardware queue
  *  max_segments  scatterlist entries per request (from the session)
  *  chunk         bytes of each of the region's MRs (the chunk size)
- *  state         live, error (the session failed: I/O ends with an error)
- *                or lost (the RDMA device went away)
+ *  state         live, error (the session failed: I/O ends with
+ *                BLK_STS_TRANSPORT) or lost (the RDMA device went away)
  *  stats         the session's counters: requests completed errors
  *                inflight bytes
  *  latency       exact submit-to-completion figures of the last requests:

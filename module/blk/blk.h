@@ -35,6 +35,14 @@
  * the connections it allows one session (each queue is one).
  */
 #define IBPOST_BLK_PEER_QUEUES	8
+/*
+ * Seconds the timeout handler waits for a failed session to flush the
+ * timed-out request before it re-arms the timer (a provider that never
+ * flushes a QP in error).
+ */
+#define IBPOST_BLK_FLUSH_WAIT	10
+/* Longest io_timeout= (seconds), as the module parameter's. */
+#define IBPOST_BLK_MAX_TIMEOUT	600
 /* Length of the reason of the last control write. */
 #define IBPOST_BLK_RESULT_LEN	160
 
@@ -50,6 +58,10 @@
  * @server: connect=: the address of ``ibpost serve`` whose memory is the
  *	backing store, as given; empty: a local region (loopback).
  * @server_port: server_port=: its port, 0 for 18520.
+ * @io_timeout: io_timeout=: seconds a request may take (1 to 600; the
+ *	module's io_timeout parameter when not given).
+ * @ro: ro=1: a read-only device (writes, discards and write zeroes are
+ *	refused before they reach the session).
  * @peer: @server and @server_port, parsed.
  */
 struct ibpost_blk_map {
@@ -60,6 +72,8 @@ struct ibpost_blk_map {
 	u32 depth;
 	char server[64];
 	u32 server_port;
+	u32 io_timeout;
+	u32 ro;
 	struct sockaddr_storage peer;
 };
 
@@ -104,15 +118,28 @@ struct ibpost_blk_dev {
 	bool added;
 };
 
+/* struct ibpost_blk_cmd.ended */
+#define IBPOST_BLK_ENDED	1	/* completed by the session's callback */
+#define IBPOST_BLK_ENDED_LOST	2	/* ended, its completion faked lost */
+
 /**
  * struct ibpost_blk_cmd - per-request data of the tag set, allocated with
  *	it (nothing is allocated per I/O).
  * @req: the session request.
+ * @req2: the second one of a WRITE ZEROES or DISCARD across a chunk's end.
+ * @pending: session requests not yet ended.
+ * @err: the first error of them (0: none).
+ * @ended: 0 while the session has the request, else IBPOST_BLK_ENDED*
+ *	(read by the timeout handler).
  * @status: what the request ends with.
  * @sg: its scatterlist (blk_rq_map_sg()), &ibpost_blk_dev.segs entries.
  */
 struct ibpost_blk_cmd {
 	struct ibpost_req req;
+	struct ibpost_req req2;
+	atomic_t pending;
+	int err;
+	int ended;
 	blk_status_t status;
 	struct scatterlist sg[];
 };
@@ -133,7 +160,8 @@ int ibpost_blk_disks_init(void);
 void ibpost_blk_disks_exit(void);
 int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 		       size_t len, int *id);
-int ibpost_blk_unmap_dev(struct ibpost_blk_dev *d, bool force);
+int ibpost_blk_unlist(struct ibpost_blk_dev *d, bool force);
+void ibpost_blk_remove(struct ibpost_blk_dev *d);
 struct ibpost_blk_dev *ibpost_blk_find(const char *name);
 extern const struct block_device_operations ibpost_blk_fops;
 

@@ -4,7 +4,8 @@
  * /sys/class/rnbd-client/ctl/; Documentation/blk.rst):
  *
  *  map_device    write "dev=RDMA size=BYTES[K|M|G] [queues=N] [depth=D]
- *                [port=P] [connect=ADDR [server_port=P]]": map a new
+ *                [port=P] [connect=ADDR [server_port=P]] [io_timeout=S]
+ *                [ro=1]": map a new
  *                device (connect=: on the memory of `ibpost serve` at
  *                ADDR, IPv4 or IPv6); read: this usage
  *  unmap_device  write "ibpostbN": unmap it (-EBUSY while open or mounted)
@@ -39,6 +40,8 @@ enum {
 	IBPOST_BLK_OPT_PORT,
 	IBPOST_BLK_OPT_CONNECT,
 	IBPOST_BLK_OPT_SERVER_PORT,
+	IBPOST_BLK_OPT_IO_TIMEOUT,
+	IBPOST_BLK_OPT_RO,
 	IBPOST_BLK_OPT_ERR,
 };
 
@@ -50,11 +53,13 @@ static const match_table_t ibpost_blk_opts = {
 	{ IBPOST_BLK_OPT_PORT, "port=%u" },
 	{ IBPOST_BLK_OPT_CONNECT, "connect=%s" },
 	{ IBPOST_BLK_OPT_SERVER_PORT, "server_port=%u" },
+	{ IBPOST_BLK_OPT_IO_TIMEOUT, "io_timeout=%u" },
+	{ IBPOST_BLK_OPT_RO, "ro=%u" },
 	{ IBPOST_BLK_OPT_ERR, NULL },
 };
 
 #define IBPOST_BLK_USAGE \
-	"dev=RDMA_DEVICE size=BYTES[K|M|G] [queues=N (default: one per CPU; with connect=, at most 8)] [depth=1..1024 (64)] [port=P] [connect=SERVER_ADDR [server_port=P (18520)]]\n"
+	"dev=RDMA_DEVICE size=BYTES[K|M|G] [queues=N (default: one per CPU; with connect=, at most 8)] [depth=1..1024 (64)] [port=P] [connect=SERVER_ADDR [server_port=P (18520)]] [io_timeout=1..600 s (30)] [ro=0|1]\n"
 
 /* The outcome of a control write, kept for last_result and logged. */
 static __printf(2, 3) void ibpost_blk_set_result(int err, const char *fmt, ...)
@@ -71,6 +76,25 @@ static __printf(2, 3) void ibpost_blk_set_result(int err, const char *fmt, ...)
 		pr_warn("refused: %s (%d)\n", text, err);
 	} else {
 		strscpy(ibpost_blk_result, text, sizeof(ibpost_blk_result));
+	}
+}
+
+/* Where a numeric option's value goes. */
+static u32 *ibpost_blk_opt_uint(struct ibpost_blk_map *m, int token)
+{
+	switch (token) {
+	case IBPOST_BLK_OPT_QUEUES:
+		return &m->queues;
+	case IBPOST_BLK_OPT_DEPTH:
+		return &m->depth;
+	case IBPOST_BLK_OPT_PORT:
+		return &m->port;
+	case IBPOST_BLK_OPT_SERVER_PORT:
+		return &m->server_port;
+	case IBPOST_BLK_OPT_IO_TIMEOUT:
+		return &m->io_timeout;
+	default:
+		return &m->ro;
 	}
 }
 
@@ -107,10 +131,9 @@ static int ibpost_blk_opt(struct ibpost_blk_map *m, int token,
 	case IBPOST_BLK_OPT_DEPTH:
 	case IBPOST_BLK_OPT_PORT:
 	case IBPOST_BLK_OPT_SERVER_PORT:
-		if (match_uint(arg, token == IBPOST_BLK_OPT_QUEUES ? &m->queues :
-			       token == IBPOST_BLK_OPT_DEPTH ? &m->depth :
-			       token == IBPOST_BLK_OPT_PORT ? &m->port :
-			       &m->server_port))
+	case IBPOST_BLK_OPT_IO_TIMEOUT:
+	case IBPOST_BLK_OPT_RO:
+		if (match_uint(arg, ibpost_blk_opt_uint(m, token)))
 			goto bad;
 		return 0;
 	}
@@ -158,13 +181,14 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 	memset(m, 0, sizeof(*m));
 	m->queues = nr_cpu_ids;
 	m->depth = IBPOST_BLK_DEPTH;
+	m->io_timeout = ibpost_blk_io_timeout;
 	while ((p = strsep(&buf, " \t\n"))) {
 		if (!*p)
 			continue;
 		token = match_token(p, ibpost_blk_opts, args);
 		if (token == IBPOST_BLK_OPT_ERR) {
 			snprintf(why, len, "unknown option '%s' (%s)", p,
-				 "dev= size= queues= depth= port= connect= server_port=");
+				 "dev= size= queues= depth= port= connect= server_port= io_timeout= ro=");
 			return -EINVAL;
 		}
 		ret = ibpost_blk_opt(m, token, args, p, why, len);
@@ -192,6 +216,15 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 	if (!m->depth || m->depth > IBPOST_BLK_MAX_DEPTH) {
 		snprintf(why, len, "depth=%u: 1 to %u", m->depth,
 			 IBPOST_BLK_MAX_DEPTH);
+		return -EINVAL;
+	}
+	if (!m->io_timeout || m->io_timeout > IBPOST_BLK_MAX_TIMEOUT) {
+		snprintf(why, len, "io_timeout=%u: 1 to %u seconds",
+			 m->io_timeout, IBPOST_BLK_MAX_TIMEOUT);
+		return -EINVAL;
+	}
+	if (m->ro > 1) {
+		snprintf(why, len, "ro=%u: 0 or 1", m->ro);
 		return -EINVAL;
 	}
 	return ibpost_blk_parse_server(m, why, len);
@@ -267,7 +300,7 @@ static ssize_t unmap_device_store(struct device *dev,
 		ret = -ENODEV;
 		ibpost_blk_set_result(ret, "no device %s", name);
 	} else {
-		ret = ibpost_blk_unmap_dev(d, false);
+		ret = ibpost_blk_unlist(d, false);
 		if (ret)
 			ibpost_blk_set_result(ret, "%s is open or mounted",
 					      name);
@@ -275,6 +308,9 @@ static ssize_t unmap_device_store(struct device *dev,
 			ibpost_blk_set_result(0, "unmapped %s", name);
 	}
 	mutex_unlock(&ibpost_blk_lock);
+	/* The disk's removal waits for its I/O: not under the lock. */
+	if (!ret)
+		ibpost_blk_remove(d);
 	return ret ? ret : count;
 }
 static DEVICE_ATTR_WO(unmap_device);

@@ -8,9 +8,9 @@
  * limits, and adds the disk.  The block layer never builds a request that
  * crosses one of the region's MRs: the chunk size is the region's MR size.
  * Unmapping refuses a device that is open (mounted, or held by a process)
- * with -EBUSY, else deletes the disk (its I/O drained: the session fails
- * what it cannot do), frees the tag set and closes the session, whose
- * region goes with it.
+ * with -EBUSY, else fails its queues (nothing stuck on a dead path can hold
+ * the unmap), deletes the disk, frees the tag set and closes the session,
+ * whose region goes with it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -157,7 +157,7 @@ static int ibpost_blk_tags(struct ibpost_blk_dev *d)
 	t->cmd_size = struct_size((struct ibpost_blk_cmd *)NULL, sg, d->segs);
 	t->flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_BLOCKING;
 	t->driver_data = d;
-	t->timeout = ibpost_blk_io_timeout * HZ;
+	t->timeout = d->map.io_timeout * HZ;
 	return blk_mq_alloc_tag_set(t);
 }
 
@@ -181,6 +181,19 @@ static void ibpost_blk_limits(struct ibpost_blk_dev *d,
 	 * MR's page list (ibpost_session_get_limits()).
 	 */
 	lim->virt_boundary_mask = d->lim.virt_boundary;
+	/*
+	 * WRITE ZEROES and DISCARD (io.c): zeros from the zero page, one
+	 * entry a page; at most one chunk (so at most one chunk end inside)
+	 * and one entry short of the table (the two halves' last entries).
+	 */
+	if (d->segs > 1) {
+		sectors = min3((u64)(d->segs - 1) * PAGE_SIZE,
+			       d->lim.max_bytes, (u64)d->lim.region_chunk) >>
+			  SECTOR_SHIFT;
+		lim->max_write_zeroes_sectors = sectors;
+		lim->max_hw_discard_sectors = sectors;
+		lim->discard_granularity = PAGE_SIZE;
+	}
 }
 
 static void ibpost_blk_free(struct ibpost_blk_dev *d)
@@ -238,16 +251,20 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 	}
 	ibpost_blk_limits(d, &lim);
 	/*
-	 * Features: a write cache (FLUSH reaches the driver: io.c says why it
-	 * is kept); not rotational and no entropy from its timings, as no
-	 * BLK_FEAT_ROTATIONAL or BLK_FEAT_ADD_RANDOM says.
+	 * Features: none.  No write cache (a completed WRITE is in the
+	 * region's memory: io.c), not rotational, no entropy from its
+	 * timings; and no REQ_NOWAIT (ibpost_submit() may sleep).
 	 */
-	d->disk = ibpost_compat_blk_mq_alloc_disk(&d->tags, &lim,
-						  BLK_FEAT_WRITE_CACHE, d);
+	d->disk = ibpost_compat_blk_mq_alloc_disk(&d->tags, &lim, 0, d);
 	if (IS_ERR(d->disk)) {
 		ret = ibpost_blk_refuse(why, len, PTR_ERR(d->disk),
 					"disk: %ld", PTR_ERR(d->disk));
 		d->disk = NULL;
+		goto err;
+	}
+	ret = ibpost_compat_clear_nowait(d->disk->queue);
+	if (ret) {
+		ibpost_blk_refuse(why, len, ret, "queue limits: %d", ret);
 		goto err;
 	}
 	d->disk->major = ibpost_blk_major;
@@ -258,6 +275,7 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 	snprintf(d->disk->disk_name, DISK_NAME_LEN, IBPOST_BLK_NAME "%d",
 		 d->id);
 	set_capacity(d->disk, m->size >> SECTOR_SHIFT);
+	set_disk_ro(d->disk, m->ro);
 	ret = device_add_disk(NULL, d->disk, ibpost_blk_disk_groups);
 	if (ret) {
 		ibpost_blk_refuse(why, len, ret, "add disk: %d", ret);
@@ -266,10 +284,11 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 	d->added = true;
 	list_add_tail(&d->node, &ibpost_blk_devs);
 	*id = d->id;
-	pr_info("%s: %llu bytes of RAM on %s, %u queue(s) (%u asked) of depth %u, %u segments, %u KiB per request\n",
+	pr_info("%s: %llu bytes of RAM on %s, %u queue(s) (%u asked) of depth %u, %u segments, %u KiB per request%s\n",
 		d->disk->disk_name, (unsigned long long)m->size, m->rdma,
 		d->queues, m->queues, m->depth, d->segs,
-		queue_max_hw_sectors(d->disk->queue) / 2);
+		queue_max_hw_sectors(d->disk->queue) / 2,
+		m->ro ? ", read-only" : "");
 	return 0;
 
 err:
@@ -278,15 +297,18 @@ err:
 }
 
 /**
- * ibpost_blk_unmap_dev() - unmap a device (ibpost_blk_lock held).
+ * ibpost_blk_unlist() - take a device off the list, to unmap it
+ *	(ibpost_blk_lock held).
  * @d: the device.
  * @force: also when open (module unload: nothing can hold it open then,
  *	the module would be pinned).
  *
- * Context: process context, may sleep: the disk's I/O drains first.
+ * From now on opens are refused and no control write finds it; the caller
+ * ends it with ibpost_blk_remove() after it has dropped ibpost_blk_lock.
+ *
  * Return: 0, or -EBUSY when it is open (mounted, or held by a process).
  */
-int ibpost_blk_unmap_dev(struct ibpost_blk_dev *d, bool force)
+int ibpost_blk_unlist(struct ibpost_blk_dev *d, bool force)
 {
 	mutex_lock(&d->lock);
 	if (d->openers && !force) {
@@ -296,11 +318,31 @@ int ibpost_blk_unmap_dev(struct ibpost_blk_dev *d, bool force)
 	d->removing = true;
 	mutex_unlock(&d->lock);
 	list_del(&d->node);
-	if (d->added)
+	return 0;
+}
+
+/**
+ * ibpost_blk_remove() - unmap a device ibpost_blk_unlist() took off.
+ * @d: the device; freed.
+ *
+ * The queues fail first: the disk is marked dead (new I/O fails at once)
+ * and the session is failed, so that whatever it still holds (a request
+ * stuck on a dead path) is flushed and completed with an error; only then
+ * does del_gendisk() freeze the queue, which waits for every request.
+ * Without ibpost_blk_lock: other devices map and unmap meanwhile.
+ *
+ * Context: process context, may sleep.
+ */
+void ibpost_blk_remove(struct ibpost_blk_dev *d)
+{
+	if (d->added) {
+		blk_mark_disk_dead(d->disk);
+		WRITE_ONCE(d->state, IBPOST_BLK_ERROR);
+		ibpost_session_fail(d->sess);
 		del_gendisk(d->disk);
+	}
 	pr_info("%s unmapped\n", d->disk->disk_name);
 	ibpost_blk_free(d);
-	return 0;
 }
 
 /**
@@ -337,10 +379,15 @@ int ibpost_blk_disks_init(void)
 void ibpost_blk_disks_exit(void)
 {
 	struct ibpost_blk_dev *d, *tmp;
+	LIST_HEAD(gone);
 
 	mutex_lock(&ibpost_blk_lock);
-	list_for_each_entry_safe(d, tmp, &ibpost_blk_devs, node)
-		ibpost_blk_unmap_dev(d, true);
+	list_for_each_entry_safe(d, tmp, &ibpost_blk_devs, node) {
+		ibpost_blk_unlist(d, true);
+		list_add_tail(&d->node, &gone);
+	}
 	mutex_unlock(&ibpost_blk_lock);
+	list_for_each_entry_safe(d, tmp, &gone, node)
+		ibpost_blk_remove(d);
 	unregister_blkdev(ibpost_blk_major, IBPOST_BLK_NAME);
 }

@@ -14,12 +14,25 @@
  * submit.c) or waiting for send-queue room (never in practice: each
  * session queue has room for depth requests of the most entries).
  *
- * FLUSH completes at once: a WRITE is completed to the block layer only
+ * No write cache is declared: a WRITE is completed to the block layer only
  * after its RDMA WRITE's completion, which on RC (and on a device without
  * IBPOST_DEV_WRITE_UNPLACED, the only kind mapped) means the data is in
- * the region's memory.  So every write that completed before the flush is
- * where a flush would put it, and a RAM region has nothing further to
- * make durable (its contents live only as long as the mapping anyway).
+ * the region's memory, so there is nothing a FLUSH could make durable and
+ * the block layer sends none.  No REQ_NOWAIT either: ibpost_submit() may
+ * sleep in rdma_rw_ctx_init() (disk.c clears the flag blk-mq sets).
+ *
+ * WRITE ZEROES and DISCARD write zeroes into the region: one-sided RDMA
+ * WRITEs whose every entry is the kernel's zero page, at most two session
+ * requests per block request (the block layer does not split these at the
+ * chunk size: one may cross one of the region's MRs, never two, its length
+ * being at most one chunk).  Discarded sectors read back as zeros.
+ *
+ * Statuses (as nvme-rdma and rnbd give them): a transient shortage
+ * (-ENOMEM, -EAGAIN from the session) is BLK_STS_RESOURCE, and blk-mq
+ * retries the request; a failed path (error completion, lost connection,
+ * session in error, device gone, the request timed out) BLK_STS_TRANSPORT,
+ * which dm-multipath retries on another path; BLK_STS_IOERR only for what
+ * no retry can mend (a request the session refuses as malformed).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,7 +44,7 @@
 unsigned int ibpost_blk_io_timeout = 30;
 module_param_named(io_timeout, ibpost_blk_io_timeout, uint, 0444);
 MODULE_PARM_DESC(io_timeout,
-		 "seconds a request may take before the device's session is failed (its I/O then ends with an error), 1 to 600 (default 30)");
+		 "default seconds a request may take before the device's session is failed (its I/O then ends with an error), 1 to 600 (default 30); per device: map_device's io_timeout= or /sys/block/ibpostbN/queue/io_timeout");
 
 static const char *const ibpost_blk_reasons[IBPOST_R_MAX] =
 	IBPOST_REASON_TEXTS;
@@ -49,22 +62,73 @@ const char *ibpost_blk_reason(u32 reason)
 	return ibpost_blk_reasons[reason];
 }
 
-/* The request's session completion (softirq, or the session's death). */
+/* What a session's errno means to the block layer (see the top). */
+static blk_status_t ibpost_blk_status(int err)
+{
+	switch (err) {
+	case 0:
+		return BLK_STS_OK;
+	case -ENOMEM:
+	case -EAGAIN:
+		return BLK_STS_RESOURCE;
+	case -EIO:
+	case -ENOTCONN:
+	case -ENODEV:
+	case -ECANCELED:
+	case -ECONNRESET:
+	case -ETIMEDOUT:
+		return BLK_STS_TRANSPORT;
+	default:
+		return BLK_STS_IOERR;
+	}
+}
+
+static const char *ibpost_blk_op_name(struct request *rq)
+{
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		return "READ";
+	case REQ_OP_WRITE:
+		return "WRITE";
+	case REQ_OP_DISCARD:
+		return "DISCARD";
+	default:
+		return "WRITE ZEROES";
+	}
+}
+
+/*
+ * A session request of the command ended (softirq, or the session's death
+ * or failure work); the last of its (one or two) ends the block request.
+ */
 static void ibpost_blk_done(struct ibpost_req *req, int status)
 {
-	struct ibpost_blk_cmd *cmd = container_of(req, struct ibpost_blk_cmd,
-						  req);
+	struct ibpost_blk_cmd *cmd = req->priv;
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
 
-	cmd->status = status ? BLK_STS_IOERR : BLK_STS_OK;
-	if (status)
+	if (status) {
+		cmpxchg(&cmd->err, 0, status);
 		pr_err_ratelimited("%s: %s of %u bytes at sector %llu failed: %d\n",
 				   rq->q->disk ? rq->q->disk->disk_name : "?",
-				   req->op == IBPOST_OP_READ ? "READ" : "WRITE",
-				   blk_rq_bytes(rq),
+				   ibpost_blk_op_name(rq), blk_rq_bytes(rq),
 				   (unsigned long long)blk_rq_pos(rq), status);
-	if (likely(!blk_should_fake_timeout(rq->q)))
-		blk_mq_complete_request(rq);
+	}
+	if (!atomic_dec_and_test(&cmd->pending))
+		return;
+	cmd->status = ibpost_blk_status(READ_ONCE(cmd->err));
+	/*
+	 * Seen by the timeout handler (which holds a reference on @rq, so it
+	 * is not reused under it): the session is done with the request, and
+	 * it was completed here, or its completion was faked lost.
+	 */
+	if (unlikely(blk_should_fake_timeout(rq->q))) {
+		/* Release: @status before @ended, for the timeout handler. */
+		smp_store_release(&cmd->ended, IBPOST_BLK_ENDED_LOST);
+		return;
+	}
+	/* Release: @status before @ended, for the timeout handler. */
+	smp_store_release(&cmd->ended, IBPOST_BLK_ENDED);
+	blk_mq_complete_request(rq);
 }
 
 static void ibpost_blk_complete(struct request *rq)
@@ -74,79 +138,183 @@ static void ibpost_blk_complete(struct request *rq)
 	blk_mq_end_request(rq, cmd->status);
 }
 
+/* One session request of @cmd: @n entries of @sg at region byte @off. */
+static void ibpost_blk_req_init(struct ibpost_req *req,
+				struct ibpost_blk_cmd *cmd, u32 op,
+				struct scatterlist *sg, int n, u64 off,
+				u32 queue)
+{
+	memset(req, 0, sizeof(*req));
+	req->op = op;
+	req->flags = IBPOST_REQ_REGION;
+	req->sgl = sg;
+	req->nents = n;
+	req->remote_offset = off;
+	req->queue = queue;
+	req->done = ibpost_blk_done;
+	req->priv = cmd;
+}
+
+/* @len bytes of the zero page in @sg (entries of a page, the last shorter). */
+static int ibpost_blk_zero_sg(struct scatterlist *sg, u32 len)
+{
+	int n = DIV_ROUND_UP(len, PAGE_SIZE), i;
+
+	sg_init_table(sg, n);
+	for (i = 0; i < n; i++, len -= PAGE_SIZE)
+		sg_set_page(&sg[i], ZERO_PAGE(0), min_t(u32, len, PAGE_SIZE), 0);
+	return n;
+}
+
+/*
+ * WRITE ZEROES and DISCARD: zeros from the zero page, split at the one
+ * chunk end the range may cross (disk.c's limits keep it at most a chunk
+ * and within d->segs - 1 pages, so both halves' entries fit).
+ */
+static int ibpost_blk_zero_reqs(struct ibpost_blk_dev *d,
+				struct ibpost_blk_cmd *cmd, struct request *rq,
+				u32 queue)
+{
+	u64 off = (u64)blk_rq_pos(rq) << SECTOR_SHIFT;
+	u32 len = blk_rq_bytes(rq), chunk = d->lim.region_chunk, first;
+	int n;
+
+	first = chunk - (u32)(off & (chunk - 1));
+	if (first >= len) {
+		n = ibpost_blk_zero_sg(cmd->sg, len);
+		ibpost_blk_req_init(&cmd->req, cmd, IBPOST_OP_WRITE, cmd->sg, n,
+				    off, queue);
+		return 1;
+	}
+	n = ibpost_blk_zero_sg(cmd->sg, first);
+	ibpost_blk_req_init(&cmd->req, cmd, IBPOST_OP_WRITE, cmd->sg, n, off,
+			    queue);
+	ibpost_blk_req_init(&cmd->req2, cmd, IBPOST_OP_WRITE, cmd->sg + n,
+			    ibpost_blk_zero_sg(cmd->sg + n, len - first),
+			    off + first, queue);
+	return 2;
+}
+
+/* A session refusal: its status, logged with the reason. */
+static blk_status_t ibpost_blk_refused(struct ibpost_blk_dev *d,
+				       struct ibpost_req *req, int ret)
+{
+	/* Out of room or memory for now: blk-mq tries again, silently. */
+	if (ret == -EAGAIN || (ret == -ENOMEM && req->reason == IBPOST_R_NOMEM))
+		return BLK_STS_RESOURCE;
+	pr_err_ratelimited("%s: request refused: %d: %s\n",
+			   d->disk->disk_name, ret,
+			   ibpost_blk_reason(req->reason));
+	return ibpost_blk_status(ret);
+}
+
 static blk_status_t ibpost_blk_queue_rq(struct blk_mq_hw_ctx *hctx,
 					const struct blk_mq_queue_data *bd)
 {
 	struct ibpost_blk_dev *d = hctx->queue->queuedata;
 	struct request *rq = bd->rq;
 	struct ibpost_blk_cmd *cmd = blk_mq_rq_to_pdu(rq);
-	struct ibpost_req *req = &cmd->req;
 	unsigned short nseg;
-	int n, ret;
-	u32 op;
+	int n, nreq = 1, ret;
+	u32 op = IBPOST_OP_WRITE;
 
 	switch (req_op(rq)) {
-	case REQ_OP_FLUSH:
-		blk_mq_start_request(rq);
-		blk_mq_end_request(rq, BLK_STS_OK);
-		return BLK_STS_OK;
 	case REQ_OP_READ:
 		op = IBPOST_OP_READ;
 		break;
 	case REQ_OP_WRITE:
-		op = IBPOST_OP_WRITE;
+	case REQ_OP_DISCARD:
+	case REQ_OP_WRITE_ZEROES:
+		if (d->map.ro)
+			return BLK_STS_IOERR;
 		break;
 	default:
 		return BLK_STS_NOTSUPP;
 	}
 	if (READ_ONCE(d->state) != IBPOST_BLK_LIVE)
-		return BLK_STS_IOERR;
+		return BLK_STS_TRANSPORT;
 	blk_mq_start_request(rq);
-	/*
-	 * Only the entries this request can fill: the whole table (up to
-	 * IBPOST_BLK_MAX_SEGS, 8 KiB) cleared per I/O was the largest cost
-	 * of a 4 KiB request in the driver (Documentation/blk.rst).
-	 */
-	nseg = blk_rq_nr_phys_segments(rq);
-	if (WARN_ON_ONCE(!nseg || nseg > d->segs))
-		return BLK_STS_IOERR;
-	sg_init_table(cmd->sg, nseg);
-	n = blk_rq_map_sg(rq->q, rq, cmd->sg);
-	if (WARN_ON_ONCE(n <= 0))
-		return BLK_STS_IOERR;
-	memset(req, 0, sizeof(*req));
-	req->op = op;
-	req->flags = IBPOST_REQ_REGION;
-	req->sgl = cmd->sg;
-	req->nents = n;
-	req->remote_offset = (u64)blk_rq_pos(rq) << SECTOR_SHIFT;
-	req->queue = hctx->queue_num;
-	req->done = ibpost_blk_done;
-	ret = ibpost_submit(d->sess, req);
-	if (!ret)
+	cmd->err = 0;
+	cmd->ended = 0;
+	if (op == IBPOST_OP_WRITE && req_op(rq) != REQ_OP_WRITE) {
+		nreq = ibpost_blk_zero_reqs(d, cmd, rq, hctx->queue_num);
+	} else {
+		/*
+		 * Only the entries this request can fill: the whole table
+		 * (up to IBPOST_BLK_MAX_SEGS, 8 KiB) cleared per I/O was the
+		 * largest cost of a 4 KiB request in the driver
+		 * (Documentation/blk.rst).
+		 */
+		nseg = blk_rq_nr_phys_segments(rq);
+		if (WARN_ON_ONCE(!nseg || nseg > d->segs))
+			return BLK_STS_IOERR;
+		sg_init_table(cmd->sg, nseg);
+		n = blk_rq_map_sg(rq->q, rq, cmd->sg);
+		if (WARN_ON_ONCE(n <= 0))
+			return BLK_STS_IOERR;
+		ibpost_blk_req_init(&cmd->req, cmd, op, cmd->sg, n,
+				    (u64)blk_rq_pos(rq) << SECTOR_SHIFT,
+				    hctx->queue_num);
+	}
+	atomic_set(&cmd->pending, nreq);
+	ret = ibpost_submit(d->sess, &cmd->req);
+	if (ret)
+		return ibpost_blk_refused(d, &cmd->req, ret);
+	if (nreq == 1)
 		return BLK_STS_OK;
-	pr_err_ratelimited("%s: request refused: %d: %s\n",
-			   d->disk->disk_name, ret,
-			   ibpost_blk_reason(req->reason));
-	return BLK_STS_IOERR;
+	ret = ibpost_submit(d->sess, &cmd->req2);
+	if (ret) {
+		/* The first half ends the request, with this error. */
+		ibpost_blk_refused(d, &cmd->req2, ret);
+		ibpost_blk_done(&cmd->req2, ret == -EAGAIN ? -ENOMEM : ret);
+	}
+	return BLK_STS_OK;
 }
 
 /*
- * A request outlived the timeout: the RDMA device stopped answering.  Put
- * the session in error: every outstanding request of it is flushed and
- * completes with an I/O error through its callback, this one included;
- * until then the block layer keeps the timer running.
+ * A request outlived the device's timeout (/sys/block/ibpostbN/queue/
+ * io_timeout).  If the session ended it already (its completion was lost,
+ * as fail_io_timeout fakes), complete it now.  Else the RDMA device or the
+ * peer stopped answering: fail the session, which flushes every
+ * outstanding request (this one ends through its callback, with
+ * BLK_STS_TRANSPORT), wait for that, and complete it here: BLK_EH_DONE, as
+ * nvme-rdma's handler after it stopped the queue.  Only a provider that
+ * never flushes a QP in error makes the timer re-arm.
  */
 static enum blk_eh_timer_return ibpost_blk_timeout(struct request *rq)
 {
 	struct ibpost_blk_dev *d = rq->q->queuedata;
+	struct ibpost_blk_cmd *cmd = blk_mq_rq_to_pdu(rq);
+	unsigned long end;
+	int ended;
 
-	pr_err_ratelimited("%s: request at sector %llu timed out after %u s: failing the session's I/O\n",
-	       d->disk->disk_name, (unsigned long long)blk_rq_pos(rq),
-	       ibpost_blk_io_timeout);
+	/* Acquire: pairs with ibpost_blk_done()'s release (@status). */
+	ended = smp_load_acquire(&cmd->ended);
+	if (ended == IBPOST_BLK_ENDED_LOST)
+		blk_mq_complete_request(rq);
+	if (ended)
+		return BLK_EH_DONE;
+	pr_err_ratelimited("%s: %s at sector %llu timed out after %u s: failing the session's I/O\n",
+			   d->disk->disk_name, ibpost_blk_op_name(rq),
+			   (unsigned long long)blk_rq_pos(rq),
+			   rq->timeout / HZ);
 	WRITE_ONCE(d->state, IBPOST_BLK_ERROR);
+	cmpxchg(&cmd->err, 0, -ETIMEDOUT);
 	ibpost_session_fail(d->sess);
-	return BLK_EH_RESET_TIMER;
+	end = jiffies + IBPOST_BLK_FLUSH_WAIT * HZ;
+	/* Acquire, as above. */
+	while (!(ended = smp_load_acquire(&cmd->ended)) &&
+	       time_before(jiffies, end))
+		msleep(20);
+	if (!ended) {
+		pr_err_ratelimited("%s: %s did not flush its QP within %u s\n",
+				   d->disk->disk_name, d->map.rdma,
+				   IBPOST_BLK_FLUSH_WAIT);
+		return BLK_EH_RESET_TIMER;
+	}
+	if (ended == IBPOST_BLK_ENDED_LOST)
+		blk_mq_complete_request(rq);
+	return BLK_EH_DONE;
 }
 
 /* The pdu's scatterlist: d->segs entries, set up once. */

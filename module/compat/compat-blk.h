@@ -91,6 +91,13 @@ static inline void ibpost_compat_set_limits(struct request_queue *q,
 		blk_queue_virt_boundary(q, lim->virt_boundary_mask);
 	if (lim->max_segment_size)
 		blk_queue_max_segment_size(q, lim->max_segment_size);
+	if (lim->max_hw_discard_sectors)
+		blk_queue_max_discard_sectors(q, lim->max_hw_discard_sectors);
+	if (lim->discard_granularity)
+		q->limits.discard_granularity = lim->discard_granularity;
+	if (lim->max_write_zeroes_sectors)
+		blk_queue_max_write_zeroes_sectors(q,
+						   lim->max_write_zeroes_sectors);
 }
 #endif
 
@@ -130,6 +137,27 @@ ibpost_compat_blk_mq_alloc_disk(struct blk_mq_tag_set *set,
 		ibpost_compat_set_features(disk->queue, features);
 #endif
 	return disk;
+}
+
+/**
+ * ibpost_compat_clear_nowait() - the queue does not take REQ_NOWAIT
+ *	(blk-mq declares it for every queue, BLOCKING ones included).
+ * @q: the disk's queue, not yet added.
+ *
+ * Return: 0 or queue_limits_commit_update()'s negative errno.
+ */
+static inline int ibpost_compat_clear_nowait(struct request_queue *q)
+{
+#ifdef IBPOST_HAVE_BLK_FEAT
+	struct queue_limits lim = queue_limits_start_update(q);
+
+	lim.features &= ~BLK_FEAT_NOWAIT;
+	return queue_limits_commit_update(q, &lim);
+#else
+	/* Before 6.11: a queue flag. */
+	blk_queue_flag_clear(QUEUE_FLAG_NOWAIT, q);
+	return 0;
+#endif
 }
 
 #endif /* _IBPOST_COMPAT_BLK_H */

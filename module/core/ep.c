@@ -437,6 +437,21 @@ void ibpost_ep_drain(struct ibpost_ep *ep)
 }
 
 /**
+ * ibpost_ep_drain_sq() - wait until every send WR posted has completed.
+ * @ep: the endpoint, its QP in error (no QP: nothing to do).
+ *
+ * ib_drain_sq(): the send queue's flushes are delivered before it returns.
+ * The receive queue and later posts are left alone.
+ *
+ * Context: process context; for a direct CQ, polls it.
+ */
+void ibpost_ep_drain_sq(struct ibpost_ep *ep)
+{
+	if (ep->qp)
+		ib_drain_sq(ep->qp);
+}
+
+/**
  * ibpost_ep_destroy() - free the QP, the CQ, the endpoint's own PD and its
  *	rdma_cm id: the one teardown of every endpoint, direct, client,
  *	served or joined.

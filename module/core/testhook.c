@@ -50,6 +50,11 @@ module_param_named(session_test_publish_ms, ibpost_test.session_test_publish_ms,
 MODULE_PARM_DESC(session_test_publish_ms,
 		 "test hook: a session opened with a peer waits this long (ms, at most 10000; or until set to 0) between its connection and its publication, so that a device removal races the opener every time");
 
+module_param_named(session_test_fin_ms, ibpost_test.session_test_fin_ms,
+		   uint, 0600);
+MODULE_PARM_DESC(session_test_fin_ms,
+		 "test hook: a session with a peer being closed waits this long (ms, at most 10000; or until set to 0) before it sends its fin, so that a device removal races the close every time");
+
 module_param_named(session_test_wake_ms, ibpost_test.session_test_wake_ms,
 		   uint, 0600);
 MODULE_PARM_DESC(session_test_wake_ms,

@@ -24,6 +24,8 @@
  *	(serve/serve.c).
  * @session_test_publish_ms: an opener holds between connection and publication
  *	(session/session.c).
+ * @session_test_fin_ms: a closing session with a peer holds before its fin
+ *	(session/peer.c).
  * @session_test_wake_ms: a woken submitter holds before it touches its session
  *	again (session/submit.c).
  * @pair_test_port: the next loopback pair listens on this port and waits
@@ -36,6 +38,7 @@ struct ibpost_test_hooks {
 	bool serve_test_nowake;
 	unsigned int serve_test_lost_ms;
 	unsigned int session_test_publish_ms;
+	unsigned int session_test_fin_ms;
 	unsigned int session_test_wake_ms;
 	unsigned int pair_test_port;
 };

@@ -22,6 +22,7 @@
 
 #include "lib/abi.h"
 #include "core/client.h"
+#include "core/testhook.h"
 #include "session/session.h"
 #include "lib/sgl.h"
 
@@ -242,6 +243,14 @@ int ibpost_speer_start(struct ibpost_session *s, u32 *reason)
  *
  * The server invalidates the region when the fin arrives; its answer is
  * awaited briefly, so that it has done so before the QP goes away.
+ *
+ * Under @s->reg_lock: the device's removal may kill the session at any
+ * moment (ibpost_sessions_lose()), and its death frees the control
+ * channel and the endpoints under that lock.  A death that came first
+ * left the session DEAD (no fin then); one that comes during the fin
+ * waits for it (it has marked the device dying, which ends the wait for
+ * the answer at once).  Before, the fin read @s->ep and the channel while
+ * the removal freed them.
  */
 void ibpost_speer_fin(struct ibpost_session *s)
 {
@@ -251,16 +260,22 @@ void ibpost_speer_fin(struct ibpost_session *s)
 	u32 len;
 	int ret;
 
-	if (!p || !p->started || s->state == IBPOST_S_DEAD)
+	if (!p)
 		return;
+	mutex_lock(&s->reg_lock);
+	if (!p->started || READ_ONCE(s->state) == IBPOST_S_DEAD)
+		goto out;
+	ibpost_test_hold("session closer", &ibpost_test.session_test_fin_ms);
 	p->started = false;
 	if (ibpost_client_fin(&p->cl, 0))
-		return;
+		goto out;
 	/* Its account is not read: only that the server has ended. */
 	m = ibpost_speer_answer(s, IBPOST_WIRE_RESULT, 0, IBPOST_SPEER_FIN_MS,
 				&len, &st, &ret);
 	if (m)
 		ibpost_client_release(&p->cl, m, false);
+out:
+	mutex_unlock(&s->reg_lock);
 }
 
 /**

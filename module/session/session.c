@@ -141,16 +141,35 @@ static void ibpost_session_disconnect(struct ibpost_session *s)
 
 /*
  * The session failed (ibpost_session_error()): every queue's QP to error,
- * so that what is outstanding on each flushes now.
+ * so that what is outstanding on each flushes now.  A request whose post
+ * failed part-way (ibpost_req_orphan()) has no last WR to end it: once
+ * the send queues have drained, the WRs it did post have all completed,
+ * and it completes here with its post's error, not only at the close.
+ * (A later orphan queues this work again; the session's death flushes it
+ * and ends any left.)
  */
 static void ibpost_session_err_work(struct work_struct *work)
 {
 	struct ibpost_session *s = container_of(work, struct ibpost_session,
 						err_work);
+	struct ibpost_req *req, *tmp;
+	unsigned long flags;
+	LIST_HEAD(orphans);
 	u32 i;
 
 	for (i = 0; i < s->nr_queues; i++)
 		ibpost_ep_set_error(s->queues[i].ep);
+	spin_lock_irqsave(&s->lock, flags);
+	list_splice_init(&s->orphans, &orphans);
+	spin_unlock_irqrestore(&s->lock, flags);
+	if (list_empty(&orphans))
+		return;
+	for (i = 0; i < s->nr_queues; i++)
+		ibpost_ep_drain_sq(s->queues[i].ep);
+	list_for_each_entry_safe(req, tmp, &orphans, node) {
+		list_del_init(&req->node);
+		ibpost_req_complete(s, req, req->status);
+	}
 }
 
 /**

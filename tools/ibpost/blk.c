@@ -49,6 +49,13 @@ static const struct opt blk_map_opts[] = {
 		  OPT_STR(IBPOST_PEER_PORT) "); the region in the server's budget, one\n"
 		  "connection per queue (the server allows a\n"
 		  "session its --max-per-addr connections)" },
+	{ .name = "io-timeout", .letter = 't', .arg = "SEC",
+	  .help = "seconds a request may take before the\n"
+		  "device's session is failed, 1..600 (default:\n"
+		  "the module's io_timeout, 30)" },
+	{ .name = "read-only", .letter = 'r',
+	  .help = "a read-only device: writes, discards and\n"
+		  "write zeroes are refused" },
 	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
 };
 
@@ -160,9 +167,10 @@ static int blk_connect(const char *arg, char *host, size_t len, char *port,
 }
 
 /* The values of 'blk map', in the order of the kernel's line. */
-static const char blk_keys[] = "dsqDpcP";
+static const char blk_keys[] = "dsqDpcPtr";
 static const char *const blk_names[] = { "dev", "size", "queues", "depth",
-					 "port", "connect", "server_port" };
+					 "port", "connect", "server_port",
+					 "io_timeout", "ro" };
 
 struct blk_map_args {
 	const char *val[ARRAY_SIZE(blk_names)];
@@ -185,6 +193,10 @@ static int blk_map_set(void *ctx, int key, const char *arg)
 	}
 	if (!key || !k)
 		return -1;
+	if (key == 'r') {
+		m->val[k - blk_keys] = "1";
+		return 0;
+	}
 	if (blk_word(blk_names[k - blk_keys], arg))
 		return -1;
 	m->val[k - blk_keys] = arg;
@@ -207,7 +219,7 @@ static int blk_map(int argc, char **argv)
 			prog);
 		return 2;
 	}
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < (int)ARRAY_SIZE(blk_names); i++)
 		if (val[i])
 			n += snprintf(line + n, sizeof(line) - n, "%s%s=%s",
 				      n ? " " : "", blk_names[i], val[i]);

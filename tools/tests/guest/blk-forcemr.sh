@@ -65,6 +65,9 @@ if [[ $rc == 0 && $out == *"err= 0"* && $out == *"READ:"* ]]; then
 else
 	t_fail "fio randwrite + verify crc32c, blocks 512 B to 2 MiB" "rc $rc: $(tail -n 5 <<<"$out" | tr '\n' ' ')"
 fi
+# Discard and write zeroes through rdma_rw's MRs: the zero page in every
+# entry of one MR's page list.
+blk_zeroes "$NAME"
 no_dstate "$NAME after the I/O"
 t_check "unmap $NAME" $IBPOST blk unmap "$NAME"
 t_check "rmmod ibpost_blk" rmmod ibpost_blk

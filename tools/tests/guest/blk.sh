@@ -92,6 +92,8 @@ refused "queues 65" "queues=65: 1 to" --dev rxe_lo --size 1M --queues 65
 refused "depth 0" "depth=0: 1 to" --dev rxe_lo --size 1M --depth 0
 refused "depth 5000" "depth=5000: 1 to" --dev rxe_lo --size 1M --depth 5000
 refused "port 9" "no such port" --dev rxe_lo --size 1M --port 9
+refused "io_timeout 0" "io_timeout=0: 1 to 600" --dev rxe_lo --size 1M --io-timeout 0
+refused "io_timeout 601" "io_timeout=601: 1 to 600" --dev rxe_lo --size 1M --io-timeout 601
 t_expect "map: a value with '=' is refused by the tool" 2 \
 	$IBPOST blk map --dev rxe_lo --size 1M --depth 4=dev=x
 out=$(echo "dev=rxe_lo size=1M bogus=1" 2>&1 >/sys/class/ibpost-blk/ctl/map_device)
@@ -114,8 +116,8 @@ lim="queues $(cat $A/queues) segs $(cat $A/max_segments) chunk $(cat $A/chunk) m
 echo "$NAME: $lim" >>"$FIG"
 if [[ $sz == 268435456 && $(cat $A/queues) == 2 && $(cat $A/state) == live &&
 	$(cat /sys/block/$NAME/queue/chunk_sectors) == $(($(cat $A/chunk) / 512)) &&
-	$(cat /sys/block/$NAME/queue/write_cache) == "write back" ]]; then
-	t_ok "limits: 256 MiB, 2 hw queues, chunk = region MR, write back cache ($lim)"
+	$(cat /sys/block/$NAME/queue/write_cache) == "write through" ]]; then
+	t_ok "limits: 256 MiB, 2 hw queues, chunk = region MR, no write cache ($lim)"
 else
 	t_fail "limits" "size $sz $lim state $(cat $A/state)"
 fi
@@ -154,16 +156,40 @@ else
 	t_fail "latency" "$(cat $A/latency)"
 fi
 
+# Discard and write zeroes: zeros written into the region (io.c), a range
+# across one of its MRs' ends included; the bytes around stay.
+blk_zeroes "$NAME"
+
 # A file system: a tree in, fsck clean, the same bytes after a remount.
 blk_ext4 "$NAME" "$MNT" 50 Documentation include kunit tools/tests
 
 # Several at once.
-N2=$($IBPOST blk map --dev rxe_lo --size 8M --queues 1 --depth 4 2>&1)
+N2=$($IBPOST blk map --dev rxe_lo --size 8M --queues 1 --depth 4 --io-timeout 7 2>&1)
 if [[ $N2 == ibpostb* && $N2 != "$NAME" ]] && wait_dev "$N2" && blk_second "$N2" &&
 	[[ $($IBPOST blk list | grep -c '^ibpostb') == 2 ]]; then
 	t_ok "a second device $N2 at once: 8 MiB written and read back equal"
 else
 	t_fail "a second device" "$N2"
+fi
+t_check "io_timeout=7: $N2's queue/io_timeout is 7000 ms" \
+	test "$(cat /sys/block/"$N2"/queue/io_timeout 2>&1)" = 7000
+# A read-only device: reads work, writes fail before they reach the
+# session (its request count does not move), the data is untouched.
+N3=$($IBPOST blk map --dev rxe_lo --size 4M --queues 1 --depth 4 --read-only 2>&1)
+if [[ $N3 == ibpostb* ]] && wait_dev "$N3"; then
+	req0=$(awk '{print $1}' /sys/block/"$N3"/ibpost/stats)
+	wrc=0
+	dd if=/dev/urandom of="/dev/$N3" bs=4k count=1 oflag=direct status=none 2>/dev/null || wrc=$?
+	req1=$(awk '{print $1}' /sys/block/"$N3"/ibpost/stats)
+	if [[ $(cat /sys/block/"$N3"/ro) == 1 && $wrc != 0 && $req0 == "$req1" ]] &&
+		cmp -s -n 4M "/dev/$N3" /dev/zero; then
+		t_ok "--read-only: $N3's ro is 1, a write fails (dd exit $wrc) without a request, it reads zeros"
+	else
+		t_fail "--read-only" "ro $(cat /sys/block/"$N3"/ro) dd exit $wrc requests $req0 -> $req1"
+	fi
+	t_check "unmap $N3" $IBPOST blk unmap "$N3"
+else
+	t_fail "map --read-only" "$N3"
 fi
 t_check "unmap $N2" $IBPOST blk unmap "$N2"
 # blk list --json while another process maps and unmaps: every output

@@ -486,6 +486,58 @@ else
 	t_fail "serve with the session_test_publish_ms hook listening" "$(cat "$IBPOST_OUT/races-sess-hook.txt")"
 fi
 
+# --- device removal while a session with a peer closes (issue 27) ------------
+# The close's fin used the control channel and the endpoints while the
+# removal's kill freed them.  The session_test_fin_ms hook holds the closer
+# (rmmod of a consumer holding a session with serve) just before its fin;
+# the device goes in that window every time.  The fin runs under the
+# session's registration lock, so the removal waits for it.
+HOOK=/sys/module/ibpost/parameters/session_test_fin_ms
+link_up
+if serve_start "$IBPOST_OUT/races-fin-hook.txt" &&
+	timeout 60 insmod "$CONS" hold=1 dev=$RDEV peer=$ADDR \
+		>"$IBPOST_OUT/races-fin-hook-ins.txt" 2>&1 &&
+	echo 10000 >$HOOK; then
+	hook_watch
+	timeout 120 rmmod ibpost_consumer >"$IBPOST_OUT/races-fin-hook-rmmod.txt" 2>&1 &
+	closer=$!
+	hook_entered 'session closer' 400 && t_ok "session closer held in the hook's window" ||
+		t_fail "session closer held in the hook's window" "no hook line in dmesg"
+	link_del_start
+	# (mutex_lock() is scheduler text: wchan names its caller.)
+	wchan_wait $LINK_DEL 'ibpost_session_kill|ibpost_sessions_lose|mutex' 100
+	case $? in
+	0) t_ok "rdma link del waits for the closer's fin" ;;
+	2) t_fail "rdma link del waits for the closer's fin" "it ended while the closer held its fin" ;;
+	*) t_fail "rdma link del waits for the closer's fin" "it sleeps in ${WCHAN:-?}" ;;
+	esac
+	hook_open 'session closer' && t_ok "rdma link del inside the closer's window" ||
+		t_fail "rdma link del inside the closer's window" "the window had ended"
+	echo 0 >$HOOK
+	link_del_wait 10 && t_ok "rdma link del within 10 s of the closer's window" ||
+		t_fail "rdma link del within 10 s of the closer's window" "rdma link del still waiting"
+	wait $closer
+	rc=$?
+	if [[ $rc == 0 ]] && ! grep -q '^ibpost_consumer ' /proc/modules; then
+		t_ok "the closer caught in the window unloads"
+	else
+		t_fail "the closer caught in the window unloads" "rmmod status $rc: $(tr '\n' ' ' <"$IBPOST_OUT/races-fin-hook-rmmod.txt")"
+	fi
+	hook_unwatch
+	kill -INT $SERVE_PID
+	wait $SERVE_PID 2>/dev/null
+	no_splat "device gone inside the closer's window"
+	stuck_end
+	live_zero "after the device went inside the closer's window"
+	no_qp_mr "after the device went inside the closer's window"
+else
+	echo 0 >$HOOK
+	t_fail "a consumer's session with serve for the session_test_fin_ms hook" \
+		"$(cat "$IBPOST_OUT/races-fin-hook.txt" "$IBPOST_OUT/races-fin-hook-ins.txt" 2>&1 | tr '\n' ' ')"
+	grep -q '^ibpost_consumer ' /proc/modules && rmmod ibpost_consumer
+	kill -INT $SERVE_PID 2>/dev/null
+fi
+
 rdma link del $RDEV 2>/dev/null
 ip link del d0 2>/dev/null
 t_check "rmmod ibpost after the races" rmmod ibpost

@@ -48,6 +48,45 @@ fio_verify() {
 	fi
 }
 
+# blk_zeroes DEV: the queue declares discard and write zeroes; 1 MiB of
+# random bytes around one of the region's MR ends (its middle when the
+# region is one MR), then blkdiscard of 128 KiB across that end and
+# blkdiscard -z (BLKZEROOUT: REQ_OP_WRITE_ZEROES) of 64 KiB before it:
+# both read back as zeros, every other byte as written.  TAP rows.
+blk_zeroes() {
+	local dev=$1 A=/sys/block/$1/ibpost Q=/sys/block/$1/queue chunk size mid base
+	local f=/tmp/blk-zero-$1 dmax zmax
+	chunk=$(cat "$A/chunk")
+	size=$(blockdev --getsize64 "/dev/$dev")
+	mid=$chunk
+	((chunk >= size || chunk < 1048576)) && mid=$((size / 2))
+	base=$((mid - 512 * 1024))
+	dmax=$(cat "$Q/discard_max_bytes")
+	zmax=$(cat "$Q/write_zeroes_max_bytes")
+	echo "$dev: discard_max_bytes $dmax write_zeroes_max_bytes $zmax granularity $(cat "$Q/discard_granularity") chunk $chunk" >>"$FIG"
+	if ((dmax > 0 && zmax > 0 && dmax <= chunk && zmax <= chunk)); then
+		t_ok "$dev: discard and write zeroes declared, at most one MR ($dmax, $zmax bytes)"
+	else
+		t_fail "$dev: discard and write zeroes declared" "discard $dmax write zeroes $zmax chunk $chunk"
+	fi
+	dd if=/dev/urandom of="$f" bs=1M count=1 status=none
+	dd if="$f" of="/dev/$dev" bs=1M seek=$base oflag=direct,seek_bytes status=none
+	# The expected image: zeros at [mid-64K, mid+64K) and [mid-256K, mid-192K).
+	cp "$f" "$f.want"
+	dd if=/dev/zero of="$f.want" bs=64k seek=7 count=2 conv=notrunc status=none
+	dd if=/dev/zero of="$f.want" bs=64k seek=4 count=1 conv=notrunc status=none
+	if blkdiscard -o $((mid - 65536)) -l 131072 "/dev/$dev" 2>>"$FIG" &&
+		blkdiscard -z -o $((mid - 262144)) -l 65536 "/dev/$dev" 2>>"$FIG" &&
+		dd if="/dev/$dev" of="$f.got" bs=1M count=1 skip=$base \
+			iflag=direct,skip_bytes status=none &&
+		cmp -s "$f.want" "$f.got"; then
+		t_ok "$dev: blkdiscard across an MR end and blkdiscard -z read back as zeros, the bytes around unchanged"
+	else
+		t_fail "$dev: blkdiscard and blkdiscard -z" "$(cmp "$f.want" "$f.got" 2>&1 | head -1)"
+	fi
+	rm -f "$f" "$f.want" "$f.got"
+}
+
 # The checksums of every file under a directory.
 sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 
@@ -150,6 +189,13 @@ blk_fault() {
 		t_ok "$tag: fio's I/O failed after $secs s (< $bound s)"
 	else
 		t_fail "$tag: fio's I/O failed in time" "fio exit $frc after $secs s, $done0 requests before: $(tail -n 3 "$fout" | tr '\n' ' ')"
+	fi
+	# A lost path is BLK_STS_TRANSPORT (ENOLINK: dm-multipath retries it
+	# elsewhere), never a plain I/O error.
+	if grep -q 'Link has been severed' "$fout" && ! grep -q 'Input/output error' "$fout"; then
+		t_ok "$tag: the failed I/O's error is ENOLINK (BLK_STS_TRANSPORT), no EIO"
+	else
+		t_fail "$tag: the failed I/O's error is ENOLINK" "$(grep -m 2 -E 'error|err=' "$fout" | tr '\n' ' ')"
 	fi
 	# New I/O is refused before it reaches the session; the figure is
 	# dd's whole run (its start from the 9p root included: seconds on a

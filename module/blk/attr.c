@@ -10,6 +10,8 @@
  *  depth         requests per hardware queue
  *  max_segments  scatterlist entries per request (from the session)
  *  chunk         bytes of each of the region's MRs (the chunk size)
+ *  serial        map_device's serial=, else a random UUID made at map
+ *                time (/dev/disk/by-id/ibpost-SERIAL, tools/udev)
  *  state         live, error (the session failed: I/O ends with
  *                BLK_STS_TRANSPORT) or lost (the RDMA device went away)
  *  stats         the session's counters: requests completed errors
@@ -50,6 +52,7 @@ IBPOST_BLK_ATTR(queues_asked, "%u", d->map.queues);
 IBPOST_BLK_ATTR(depth, "%u", d->map.depth);
 IBPOST_BLK_ATTR(max_segments, "%u", d->segs);
 IBPOST_BLK_ATTR(chunk, "%u", d->lim.region_chunk);
+IBPOST_BLK_ATTR(serial, "%s", d->map.serial);
 
 static ssize_t server_show(struct device *dev, struct device_attribute *a,
 			   char *buf)
@@ -119,6 +122,7 @@ static struct attribute *ibpost_blk_disk_attrs[] = {
 	&dev_attr_depth.attr,
 	&dev_attr_max_segments.attr,
 	&dev_attr_chunk.attr,
+	&dev_attr_serial.attr,
 	&dev_attr_state.attr,
 	&dev_attr_stats.attr,
 	&dev_attr_latency.attr,

@@ -41,6 +41,8 @@
  * flushes a QP in error).
  */
 #define IBPOST_BLK_FLUSH_WAIT	10
+/* Bytes of a device's serial (serial=, or a UUID: 36 characters) + NUL. */
+#define IBPOST_BLK_SERIAL_LEN	37
 /* Longest io_timeout= (seconds), as the module parameter's. */
 #define IBPOST_BLK_MAX_TIMEOUT	600
 /* Length of the reason of the last control write. */
@@ -62,6 +64,9 @@
  *	module's io_timeout parameter when not given).
  * @ro: ro=1: a read-only device (writes, discards and write zeroes are
  *	refused before they reach the session).
+ * @serial: serial=: the device's serial (letters, digits, '.', '_', '-'),
+ *	else a random UUID made at map time: /dev/disk/by-id/ibpost-SERIAL
+ *	through the udev rule, the same for the mapping's whole life.
  * @peer: @server and @server_port, parsed.
  */
 struct ibpost_blk_map {
@@ -74,6 +79,7 @@ struct ibpost_blk_map {
 	u32 server_port;
 	u32 io_timeout;
 	u32 ro;
+	char serial[IBPOST_BLK_SERIAL_LEN];
 	struct sockaddr_storage peer;
 };
 

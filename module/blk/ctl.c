@@ -5,7 +5,7 @@
  *
  *  map_device    write "dev=RDMA size=BYTES[K|M|G] [queues=N] [depth=D]
  *                [port=P] [connect=ADDR [server_port=P]] [io_timeout=S]
- *                [ro=1]": map a new
+ *                [ro=1] [serial=ID]": map a new
  *                device (connect=: on the memory of `ibpost serve` at
  *                ADDR, IPv4 or IPv6); read: this usage
  *  unmap_device  write "ibpostbN": unmap it (-EBUSY while open or mounted)
@@ -25,6 +25,7 @@
 #include <linux/parser.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uuid.h>
 
 #include "blk.h"
 
@@ -42,6 +43,7 @@ enum {
 	IBPOST_BLK_OPT_SERVER_PORT,
 	IBPOST_BLK_OPT_IO_TIMEOUT,
 	IBPOST_BLK_OPT_RO,
+	IBPOST_BLK_OPT_SERIAL,
 	IBPOST_BLK_OPT_ERR,
 };
 
@@ -55,11 +57,12 @@ static const match_table_t ibpost_blk_opts = {
 	{ IBPOST_BLK_OPT_SERVER_PORT, "server_port=%u" },
 	{ IBPOST_BLK_OPT_IO_TIMEOUT, "io_timeout=%u" },
 	{ IBPOST_BLK_OPT_RO, "ro=%u" },
+	{ IBPOST_BLK_OPT_SERIAL, "serial=%s" },
 	{ IBPOST_BLK_OPT_ERR, NULL },
 };
 
 #define IBPOST_BLK_USAGE \
-	"dev=RDMA_DEVICE size=BYTES[K|M|G] [queues=N (default: one per CPU; with connect=, at most 8)] [depth=1..1024 (64)] [port=P] [connect=SERVER_ADDR [server_port=P (18520)]] [io_timeout=1..600 s (30)] [ro=0|1]\n"
+	"dev=RDMA_DEVICE size=BYTES[K|M|G] [queues=N (default: one per CPU; with connect=, at most 8)] [depth=1..1024 (64)] [port=P] [connect=SERVER_ADDR [server_port=P (18520)]] [io_timeout=1..600 s (30)] [ro=0|1] [serial=ID (1..36 of A-Z a-z 0-9 . _ -; default: a random UUID)]\n"
 
 /* The outcome of a control write, kept for last_result and logged. */
 static __printf(2, 3) void ibpost_blk_set_result(int err, const char *fmt, ...)
@@ -78,6 +81,10 @@ static __printf(2, 3) void ibpost_blk_set_result(int err, const char *fmt, ...)
 		strscpy(ibpost_blk_result, text, sizeof(ibpost_blk_result));
 	}
 }
+
+/* What a serial= may hold. */
+#define IBPOST_BLK_SERIAL_CHARS \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
 
 /* Where a numeric option's value goes. */
 static u32 *ibpost_blk_opt_uint(struct ibpost_blk_map *m, int token)
@@ -115,6 +122,13 @@ static int ibpost_blk_opt(struct ibpost_blk_map *m, int token,
 	case IBPOST_BLK_OPT_CONNECT:
 		n = match_strlcpy(m->server, arg, sizeof(m->server));
 		if (!n || n >= sizeof(m->server))
+			goto bad;
+		return 0;
+	case IBPOST_BLK_OPT_SERIAL:
+		/* A udev link's name: nothing a path or a shell would read. */
+		n = match_strlcpy(m->serial, arg, sizeof(m->serial));
+		if (!n || n >= sizeof(m->serial) ||
+		    strspn(m->serial, IBPOST_BLK_SERIAL_CHARS) != n)
 			goto bad;
 		return 0;
 	case IBPOST_BLK_OPT_SIZE:
@@ -188,7 +202,7 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 		token = match_token(p, ibpost_blk_opts, args);
 		if (token == IBPOST_BLK_OPT_ERR) {
 			snprintf(why, len, "unknown option '%s' (%s)", p,
-				 "dev= size= queues= depth= port= connect= server_port= io_timeout= ro=");
+				 "dev= size= queues= depth= port= connect= server_port= io_timeout= ro= serial=");
 			return -EINVAL;
 		}
 		ret = ibpost_blk_opt(m, token, args, p, why, len);
@@ -226,6 +240,12 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 	if (m->ro > 1) {
 		snprintf(why, len, "ro=%u: 0 or 1", m->ro);
 		return -EINVAL;
+	}
+	if (!m->serial[0]) {
+		uuid_t u;
+
+		uuid_gen(&u);
+		snprintf(m->serial, sizeof(m->serial), "%pUb", &u);
 	}
 	return ibpost_blk_parse_server(m, why, len);
 }

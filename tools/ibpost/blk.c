@@ -53,6 +53,10 @@ static const struct opt blk_map_opts[] = {
 	  .help = "seconds a request may take before the\n"
 		  "device's session is failed, 1..600 (default:\n"
 		  "the module's io_timeout, 30)" },
+	{ .name = "serial", .letter = 'S', .arg = "ID",
+	  .help = "the device's serial: /dev/disk/by-id/ibpost-ID\n"
+		  "(1..36 of A-Z a-z 0-9 . _ -; default: a random\n"
+		  "UUID)" },
 	{ .name = "read-only", .letter = 'r',
 	  .help = "a read-only device: writes, discards and\n"
 		  "write zeroes are refused" },
@@ -167,10 +171,10 @@ static int blk_connect(const char *arg, char *host, size_t len, char *port,
 }
 
 /* The values of 'blk map', in the order of the kernel's line. */
-static const char blk_keys[] = "dsqDpcPtr";
+static const char blk_keys[] = "dsqDpcPtrS";
 static const char *const blk_names[] = { "dev", "size", "queues", "depth",
 					 "port", "connect", "server_port",
-					 "io_timeout", "ro" };
+					 "io_timeout", "ro", "serial" };
 
 struct blk_map_args {
 	const char *val[ARRAY_SIZE(blk_names)];

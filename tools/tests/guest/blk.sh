@@ -173,6 +173,33 @@ else
 fi
 t_check "io_timeout=7: $N2's queue/io_timeout is 7000 ms" \
 	test "$(cat /sys/block/"$N2"/queue/io_timeout 2>&1)" = 7000
+# Serials: the default a UUID, serial= as given, a bad one refused; the
+# shipped udev rule names /dev/disk/by-id/ibpost-SERIAL (udevadm test runs
+# the rules in-process: the guest has no udevd).
+ser=$(cat /sys/block/"$NAME"/ibpost/serial 2>&1)
+if [[ $ser =~ ^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$ &&
+	$(cat /sys/block/"$N2"/ibpost/serial) != "$ser" ]]; then
+	t_ok "serial: a random UUID by default ($ser), another for $N2"
+else
+	t_fail "serial: a random UUID by default" "$ser / $(cat /sys/block/"$N2"/ibpost/serial 2>&1)"
+fi
+refused "serial with a slash" "bad value in 'serial=a/b'" --dev rxe_lo --size 1M --serial a/b
+refused "serial of 37 characters" "bad value in 'serial=" --dev rxe_lo --size 1M --serial "$(printf 'x%.0s' {1..37})"
+mkdir -p /run/udev/rules.d
+cp tools/udev/60-ibpost.rules /run/udev/rules.d/
+N4=$($IBPOST blk map --dev rxe_lo --size 4M --queues 1 --depth 4 --serial db-1.a_b 2>&1)
+if [[ $N4 == ibpostb* ]] && wait_dev "$N4"; then
+	links=$(udevadm test --action=add "/sys/block/$N4" 2>&1 | grep -o "disk/by-id/ibpost-[^' ]*" | sort -u)
+	if [[ $(cat /sys/block/"$N4"/ibpost/serial) == db-1.a_b && $links == disk/by-id/ibpost-db-1.a_b ]]; then
+		t_ok "serial=db-1.a_b: the udev rule links /dev/$links"
+	else
+		t_fail "serial=db-1.a_b: the udev rule's link" "serial $(cat /sys/block/"$N4"/ibpost/serial) links '$links'"
+	fi
+	t_check "unmap $N4" $IBPOST blk unmap "$N4"
+else
+	t_fail "map --serial db-1.a_b" "$N4"
+fi
+rm -f /run/udev/rules.d/60-ibpost.rules
 # A read-only device: reads work, writes fail before they reach the
 # session (its request count does not move), the data is untouched.
 N3=$($IBPOST blk map --dev rxe_lo --size 4M --queues 1 --depth 4 --read-only 2>&1)

@@ -167,6 +167,21 @@ hook_unwatch() {
 	wait "$HOOK_WPID" 2>/dev/null
 }
 
+# window_link_del WHO REGEX: rows: WHO is held in its hook's window (the
+# hook's line in dmesg), then rdma link del starts in it and sleeps in a
+# kernel function matching REGEX (it must wait for WHO).
+window_link_del() {
+	hook_entered "$1" 400 && t_ok "$1 held in the hook's window" ||
+		t_fail "$1 held in the hook's window" "no hook line in dmesg"
+	link_del_start
+	wchan_wait $LINK_DEL "$2" 100
+	case $? in
+	0) t_ok "rdma link del waits for the $1" ;;
+	2) t_fail "rdma link del waits for the $1" "it ended while the $1 was held" ;;
+	*) t_fail "rdma link del waits for the $1" "it sleeps in ${WCHAN:-?}" ;;
+	esac
+}
+
 # wchan_wait PID REGEX TENTHS: PID sleeps in a kernel function matching
 # REGEX within TENTHS tenths of a second (positive evidence of where a
 # process waits); 1 when it did not, 2 when PID is gone.
@@ -445,17 +460,9 @@ if echo 10000 >$HOOK && serve_start "$IBPOST_OUT/races-sess-hook.txt"; then
 	timeout 120 insmod "$CONS" dev=$RDEV peer=$ADDR threads=1 reqs=2 \
 		>"$IBPOST_OUT/races-sess-hook-ins.txt" 2>&1 &
 	ins=$!
-	hook_entered 'session opener' 400 && t_ok "session opener held in the hook's window" ||
-		t_fail "session opener held in the hook's window" "no hook line in dmesg"
-	link_del_start
 	# The removal has marked the device dying and waits for the opener's
 	# reference: only then does the opener go on.
-	wchan_wait $LINK_DEL 'ibpost_client_remove|wait_for_completion' 100
-	case $? in
-	0) t_ok "rdma link del waits for the opener" ;;
-	2) t_fail "rdma link del waits for the opener" "it ended while the opener held the device" ;;
-	*) t_fail "rdma link del waits for the opener" "it sleeps in ${WCHAN:-?}" ;;
-	esac
+	window_link_del 'session opener' 'ibpost_client_remove|wait_for_completion'
 	hook_open 'session opener' && t_ok "rdma link del inside the opener's window" ||
 		t_fail "rdma link del inside the opener's window" "the window had ended"
 	echo 0 >$HOOK
@@ -501,16 +508,9 @@ if serve_start "$IBPOST_OUT/races-fin-hook.txt" &&
 	hook_watch
 	timeout 120 rmmod ibpost_consumer >"$IBPOST_OUT/races-fin-hook-rmmod.txt" 2>&1 &
 	closer=$!
-	hook_entered 'session closer' 400 && t_ok "session closer held in the hook's window" ||
-		t_fail "session closer held in the hook's window" "no hook line in dmesg"
-	link_del_start
-	# (mutex_lock() is scheduler text: wchan names its caller.)
-	wchan_wait $LINK_DEL 'ibpost_session_kill|ibpost_sessions_lose|mutex' 100
-	case $? in
-	0) t_ok "rdma link del waits for the closer's fin" ;;
-	2) t_fail "rdma link del waits for the closer's fin" "it ended while the closer held its fin" ;;
-	*) t_fail "rdma link del waits for the closer's fin" "it sleeps in ${WCHAN:-?}" ;;
-	esac
+	# The removal's kill waits in mutex_lock() (scheduler text: wchan
+	# names its caller) until the fin is done.
+	window_link_del 'session closer' 'ibpost_session_kill|ibpost_sessions_lose|mutex'
 	hook_open 'session closer' && t_ok "rdma link del inside the closer's window" ||
 		t_fail "rdma link del inside the closer's window" "the window had ended"
 	echo 0 >$HOOK

@@ -65,7 +65,8 @@ _ibpost()
 	--qps | -q | --addr | --allow | --max-conns | --idle | --max-mem | \
 	--max-job-time | --max-per-addr | --queues | -i | --ib-port | -x | \
 	--gid-index | -t | --tx-depth | -l | --post_list | -Q | --cq-mod | -I | \
-	--inline-size | --inline_size | --cm-port | --qp | -c)
+	--inline-size | --inline_size | --cm-port | --qp | -c | --io-timeout | \
+	--serial | -S)
 		# A value of the user's: nothing to offer.
 		COMPREPLY=()
 		return
@@ -97,7 +98,7 @@ _ibpost()
 	blk)
 		case $sub in
 		'') words='map unmap list --help' ;;
-		map) words='--dev --size --queues --depth --port --connect --help' ;;
+		map) words='--dev --size --queues --depth --port --connect --io-timeout --serial --read-only --help' ;;
 		list) words='--json --help' ;;
 		unmap)
 			# ibpost_blk's disks: those with its attributes.

@@ -50,6 +50,29 @@ int ibpost_run(struct ibpost_run *run, const struct ibpost_run_ext *ext);
 struct ibpost_session;
 struct ibpost_squeue;
 
+/* Bytes of a session's token (&ibpost_session_resume.token). */
+#define IBPOST_SESSION_TOKEN_LEN	16
+
+/**
+ * struct ibpost_session_resume - what takes a session's region back from
+ *	a server that kept it (``ibpost serve --keep``) after its connections
+ *	were lost.
+ * @session: the server's number of the session.
+ * @generation: the region's generation (never 0): a server that lost the
+ *	region and made another has another one.
+ * @token: the session's secret, from the server's last answer; new with
+ *	each open or resume.
+ *
+ * ibpost_session_get_resume() gives it for a session with a peer; a new
+ * session opened with it (&ibpost_session_attr.resume) reaches the same
+ * data.  A consumer keeps it as a secret: it is the credential.
+ */
+struct ibpost_session_resume {
+	u32 session;
+	u32 generation;
+	u8 token[IBPOST_SESSION_TOKEN_LEN];
+};
+
 /** Events a session reports through &ibpost_session_attr.event. */
 enum ibpost_session_event {
 	/** An error completion or a failed post: the QP is in error. */
@@ -109,6 +132,17 @@ enum ibpost_session_event {
  *	IBPOST_LAT_SAMPLES_DEFAULT, at most IBPOST_LAT_SAMPLES_MAX.
  * @reason: out, may be NULL: IBPOST_R_* when ibpost_session_open() refuses
  *	the attributes (or fails on the device).
+ * @resume: with @peer and @region_bytes (the size the region had), NULL
+ *	for a new region: take back the region the server kept for a session
+ *	whose connections were lost (ibpost_session_get_resume() of it),
+ *	with its data.  The old session must have been closed (its
+ *	connections gone); one whose server has not yet seen them go is
+ *	disconnected there first.  Refused with IBPOST_R_REGION_LOST when
+ *	the server no longer has it (it restarted, or kept it for less
+ *	time, or not at all), IBPOST_R_JOIN_TOKEN for a wrong token:
+ *	either way the data is gone, and the consumer must not go on with a
+ *	new region as if it held it.  Other refusals (IBPOST_R_PEER_BUSY,
+ *	a connect error) may pass: try again.
  * @owner: the consumer's name, NULL for "ibpost"; pass KBUILD_MODNAME.
  *	``rdma resource`` shows it as the owner ("comm [name]") of the
  *	session's QPs, PD, MRs and the CQs that are its own (CQs from the
@@ -131,6 +165,7 @@ struct ibpost_session_attr {
 	u64 region_bytes;
 	u32 lat_samples;
 	u32 *reason;
+	const struct ibpost_session_resume *resume;
 	const char *owner;
 };
 
@@ -356,5 +391,7 @@ u32 ibpost_session_req_wrs(struct ibpost_session *s, unsigned int nents);
 int ibpost_session_get_latency(struct ibpost_session *s,
 			       struct ibpost_session_lat *out);
 void ibpost_session_fail(struct ibpost_session *s);
+int ibpost_session_get_resume(struct ibpost_session *s,
+			      struct ibpost_session_resume *out);
 
 #endif /* _IBPOST_H */

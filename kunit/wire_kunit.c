@@ -34,9 +34,12 @@ struct hello_case {
 	u32 reason;
 	u64 value, limit;
 	u8 token;		/* a join: every byte of its token */
+	u32 gen;		/* a join or resume: its generation */
 };
 
 #define JOIN	IBPOST_WIRE_HELLO_JOIN
+#define RESUME	IBPOST_WIRE_HELLO_RESUME
+#define JGEN	offsetof(struct ibpost_wire_join, generation)
 #define JLEN	((u32)sizeof(struct ibpost_wire_join))
 #define JTOK	offsetof(struct ibpost_wire_join, token)
 
@@ -49,8 +52,25 @@ static const struct hello_case hello_cases[] = {
 	  IBPOST_R_NONE },
 	{ "flags 1 (a region), well formed", 16, MG, VER, 1, 64, 0, 0, 0,
 	  IBPOST_R_NONE },
-	{ "flags 4", 16, MG, VER, 4, 64, 0, 0, -EPROTO, IBPOST_R_FLAGS, 4,
+	{ "flags 8", 16, MG, VER, 8, 64, 0, 0, -EPROTO, IBPOST_R_FLAGS, 8,
 	  IBPOST_WIRE_HELLO_FLAGS },
+	{ "resume, 40 bytes, well formed", JLEN, MG, VER, RESUME, 64, 0, 0, 0,
+	  IBPOST_R_NONE, 0, 0, 0xa5, 3 },
+	{ "resume in RoCE padding, well formed", PRIV_ROCE, MG, VER, RESUME, 64,
+	  0, 0, 0, IBPOST_R_NONE, 0, 0, 0x01, 0xffffffff },
+	{ "resume without a generation", PRIV_ROCE, MG, VER, RESUME, 64, 0, 0,
+	  -EPROTO, IBPOST_R_PEER_PROTO, JGEN, JLEN, 0xa5, 0 },
+	{ "resume cut short (16 bytes)", 16, MG, VER, RESUME, 64, 0, 0, -EPROTO,
+	  IBPOST_R_PEER_PROTO, 16, JLEN, 0xa5, 3 },
+	{ "resume that also joins (flags 6)", PRIV_ROCE, MG, VER, RESUME | JOIN,
+	  64, 0, 0, -EPROTO, IBPOST_R_FLAGS, RESUME | JOIN, RESUME, 0xa5, 3 },
+	{ "resume that asks for a region (flags 5)", PRIV_ROCE, MG, VER,
+	  RESUME | IBPOST_WIRE_HELLO_REGION, 64, 0, 0, -EPROTO, IBPOST_R_FLAGS,
+	  RESUME | IBPOST_WIRE_HELLO_REGION, RESUME, 0xa5, 3 },
+	{ "resume with a zero token", PRIV_ROCE, MG, VER, RESUME, 64, 0, 0,
+	  -EPROTO, IBPOST_R_PEER_PROTO, JTOK, JLEN, 0, 3 },
+	{ "resume with receive SGEs", PRIV_ROCE, MG, VER, RESUME, 64, 2, 0,
+	  -EINVAL, IBPOST_R_NUM_SGE, 2, 0, 0xa5, 3 },
 	{ "join, 40 bytes, well formed", JLEN, MG, VER, JOIN, 64, 0, 0, 0,
 	  IBPOST_R_NONE, 0, 0, 0xa5 },
 	{ "join in RoCE padding, well formed", PRIV_ROCE, MG, VER, JOIN, 4096, 0,
@@ -61,8 +81,8 @@ static const struct hello_case hello_cases[] = {
 	  0, -EPROTO, IBPOST_R_PEER_PROTO, 16, JLEN, 0xa5 },
 	{ "join with a zero token (cut, padded by RoCE)", PRIV_ROCE, MG, VER,
 	  JOIN, 64, 0, 0, -EPROTO, IBPOST_R_PEER_PROTO, JTOK, JLEN, 0 },
-	{ "join, a byte in its pad (offset 20)", PRIV_ROCE, MG, VER, JOIN, 64, 0,
-	  20, -EPROTO, IBPOST_R_PEER_PROTO, 20, JLEN, 0xa5 },
+	{ "join with a generation (offset 20)", PRIV_ROCE, MG, VER, JOIN, 64, 0,
+	  0, -EPROTO, IBPOST_R_PEER_PROTO, JGEN, JLEN, 0xa5, 1 },
 	{ "join, a byte past it (offset 40)", PRIV_ROCE, MG, VER, JOIN, 64, 0,
 	  JLEN, -EPROTO, IBPOST_R_PEER_PROTO, JLEN, JLEN, 0xa5 },
 	{ "join, the last padding byte", PRIV_ROCE, MG, VER, JOIN, 64, 0,
@@ -124,8 +144,9 @@ static void ibpost_wire_hello_test(struct kunit *test)
 
 	jw = (void *)buf;
 	w = &jw->hello;
-	if (c->flags & JOIN) {
+	if (c->flags & (JOIN | RESUME)) {
 		jw->session = cpu_to_be32(7);
+		jw->generation = cpu_to_be32(c->gen);
 		memset(jw->token, c->token, sizeof(jw->token));
 	}
 	w->magic = cpu_to_be32(c->magic);

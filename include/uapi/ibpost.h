@@ -138,6 +138,12 @@
  * @IBPOST_R_NO_JOB: no job runs on this file descriptor (IBPOST_IOC_PROGRESS
  *	asks the file a job was started on with IBPOST_IOC_RUN, while it
  *	runs).
+ * @IBPOST_R_REGION_LOST: a session asked to take back the region the
+ *	server kept for it (a resume, Documentation/wire.rst) and the server
+ *	no longer has it: it restarted, its keep time (``ibpost serve
+ *	--keep``) ran out, or it never kept regions; @value is the session,
+ *	@limit its generation.  The data that was there is gone: a consumer
+ *	must not go on as if a new, zeroed region held it.
  * @IBPOST_R_MAX: number of codes (not a code).
  */
 enum ibpost_reason {
@@ -206,6 +212,7 @@ enum ibpost_reason {
 	IBPOST_R_GID_CM,
 	IBPOST_R_HIST,
 	IBPOST_R_NO_JOB,
+	IBPOST_R_REGION_LOST,
 	IBPOST_R_MAX
 };
 
@@ -276,6 +283,7 @@ enum ibpost_reason {
 	[IBPOST_R_GID_CM] = "a GID index is for QPs connected directly: rdma_cm takes the GID of the address", \
 	[IBPOST_R_HIST] = "IBPOST_RUN_HIST and the histogram pointer (hist) go together", \
 	[IBPOST_R_NO_JOB] = "no job runs on this file descriptor", \
+	[IBPOST_R_REGION_LOST] = "region lost: the server no longer has the session's region (restarted, or its keep time ran out)", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
@@ -799,6 +807,17 @@ struct ibpost_progress {
  * connections now.
  */
 #define IBPOST_SRV_JOIN		8
+/*
+ * A session's connections were lost and its region is kept
+ * (&ibpost_serve.keep_s): @value is the session, @limit the seconds it is
+ * kept for.
+ */
+#define IBPOST_SRV_KEPT		9
+/*
+ * A client took a kept region back (a resume): @value is the session,
+ * @limit how many times it has been taken back.
+ */
+#define IBPOST_SRV_RESUMED	10
 
 /**
  * struct ibpost_serve_event - one thing that happened on a server.
@@ -902,9 +921,15 @@ struct ibpost_serve_allow {
  *	(IBPOST_SERVE_SIZE_VER1).
  * @nallow: in: entries at @allow, at most IBPOST_SERVE_ALLOW_MAX; 0 (the
  *	default) lets every address connect.
- * @reserved2: in: zero.
+ * @keep_s: in: seconds a session's region outlives the loss of its
+ *	connections (0, the default: it is freed with them), at most
+ *	IBPOST_SRV_KEEP_MAX.  Within that time the client may take it back
+ *	(a resume, Documentation/wire.rst) with the session's number, token
+ *	and generation from an allowed address; its memory stays charged to
+ *	@max_mem_mib and its connection to @max_conns and @max_per_addr.
+ *	Replaces the zero field of version 1.
  *
- * Every call writes back @max_conns .. @max_per_addr as the server applies
+ * Every call writes back @max_conns .. @max_per_addr and @keep_s as the server applies
  * them (defaults filled in).
  *
  * The first call on an open /dev/ibpost starts a server owned by that file
@@ -929,8 +954,11 @@ struct ibpost_serve {
 	struct ibpost_serve_event event;
 	__u64 allow;
 	__u32 nallow;
-	__u32 reserved2;
+	__u32 keep_s;
 };
+
+/* Longest a server keeps a session's region (&ibpost_serve.keep_s). */
+#define IBPOST_SRV_KEEP_MAX	3600
 
 /** IBPOST_SRV_MRS - memory registrations all of a server's jobs may hold. */
 #define IBPOST_SRV_MRS		16384

@@ -34,21 +34,30 @@ static int ibpost_wirechk_fail(struct ibpost_status *st, int err, u32 reason,
 	return err;
 }
 
-/* The join's own fields: a non-zero pad, a token cut short or zero. */
+/*
+ * The fields of a join or a resume: a join that asks for a region, a
+ * resume that also joins or asks for one, a join with a generation or a
+ * resume without, a token cut short or zero.
+ */
 static int ibpost_wire_join_fields(const struct ibpost_wire_join *j, u32 len,
 				   struct ibpost_status *st)
 {
-	if (be16_to_cpu(j->hello.flags) & IBPOST_WIRE_HELLO_REGION)
-		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_FLAGS,
-					   be16_to_cpu(j->hello.flags),
+	u16 flags = be16_to_cpu(j->hello.flags);
+	bool resume = flags & IBPOST_WIRE_HELLO_RESUME;
+	u16 bad = resume ? IBPOST_WIRE_HELLO_REGION | IBPOST_WIRE_HELLO_JOIN :
+			   IBPOST_WIRE_HELLO_REGION;
+
+	if (flags & bad)
+		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_FLAGS, flags,
+					   resume ? IBPOST_WIRE_HELLO_RESUME :
 					   IBPOST_WIRE_HELLO_JOIN);
 	if (len < sizeof(*j))
 		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_PROTO, len,
 					   sizeof(*j));
-	if (j->pad)
+	if (!j->generation != !resume)
 		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
-					   offsetof(struct ibpost_wire_join, pad),
-					   sizeof(*j));
+					   offsetof(struct ibpost_wire_join,
+						    generation), sizeof(*j));
 	/* No server gives a zero token: a join whose token was lost. */
 	if (ibpost_mem_is_zero(j->token, sizeof(j->token)))
 		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
@@ -65,8 +74,9 @@ static int ibpost_wire_join_fields(const struct ibpost_wire_join *j, u32 len,
  *	garbled hello is refused, not cut.  (A hello cut short is seen as one
  *	whose last fields are zero there; the job's own checks bound them.)
  * @max_rsge: most SGEs per receive the device gives a QP.
- * @j: out: the hello (@j->hello) and, with IBPOST_WIRE_HELLO_JOIN, the
- *	session and token to join; zero past the hello otherwise.
+ * @j: out: the hello (@j->hello) and, with IBPOST_WIRE_HELLO_JOIN or
+ *	IBPOST_WIRE_HELLO_RESUME, the session, token (and generation) named;
+ *	zero past the hello otherwise.
  * @st: the refusal: IBPOST_R_PEER_PROTO (length, magic, a non-zero byte
  *	past the hello or the join: @value its offset, @limit the size; a
  *	join shorter than struct ibpost_wire_join: @value the length; a join
@@ -104,7 +114,8 @@ int ibpost_wire_hello_check(const void *priv, u32 len, u32 max_rsge,
 		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_FLAGS,
 					   be16_to_cpu(h->flags),
 					   IBPOST_WIRE_HELLO_FLAGS);
-	join = be16_to_cpu(h->flags) & IBPOST_WIRE_HELLO_JOIN;
+	join = be16_to_cpu(h->flags) &
+	       (IBPOST_WIRE_HELLO_JOIN | IBPOST_WIRE_HELLO_RESUME);
 	if (join) {
 		memcpy(j, priv, min_t(u32, len, sizeof(*j)));
 		ret = ibpost_wire_join_fields(j, len, st);

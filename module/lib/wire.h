@@ -17,6 +17,12 @@
  *
  * Another queue of a session: CONNECT REQUEST, private data: join (the
  * session and its token from the ready) -> accept or reject; no messages.
+ *
+ * A session whose connections were lost, taking back the region the server
+ * kept for it: CONNECT REQUEST, private data: resume (the session, its
+ * token and the region's generation from the last ready) -> accept or
+ * reject (IBPOST_R_REGION_LOST); then job and ready as a new session's,
+ * the ready naming the same chunks.
  */
 #ifndef _IBPOST_WIRE_H
 #define _IBPOST_WIRE_H
@@ -55,8 +61,16 @@
  * in its trust domain, no job of its own.  Not with IBPOST_WIRE_HELLO_REGION.
  */
 #define IBPOST_WIRE_HELLO_JOIN		(1U << 1)
+/*
+ * The connection takes back a kept session's region (struct
+ * ibpost_wire_join, with the generation): it becomes the session's first
+ * connection again, its job must ask for the region's size.  Not with
+ * IBPOST_WIRE_HELLO_REGION or IBPOST_WIRE_HELLO_JOIN.
+ */
+#define IBPOST_WIRE_HELLO_RESUME	(1U << 2)
 #define IBPOST_WIRE_HELLO_FLAGS		(IBPOST_WIRE_HELLO_REGION | \
-					 IBPOST_WIRE_HELLO_JOIN)
+					 IBPOST_WIRE_HELLO_JOIN | \
+					 IBPOST_WIRE_HELLO_RESUME)
 
 /* Bytes of a session's join token (struct ibpost_wire_ready.token). */
 #define IBPOST_WIRE_TOKEN_LEN		16
@@ -80,11 +94,14 @@ struct ibpost_wire_hello {
 
 /**
  * struct ibpost_wire_join - private data of a connect request that joins a
- *	session (hello flag IBPOST_WIRE_HELLO_JOIN).
- * @hello: the hello: @hello.flags IBPOST_WIRE_HELLO_JOIN, @hello.depth the
- *	queue's depth (1 to IBPOST_WIRE_MAX_DEPTH), @hello.recv_sge 0.
+ *	session (hello flag IBPOST_WIRE_HELLO_JOIN) or takes its kept region
+ *	back (IBPOST_WIRE_HELLO_RESUME).
+ * @hello: the hello: @hello.flags IBPOST_WIRE_HELLO_JOIN or _RESUME,
+ *	@hello.depth the queue's depth (1 to IBPOST_WIRE_MAX_DEPTH),
+ *	@hello.recv_sge 0.
  * @session: the session's number (struct ibpost_wire_ready.session).
- * @pad: zero.
+ * @generation: a resume: the region's generation (struct
+ *	ibpost_wire_ready.generation, never 0); a join: zero.
  * @token: the session's token (struct ibpost_wire_ready.token).
  *
  * 40 bytes, within the 56 of an IB CM REQ's private data; every byte past
@@ -93,7 +110,7 @@ struct ibpost_wire_hello {
 struct ibpost_wire_join {
 	struct ibpost_wire_hello hello;
 	__be32 session;
-	__be32 pad;
+	__be32 generation;
 	u8 token[IBPOST_WIRE_TOKEN_LEN];
 };
 
@@ -232,9 +249,12 @@ struct ibpost_wire_status {
  *	page size, every slot's length); 0 otherwise.
  * @session: a session: its number on the server, which other queues name
  *	to join it (struct ibpost_wire_join); 0 otherwise.
- * @pad: zero.
+ * @generation: a session: its region's generation, random and never 0,
+ *	the same for as long as the server has the region (a resume names
+ *	it: a region the server lost and made anew would have another); 0
+ *	otherwise.
  * @token: a session: random bytes (the kernel's RNG, new for each
- *	session) a joining queue must give; zero otherwise.
+ *	ready) a joining or resuming connection must give; zero otherwise.
  * @slot: the slots.
  */
 struct ibpost_wire_ready {
@@ -243,7 +263,7 @@ struct ibpost_wire_ready {
 	__be32 nslots;
 	__be32 chunk;
 	__be32 session;
-	__be32 pad;
+	__be32 generation;
 	u8 token[IBPOST_WIRE_TOKEN_LEN];
 	struct ibpost_wire_slot slot[];
 };

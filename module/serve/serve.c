@@ -411,8 +411,9 @@ static int ibpost_serve_check(struct ibpost_serve *a, struct ibpost_status *st)
 		ibpost_status_set(st, IBPOST_R_FLAGS, a->flags, 0);
 		return -EINVAL;
 	}
-	if (a->reserved2) {
-		ibpost_status_set(st, IBPOST_R_RESERVED, 0, 0);
+	if (a->keep_s > IBPOST_SRV_KEEP_MAX) {
+		ibpost_status_set(st, IBPOST_R_TIMEOUT, a->keep_s,
+				  IBPOST_SRV_KEEP_MAX);
 		return -EINVAL;
 	}
 	if (a->family != 0 && a->family != AF_INET && a->family != AF_INET6) {

@@ -45,6 +45,8 @@ static void ibpost_ep_pd_put(struct ibpost_ep *ep)
  * @share: the endpoint of the same trust domain whose PD this one uses
  *	(the target of a loopback pair shares its initiator's), or NULL: the
  *	endpoint allocates a PD of its own, freed by ibpost_ep_destroy().
+ *	An endpoint detached from its QP (ibpost_ep_detach()) keeps its PD:
+ *	pass NULL.
  * @port: port number.
  * @caps: queue sizes and polling context.
  *
@@ -63,12 +65,15 @@ int ibpost_ep_cq(struct ibpost_ep *ep, struct ib_device *ibdev,
 {
 	u32 n = caps->send_wr + caps->recv_wr + 2 * IBPOST_EP_DRAIN_SLOTS;
 	struct ib_cq *cq;
+	bool new_pd = false;
 	int ret;
 
 	ep->ibdev = ibdev;
 	ep->port = port;
 	ep->owner = caps->owner ?: KBUILD_MODNAME;
-	if (share) {
+	if (ep->pd) {
+		/* Detached (ibpost_ep_detach()): its PD and MRs stay. */
+	} else if (share) {
 		ep->pd = share->pd;
 	} else {
 		/* Its MRs take the PD's name in the resource tracking. */
@@ -79,6 +84,7 @@ int ibpost_ep_cq(struct ibpost_ep *ep, struct ib_device *ibdev,
 			return ret;
 		}
 		ep->pd_owned = true;
+		new_pd = true;
 	}
 	init_waitqueue_head(&ep->wq);
 	if (caps->poll == IB_POLL_DIRECT) {
@@ -106,7 +112,8 @@ int ibpost_ep_cq(struct ibpost_ep *ep, struct ib_device *ibdev,
 
 err_pd:
 	ep->cq_pooled = false;
-	ibpost_ep_pd_put(ep);
+	if (new_pd || !ep->pd_owned)
+		ibpost_ep_pd_put(ep);
 	return ret;
 }
 
@@ -451,6 +458,45 @@ void ibpost_ep_drain_sq(struct ibpost_ep *ep)
 		ib_drain_sq(ep->qp);
 }
 
+/* The QP, then the CQ: the first steps of every teardown. */
+static void ibpost_ep_qp_cq_free(struct ibpost_ep *ep)
+{
+	if (ep->qp && ep->cm_id)
+		rdma_destroy_qp(ep->cm_id);
+	else if (ep->qp)
+		ib_destroy_qp(ep->qp);
+	ep->qp = NULL;
+	if (ep->cq && ep->cq_pooled)
+		ib_cq_pool_put(ep->cq, ep->cq_size);
+	else if (ep->cq)
+		ib_free_cq(ep->cq);
+	ep->cq = NULL;
+	ep->cq_pooled = false;
+}
+
+/**
+ * ibpost_ep_detach() - free the QP, the CQ and the rdma_cm id, keep the PD.
+ * @ep: the endpoint, drained and disconnected; its PD its own.
+ *
+ * What a served session whose connection was lost keeps for its client:
+ * the PD, and in it the MRs of its region, which stay valid (a fast-reg
+ * MR lives until invalidated or deregistered, whatever happens to the QP
+ * that registered it).  ibpost_ep_cq() on the same endpoint then builds a
+ * QP in that PD for the connection that takes the region back, and
+ * ibpost_ep_destroy() frees the PD when it is not taken back.  The
+ * endpoint's state (error, loss, drain) starts afresh.
+ */
+void ibpost_ep_detach(struct ibpost_ep *ep)
+{
+	ibpost_ep_qp_cq_free(ep);
+	if (ep->cm_release)
+		ep->cm_release(ep);
+	ep->draining = false;
+	ep->lost = false;
+	ep->wc_status = IB_WC_SUCCESS;
+	ep->wc_vendor = 0;
+}
+
 /**
  * ibpost_ep_destroy() - free the QP, the CQ, the endpoint's own PD and its
  *	rdma_cm id: the one teardown of every endpoint, direct, client,
@@ -466,16 +512,7 @@ void ibpost_ep_drain_sq(struct ibpost_ep *ep)
  */
 void ibpost_ep_destroy(struct ibpost_ep *ep)
 {
-	if (ep->qp && ep->cm_id)
-		rdma_destroy_qp(ep->cm_id);
-	else if (ep->qp)
-		ib_destroy_qp(ep->qp);
-	ep->qp = NULL;
-	if (ep->cq && ep->cq_pooled)
-		ib_cq_pool_put(ep->cq, ep->cq_size);
-	else if (ep->cq)
-		ib_free_cq(ep->cq);
-	ep->cq = NULL;
+	ibpost_ep_qp_cq_free(ep);
 	ibpost_ep_pd_put(ep);
 	if (ep->cm_release)
 		ep->cm_release(ep);

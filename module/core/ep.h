@@ -157,6 +157,7 @@ void ibpost_ep_wake(struct ibpost_ep *ep);
 void ibpost_ep_set_error(struct ibpost_ep *ep);
 void ibpost_ep_drain(struct ibpost_ep *ep);
 void ibpost_ep_drain_sq(struct ibpost_ep *ep);
+void ibpost_ep_detach(struct ibpost_ep *ep);
 void ibpost_ep_destroy(struct ibpost_ep *ep);
 
 #endif /* _IBPOST_EP_H */

@@ -39,7 +39,12 @@
  * @timeout_ms: bound on the server's answers.
  * @started: the server accepted the job (a fin is owed).
  * @session: the server's number of the session (other queues join it).
+ * @generation: its region's generation, from the server's ready.
  * @token: the session's join token, from the server's ready.
+ * @resume: the connect request's private data when the session takes a
+ *	kept region back (&ibpost_session_attr.resume); its generation is
+ *	the one the ready must give.
+ * @resuming: @resume is what the connect request carries.
  */
 struct ibpost_speer {
 	struct ibpost_client cl;
@@ -49,8 +54,13 @@ struct ibpost_speer {
 	u32 timeout_ms;
 	bool started;
 	u32 session;
+	u32 generation;
 	u8 token[IBPOST_WIRE_TOKEN_LEN];
+	struct ibpost_wire_join resume;
+	bool resuming;
 };
+
+static_assert(IBPOST_WIRE_TOKEN_LEN == IBPOST_SESSION_TOKEN_LEN);
 
 /**
  * struct ibpost_speer_q - another queue of a session with a peer: a
@@ -98,6 +108,18 @@ struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 			   ibpost_speer_port(attr->peer), attr->cm_timeout_ms,
 			   caps);
 	p->cl.hello.flags = cpu_to_be16(IBPOST_WIRE_HELLO_REGION);
+	if (attr->resume) {
+		/* The region's size and control slots are a new one's. */
+		p->resume.hello = p->cl.hello;
+		p->resume.hello.flags = cpu_to_be16(IBPOST_WIRE_HELLO_RESUME);
+		p->resume.session = cpu_to_be32(attr->resume->session);
+		p->resume.generation = cpu_to_be32(attr->resume->generation);
+		memcpy(p->resume.token, attr->resume->token,
+		       sizeof(p->resume.token));
+		p->cl.cp.priv = &p->resume;
+		p->cl.cp.priv_len = sizeof(p->resume);
+		p->resuming = true;
+	}
 	p->addr = *attr->peer;
 	p->timeout_ms = p->cl.cp.timeout_ms;
 	p->bytes = attr->region_bytes ?: PAGE_ALIGN((u64)attr->remote_bytes);
@@ -177,11 +199,28 @@ static int ibpost_speer_ready(struct ibpost_session *s,
 				  chunk);
 		ret = -EINVAL;
 	}
+	/*
+	 * A session's region has a generation; a resume's must be the one
+	 * it asked for, else these chunks do not hold its data.
+	 */
+	if (!ret && !m->generation) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO,
+				  offsetof(struct ibpost_wire_ready, generation),
+				  0);
+		ret = -EPROTO;
+	}
+	if (!ret && p->resuming && m->generation != p->resume.generation) {
+		ibpost_status_set(st, IBPOST_R_REGION_LOST,
+				  be32_to_cpu(p->resume.session),
+				  be32_to_cpu(p->resume.generation));
+		ret = -ESTALE;
+	}
 	if (ret)
 		return ibpost_speer_refused(s, st, reason, ret);
 	p->remote.addr = be64_to_cpu(m->slot[0].addr);
 	p->remote.rkey = be32_to_cpu(m->slot[0].rkey);
 	p->session = be32_to_cpu(m->session);
+	p->generation = be32_to_cpu(m->generation);
 	memcpy(p->token, m->token, sizeof(p->token));
 	ret = ibpost_region_remote(s, p->bytes, chunk, n, m->slot);
 	if (ret)
@@ -371,8 +410,35 @@ void ibpost_speer_rejected(const struct ibpost_speer *p,
  */
 void ibpost_speer_free(struct ibpost_speer *p)
 {
-	kfree(p);
+	kfree_sensitive(p);
 }
+
+/**
+ * ibpost_session_get_resume() - what takes a session's region back.
+ * @s: a session with a peer and a region (&ibpost_session_attr.region_bytes).
+ * @out: the server's number of the session, its region's generation and
+ *	the session's token, for &ibpost_session_attr.resume of a session
+ *	opened once this one's connections were lost (and it was closed).
+ *
+ * Read it while the session is open: closing frees it.  The token is a
+ * secret; the caller wipes its copy (memzero_explicit()) when done.
+ *
+ * Context: any.
+ * Return: 0, or -ENOENT for a session without a peer or a region.
+ */
+int ibpost_session_get_resume(struct ibpost_session *s,
+			      struct ibpost_session_resume *out)
+{
+	struct ibpost_speer *p = s->peer;
+
+	if (!p || s->attr.remote_bytes || !p->generation)
+		return -ENOENT;
+	out->session = p->session;
+	out->generation = p->generation;
+	memcpy(out->token, p->token, sizeof(out->token));
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ibpost_session_get_resume);
 
 /**
  * ibpost_session_remote() - the server's region of a session with a peer.

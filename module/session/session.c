@@ -413,6 +413,9 @@ static int ibpost_session_check(const struct ibpost_session_attr *attr,
 		return -EINVAL;
 	if (attr->peer && !attr->region_bytes == !attr->remote_bytes)
 		return -EINVAL;
+	/* Taking a region back: a server's, of the size it had. */
+	if (attr->resume && (!attr->peer || !attr->region_bytes))
+		return -EINVAL;
 	*reason = IBPOST_R_COUNT;
 	if (attr->lat_samples > IBPOST_LAT_SAMPLES_MAX)
 		return -EINVAL;
@@ -561,6 +564,7 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	s->attr.port = port;
 	s->attr.peer = NULL;
 	s->attr.reason = NULL;
+	s->attr.resume = NULL;
 	s->attr.owner = s->owner;
 	s->peer = peer;
 	/* The control messages' slots are not the consumer's. */

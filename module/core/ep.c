@@ -314,7 +314,8 @@ static int ibpost_ep_round(const struct ibpost_ep_wait *w)
 	}
 	if (!direct) {
 		/* Softirq or a workqueue polls the CQ; its handlers wake us. */
-		wait_event_timeout(w->ep[0]->wq, w->done(w->arg),
+		wait_event_timeout(w->ep[0]->wq, w->done(w->arg) ||
+				   (w->pending && w->pending(w->arg)),
 				   msecs_to_jiffies(10));
 		return 1;
 	}

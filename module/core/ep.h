@@ -113,6 +113,8 @@ struct ibpost_ep {
  *	providers' deferred work is run).
  * @arg: argument of the callbacks.
  * @deadline: jiffies when the wait gives up with -ETIMEDOUT, 0 for none.
+ * @pending: may be NULL: @kick has work waiting (a handler queued it);
+ *	a round's wait for the handlers then ends at once.
  */
 struct ibpost_ep_wait {
 	struct ibpost_ep *ep[2];
@@ -122,6 +124,7 @@ struct ibpost_ep_wait {
 	void (*idle)(void *arg);
 	void *arg;
 	unsigned long deadline;
+	bool (*pending)(void *arg);
 };
 
 /*

@@ -254,7 +254,11 @@ u32 ibpost_target_check(struct ibpost_target *t, u32 slot, u64 wr,
 	return bad;
 }
 
-/* Message @msg arrived as @wc says: its length, immediate data, bytes. */
+/*
+ * Message @msg arrived as its completion said (@r's @byte_len, @wc_flags,
+ * @imm): its length, immediate data, bytes.  @wc: that completion, for
+ * the owner's @failed (a deferred check's copy of those fields).
+ */
 static void ibpost_target_recv_check(struct ibpost_target *t,
 				     const struct ibpost_target_recv *r,
 				     const struct ib_wc *wc, u64 msg)
@@ -262,11 +266,11 @@ static void ibpost_target_recv_check(struct ibpost_target *t,
 	u32 slot = r->slot, bad = 0;
 	u64 q = msg;
 
-	if (wc->byte_len != t->d.msg_size)
+	if (r->byte_len != t->d.msg_size)
 		bad++;
 	if (ibpost_op_has_imm(t->d.op) &&
-	    (!(wc->wc_flags & IB_WC_WITH_IMM) ||
-	     be32_to_cpu(wc->ex.imm_data) != t->d.imm_data))
+	    (!(r->wc_flags & IB_WC_WITH_IMM) ||
+	     be32_to_cpu(r->imm) != t->d.imm_data))
 		bad++;
 	if (bad) {
 		if (!t->mm.count)
@@ -330,11 +334,66 @@ static void ibpost_target_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	t->msgs++;
 	t->bytes += wc->byte_len;
+	r->msg = msg;
+	r->byte_len = wc->byte_len;
+	r->wc_flags = wc->wc_flags;
+	r->imm = wc->ex.imm_data;
+	if (t->d.verify && t->d.deferred) {
+		/* The owner's thread checks it and posts the receive again. */
+		llist_add(&r->node, &t->pending);
+		ibpost_ep_wake(t->ep);
+		return;
+	}
 	if (t->d.verify)
 		ibpost_target_recv_check(t, r, wc, msg);
 	if (likely(!READ_ONCE(t->ep->draining)) &&
 	    unlikely(ibpost_target_post(t, r)) && t->failed)
 		t->failed(t, IBPOST_R_POST, wc, msg);
+}
+
+/**
+ * ibpost_target_has_pending() - does a deferred target hold messages not
+ *	checked yet?
+ * @t: the target.
+ *
+ * Context: any.
+ * Return: true when ibpost_target_pending() has work.
+ */
+bool ibpost_target_has_pending(struct ibpost_target *t)
+{
+	return !llist_empty(&t->pending);
+}
+
+/**
+ * ibpost_target_pending() - check the messages a deferred target's
+ *	handler queued, in the order they arrived, and post their receives
+ *	again.
+ * @t: a target with &ibpost_target_desc.deferred.
+ *
+ * Each message's check (up to 4 MiB read) is followed by cond_resched():
+ * a client sending verified messages as fast as it can costs the server
+ * this thread's fair share of a CPU, never a workqueue's.
+ *
+ * Context: process context, the target's one owner thread.
+ */
+void ibpost_target_pending(struct ibpost_target *t)
+{
+	struct llist_node *first = llist_del_all(&t->pending);
+	struct ibpost_target_recv *r, *next;
+	struct ib_wc wc = {};
+
+	first = llist_reverse_order(first);
+	llist_for_each_entry_safe(r, next, first, node) {
+		wc.wr_cqe = &r->cqe;
+		wc.byte_len = r->byte_len;
+		wc.wc_flags = r->wc_flags;
+		wc.ex.imm_data = r->imm;
+		ibpost_target_recv_check(t, r, &wc, r->msg);
+		if (likely(!READ_ONCE(t->ep->draining)) &&
+		    unlikely(ibpost_target_post(t, r)) && t->failed)
+			t->failed(t, IBPOST_R_POST, &wc, r->msg);
+		cond_resched();
+	}
 }
 
 /**

@@ -7,6 +7,7 @@
 #ifndef _IBPOST_TARGET_H
 #define _IBPOST_TARGET_H
 
+#include <linux/llist.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/ibpost.h>
 
@@ -37,7 +38,12 @@ struct ibpost_target;
  * @initiator: the initiator's own slots: a READ's sink or a pong's
  *	landing, written (never read) by the far side.
  * @remote_read: the far side also reads the slots (a session's region).
- * @verify: the receive handler checks every message that arrives.
+ * @verify: every message that arrives is checked.
+ * @deferred: with @verify: not by the receive handler, which only queues
+ *	the message (@pending); the owner's thread checks it and posts its
+ *	receive again (ibpost_target_pending()).  A served connection's:
+ *	the CQ's handler runs in a workqueue shared with every CQ of its
+ *	vector, and a message's check reads up to 4 MiB.
  */
 struct ibpost_target_desc {
 	u32 op;
@@ -50,6 +56,7 @@ struct ibpost_target_desc {
 	bool initiator;
 	bool remote_read;
 	bool verify;
+	bool deferred;
 };
 
 /**
@@ -58,12 +65,23 @@ struct ibpost_target_desc {
  * @t: the target.
  * @slot: the slot its SGEs scatter into.
  * @wr: the receive WR, reposted after each completion.
+ * @node: entry in &ibpost_target.pending (a deferred target's message
+ *	waiting for its check).
+ * @msg: that message's number.
+ * @byte_len: its completion's byte count.
+ * @wc_flags: its completion's flags.
+ * @imm: its immediate data.
  */
 struct ibpost_target_recv {
 	struct ib_cqe cqe;
 	struct ibpost_target *t;
 	u32 slot;
 	struct ib_recv_wr wr;
+	struct llist_node node;
+	u64 msg;
+	u32 byte_len;
+	int wc_flags;
+	__be32 imm;
 };
 
 /**
@@ -101,6 +119,8 @@ struct ibpost_slots {
  * @post_err: the error of a failed repost.
  * @fin: a zero-byte SEND_WITH_IMM arrived: the sender's fin.
  * @fin_imm: its immediate data.
+ * @pending: a deferred target's messages waiting for their check
+ *	(ibpost_target_pending()); their receives are posted again after it.
  */
 struct ibpost_target {
 	struct ibpost_target_desc d;
@@ -122,6 +142,7 @@ struct ibpost_target {
 	int post_err;
 	bool fin;
 	u32 fin_imm;
+	struct llist_head pending;
 };
 
 void ibpost_target_init(struct ibpost_target *t,
@@ -140,6 +161,8 @@ int ibpost_target_table(const struct ibpost_target *t, u64 **raddr,
 			u32 **rkey);
 int ibpost_target_recvs(struct ibpost_target *t, struct ibpost_ep *ep,
 			u32 n, struct ibpost_status *st);
+bool ibpost_target_has_pending(struct ibpost_target *t);
+void ibpost_target_pending(struct ibpost_target *t);
 void ibpost_target_stamp(struct ibpost_target *t, u32 slot, u64 wr);
 u32 ibpost_target_check(struct ibpost_target *t, u32 slot, u64 wr,
 			u64 pattern);

@@ -134,6 +134,7 @@ static void ibpost_sconn_wait_kick(void *arg)
 	struct ibpost_sconn *sc = sw->sc;
 	unsigned long idle = msecs_to_jiffies(sc->srv->args.idle_ms);
 
+	ibpost_target_pending(&sc->target);
 	if (sw->alive && ibpost_sconn_session(sc))
 		ibpost_sjoin_test_drop(sc);
 	if (!sw->alive || READ_ONCE(sc->ctl.sends_out) ||
@@ -145,6 +146,14 @@ static void ibpost_sconn_wait_kick(void *arg)
 		sw->post_err = -EIO;
 	else
 		sc->kick_out = true;
+}
+
+/* Messages for the thread to check: the round's wait ends. */
+static bool ibpost_sconn_wait_pending(void *arg)
+{
+	struct ibpost_sconn_wait *sw = arg;
+
+	return ibpost_target_has_pending(&sw->sc->target);
 }
 
 /* Poll until @done, a failure, @ms (0: none) or the idle time runs out. */
@@ -160,6 +169,7 @@ static int ibpost_sconn_wait(struct ibpost_sconn *sc,
 		.done = ibpost_sconn_wait_done,
 		.stop = ibpost_sconn_wait_stop,
 		.kick = ibpost_sconn_wait_kick,
+		.pending = ibpost_sconn_wait_pending,
 		.arg = &sw,
 		.deadline = ms ? jiffies + msecs_to_jiffies(ms) : 0,
 	};
@@ -381,6 +391,8 @@ static void ibpost_sconn_target(struct ibpost_sconn *sc)
 		.land_n = sc->recv_num_sge,
 		.remote_read = ibpost_sconn_session(sc),
 		.verify = ibpost_sconn_verify(sc),
+		/* Checked in this connection's thread, not the CQ's handler. */
+		.deferred = true,
 	};
 
 	ibpost_target_init(&sc->target, &d);
@@ -558,6 +570,8 @@ static void ibpost_sconn_check_writes(struct ibpost_sconn *sc)
 		ibpost_buf_for_cpu(&t->buf, s);
 		ibpost_target_check(t, s, wr, wr);
 		t->msgs++;
+		/* Up to 256 MiB of slots read: the CPU is shared meanwhile. */
+		cond_resched();
 	}
 }
 
@@ -977,6 +991,8 @@ static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 	}
 	if (ret)
 		return ret;
+	/* What the handler queued before the fin is checked. */
+	ibpost_target_pending(&sc->target);
 	/* A session's end: no queue joins it any more. */
 	mutex_lock(&sc->srv->lock);
 	sc->joinable = false;

@@ -13,7 +13,9 @@
 #     with its reason, value and limit (the client's and the server's
 #     words), and the server serves after them;
 #   - a trickle of SENDs (one every 3 ms): the connection's thread sleeps
-#     between them (its CPU time a small part of the wall time).
+#     between them (its CPU time a small part of the wall time);
+#   - a flood of verified 4 MiB SENDs: their checks run in the connection's
+#     thread, a second client is served meanwhile, no lockup reported.
 # TAP on stdout and in $IBPOST_OUT/serve-$IBPOST_KERNEL.tap.
 # shellcheck source=tools/tests/lib/suite.sh
 . "$IBPOST_REPO/tools/tests/lib/suite.sh" serve
@@ -174,6 +176,54 @@ wait "$cpid" || rc=$?
 echo 0 >"$FAULT"
 t_check "the trickle job ended and the server got its 1000 messages (rc $rc)" \
 	grep -q ': done: 1000 msgs, 64000 bytes' "$LOG_ANY"
+
+# --- a flood of verified 4 MiB SENDs (issue 28, H1) --------------------------
+# Each message's check reads 4 MiB.  It runs in the connection's thread
+# (cond_resched() after each), not in the CQ's handler, which runs in a
+# workqueue shared with every CQ of its vector: the thread's CPU time shows
+# the checks, and a second client is served meanwhile.  12 s (check-long 60).
+flood_s=12
+[[ $(rig_arg long) == 1 ]] && flood_s=60
+d0=$(dmesg | wc -l)
+run --connect "$A4:$P_ANY" --op send --size 4M --depth 16 --verify \
+	--duration "$flood_s" >"$IBPOST_OUT/serve-flood.txt" 2>&1 &
+fpid=$!
+pid=''
+for _ in $(seq 100); do
+	n=$(grep -o '^conn [0-9]*: job send size 4194304' "$LOG_ANY" | tail -n 1 | cut -d' ' -f2 | tr -d :)
+	[[ -n $n ]] && pid=$(grep -lx "ibpost-s$n" /proc/[0-9]*/comm 2>/dev/null | head -n 1 | cut -d/ -f3)
+	[[ -n $pid ]] && break
+	sleep 0.1
+done
+if [[ -z $pid ]]; then
+	t_fail "the connection thread of the flood" "not found: $(tail -n 3 "$LOG_ANY" | tr '\n' ' ')"
+else
+	sleep 1
+	t0=$(ticks "$pid") w0=$(date +%s%N)
+	# A second client meanwhile: 100 verified 4 KiB WRITEs.
+	s0=$(date +%s%N)
+	run --connect "$A4:$P_ANY" --op write --size 4K --verify -n 100 \
+		>"$IBPOST_OUT/serve-flood-small.txt" 2>&1
+	src=$?
+	s1=$(date +%s%N)
+	sleep 1
+	t1=$(ticks "$pid") w1=$(date +%s%N)
+	pm=$(((t1 - t0) * 1000 * 1000000000 / $(getconf CLK_TCK) / (w1 - w0)))
+	sms=$(((s1 - s0) / 1000000))
+	echo "flood: thread ibpost-s$n used $pm per mille of a CPU; the small job took $sms ms (rc $src)" \
+		>>"$IBPOST_OUT/serve-flood.txt"
+	t_check "verified 4 MiB SENDs at depth 16: their checks run in the connection's thread ($pm per mille of a CPU, > 100)" \
+		test "$pm" -gt 100
+	t_check "a second client's 100 verified 4 KiB WRITEs were served meanwhile within 20 s ($sms ms, rc $src)" \
+		test "$src" = 0 -a "$sms" -lt 20000
+fi
+rc=0
+wait "$fpid" || rc=$?
+done_line=$(grep "^conn ${n:-x}: done: " "$LOG_ANY")
+t_check "the flood ended after ${flood_s} s, the server found every byte as sent (rc $rc): $done_line" \
+	bash -c "test $rc = 0 && [[ '$done_line' == *' 0 verify errors' && '$done_line' != *': done: 0 msgs'* ]]"
+t_check "no soft lockup, RCU stall or workqueue hog was reported meanwhile" \
+	bash -c "! dmesg | tail -n +$((d0 + 1)) | grep -E 'soft lockup|rcu.*(stall|self-detected)|hogged CPU|BUG:'"
 
 # --- serve --json: every line one valid JSON object, the events in order ----
 LOG_JSON=$IBPOST_OUT/serve-json-$IBPOST_KERNEL.log

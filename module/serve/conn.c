@@ -702,6 +702,11 @@ static bool ibpost_sconn_keep_over(struct ibpost_sconn *sc)
 static int ibpost_sconn_rejoin(struct ibpost_sconn *sc,
 			       struct ibpost_status *st)
 {
+	struct ibpost_serve_event ev = {
+		.kind = IBPOST_SRV_RESUMED,
+		.conn = sc->num,
+		.value = sc->num,
+	};
 	u64 bytes = sc->region_bytes;
 	u32 chunk = sc->chunk;
 	int ret;
@@ -731,7 +736,9 @@ static int ibpost_sconn_rejoin(struct ibpost_sconn *sc,
 	ret = ibpost_sconn_ready(sc, 0, st);
 	if (ret)
 		return ret;
-	ibpost_srv_conn_event(sc, IBPOST_SRV_RESUMED, 0, NULL);
+	ev.limit = sc->resumes;
+	ibpost_srv_peer(&ev, (struct sockaddr *)&sc->id->route.addr.dst_addr);
+	ibpost_srv_event(sc->srv, &ev);
 	return 0;
 }
 

@@ -84,7 +84,7 @@ static void serve_tail(FILE *f)
 		"  conn N: done: M msgs, B bytes, E verify errors\n"
 		"  conn N: lost: ERROR: REASON[, wc status STATUS]\n"
 		"  conn N: kept: session S for K s after: ERROR: REASON\n"
-		"  conn N: resumed: session S\n"
+		"  conn N: resumed: session S (resume K) from ADDR port P\n"
 		"  serve: D events dropped                 (before an event, when this\n"
 		"                                          command fell behind)\n"
 		"  serve: stopped: ERROR                   (the device went away)\n"
@@ -443,8 +443,10 @@ static void text_event(const struct serve_opts *o,
 		       ctl_reason_str(e->reason));
 		break;
 	case IBPOST_SRV_RESUMED:
-		printf("conn %u: resumed: session %llu\n", e->conn,
-		       (unsigned long long)e->value);
+		printf("conn %u: resumed: session %llu (resume %llu) from %s port %u\n",
+		       e->conn, (unsigned long long)e->value,
+		       (unsigned long long)e->limit,
+		       peer_str(addr, sizeof(addr), e), e->port);
 		break;
 	default:
 		printf("serve: event of kind %u (unknown to this tool)\n",

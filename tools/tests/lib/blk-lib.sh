@@ -141,10 +141,27 @@ blk_second() {
 		cmp /tmp/blk-8m "/dev/$1"
 }
 
-# no_dstate [WHEN]: a TAP row, no task in D state.
+# dstate_tasks: "STAT PID COMM; " of each task in D state (read in bash: a
+# pipeline's own awk, paging its binary in from 9p, was once in D itself).
+dstate_tasks() {
+	local st pid comm
+	while read -r st pid comm; do
+		[[ $st == D* ]] && printf '%s %s %s; ' "$st" "$pid" "$comm"
+	done < <(ps -eo stat=,pid=,comm=)
+}
+
+# no_dstate [WHEN]: a TAP row, no task in D state: none in D twice, 1 s
+# apart (a hung task stays there; a page-in does not).
 no_dstate() {
-	local dstate
-	dstate=$(ps -eo stat=,pid=,comm= | awk '$1 ~ /^D/')
+	local first dstate='' t
+	first=$(dstate_tasks)
+	if [[ -n $first ]]; then
+		sleep 1
+		for t in $(dstate_tasks | tr ' ;' ' \n' | awk 'NF == 3 { print $2 }'); do
+			[[ $first == *" $t "* ]] && dstate+="$t "
+		done
+		[[ -n $dstate ]] && dstate="in D 1 s apart: pids $dstate($first)"
+	fi
 	if [[ -z $dstate ]]; then
 		t_ok "${1:+$1: }no task in D state"
 	else

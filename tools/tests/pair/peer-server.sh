@@ -100,7 +100,7 @@ t_check "the keeping serve reports its keep time and stopped cleanly (exit $ksrc
 t_check "it kept the session lost without its fin: $(grep -m 1 ': kept: ' "$KLOG")" \
 	grep -q '^conn [0-9]*: kept: session [0-9]* for 30 s after: Connection reset by peer: ' "$KLOG"
 t_check "the client took it back: $(grep -m 1 ': resumed: ' "$KLOG")" \
-	grep -q '^conn [0-9]*: resumed: session [0-9]*$' "$KLOG"
+	grep -q '^conn \([0-9]*\): resumed: session \1 (resume 1) from 192\.0\.2\.2 port [0-9]*$' "$KLOG"
 t_check "the first token, used again, was refused" \
 	grep -q 'refused: Permission denied: wrong token to join the session' "$KLOG"
 t_check "the session without --keep: its resume was refused, the region lost" \

@@ -247,8 +247,9 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 			continue;
 		token = match_token(p, ibpost_blk_opts, args);
 		if (token == IBPOST_BLK_OPT_ERR) {
+			/* The list: the usage (a read of map_device). */
 			snprintf(why, len, "unknown option '%s' (%s)", p,
-				 "dev= size= queues= depth= port= connect= server_port= io_timeout= ro= serial= reconnect_delay= ctrl_loss_tmo= fast_io_fail_tmo=");
+				 "the options: cat map_device");
 			return -EINVAL;
 		}
 		ret = ibpost_blk_opt(m, token, args, p, why, len);

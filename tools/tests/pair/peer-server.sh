@@ -10,7 +10,9 @@
 # the limited serve (PEER_BLK_MARK bytes), disconnects queue 1 of a
 # session (PEER_BLK_JOIN_MARK bytes: the serve_test_drop_join hook) and
 # deletes rxe0, then adds it
-# back (PEER_BLK_DEL_MARK bytes), under the client's ibpost_blk I/O.  At
+# back (PEER_BLK_DEL_MARK bytes), under the client's ibpost_blk I/O; a
+# third serve on port 18522 keeps lost regions (--keep 60: the client's
+# reconnect across a blip of its link, once serve has --keep).  At
 # the end it checks what the server saw and that nothing is left.  TAP in
 # $IBPOST_OUT/peer-server.tap.
 set -uo pipefail
@@ -31,6 +33,13 @@ LLOG=$IBPOST_OUT/serve-limited.log
 "$IBPOST" serve --port 18521 --max-mem 100 --max-job-time 8000 --max-per-addr 2 \
 	>"$LLOG" 2>&1 &
 lpid=$!
+# A server that keeps a lost session's region (the client's blip row,
+# peer-blk.sh's peer_blk_blip), once serve has --keep.
+KLOG=$IBPOST_OUT/serve-keep.log kpid=''
+if "$IBPOST" serve --help 2>&1 | grep -q -- '--keep'; then
+	"$IBPOST" serve --port 18522 --keep 60 >"$KLOG" 2>&1 &
+	kpid=$!
+fi
 touch "$IBPOST_OUT/ready"
 
 # shellcheck source=tools/tests/lib/peer-blk.sh
@@ -73,6 +82,11 @@ done
 perf_servers_stop
 kill -INT "$spid"
 ((killed)) || kill -INT "$lpid"
+if [[ -n $kpid ]]; then
+	kill -INT "$kpid"
+	wait "$kpid"
+	cat "$KLOG"
+fi
 src=0
 wait "$spid" || src=$?
 wait "$lpid"

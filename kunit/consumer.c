@@ -66,6 +66,15 @@ static u8 cons_pattern(u32 t, u32 i, u64 off)
 	return (u8)(x ^ (x >> 13) ^ (x >> 24));
 }
 
+/* The words of an IBPOST_R_* code, as the tool prints them. */
+static const char *cons_reason(u32 reason)
+{
+	static const char *const texts[] = IBPOST_REASON_TEXTS;
+
+	return reason < ARRAY_SIZE(texts) && texts[reason] ? texts[reason] :
+	       "unknown";
+}
+
 static void cons_done(struct ibpost_req *req, int status)
 {
 	struct cons_io *io = container_of(req, struct cons_io, req);
@@ -277,6 +286,89 @@ static int cons_region_check(struct cons *c, u64 bytes)
 	return 0;
 }
 
+/* After a resume: each thread's last two requests are in the region. */
+static int cons_verify_kept(struct cons *c, u64 *bad)
+{
+	u32 n = c->cfg->req_pages, k, b, th, i;
+	struct cons_thread t = { .c = c };
+	u64 off;
+	u8 *va;
+	int ret = 0;
+
+	t.pool = cons_alloc_pages(2 * n);
+	t.sg = kcalloc(n, sizeof(*t.sg), GFP_KERNEL);
+	if (!t.pool || !t.sg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (th = 0; th < c->cfg->threads && !ret; th++) {
+		for (i = c->cfg->reqs - min(c->cfg->reqs, 2U);
+		     i < c->cfg->reqs && !ret; i++) {
+			off = ((u64)th * 2 + (i & 1)) * c->req_bytes;
+			for (k = 0; k < n; k++)
+				memset(page_address(t.pool[n + k]), 0,
+				       PAGE_SIZE);
+			ret = cons_io(&t, IBPOST_OP_READ, n, off);
+			for (k = 0; !ret && k < n; k++) {
+				va = page_address(t.pool[n + k]);
+				for (b = 0; b < PAGE_SIZE; b++)
+					*bad += va[b] != cons_pattern(th, i,
+						(u64)k * PAGE_SIZE + b);
+			}
+		}
+	}
+out:
+	cons_free_pages(t.pool, 2 * n);
+	kfree(t.sg);
+	return ret;
+}
+
+/*
+ * Close the session without its fin (the caller's session_test_nofin),
+ * take its region back and read it; the first token is then refused.
+ */
+static int cons_resume(struct cons *c, struct ibpost_session_attr *attr,
+		       struct ibpost_consumer_result *res)
+{
+	struct ibpost_session_resume r, old;
+	struct ibpost_session *s;
+	u32 reason = 0;
+	int ret;
+
+	ret = ibpost_session_get_resume(c->s, &r);
+	if (ret)
+		return ret;
+	old = r;
+	ibpost_session_close(c->s);
+	c->s = NULL;
+	attr->resume = &r;
+	attr->reason = &reason;
+	s = ibpost_session_open(attr);
+	if (IS_ERR(s)) {
+		res->resume_reason = reason;
+		ret = PTR_ERR(s);
+		goto out;
+	}
+	c->s = s;
+	ret = cons_region_check(c, attr->region_bytes);
+	if (!ret)
+		ret = cons_verify_kept(c, &res->resume_bad);
+	res->resumed = !ret;
+	/* Each ready gives a new token: the first one took it back once. */
+	attr->resume = &old;
+	reason = 0;
+	s = ibpost_session_open(attr);
+	if (!IS_ERR(s)) {
+		ibpost_session_close(s);
+		ret = ret ?: -EEXIST;
+	}
+	res->stale_reason = reason;
+out:
+	memzero_explicit(&r, sizeof(r));
+	memzero_explicit(&old, sizeof(old));
+	return ret;
+}
+
 /**
  * ibpost_consumer_run() - run one workload on a new session.
  * @cfg: the workload.
@@ -310,8 +402,8 @@ int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
 	ndisk = cfg->threads * 2 * cfg->req_pages;
 	if (cfg->peer) {
 		/* IPv4 or IPv6, port 0: ibpost serve's default port. */
-		if (inet_pton_with_scope(&init_net, AF_UNSPEC, cfg->peer, NULL,
-					 &ss))
+		if (inet_pton_with_scope(&init_net, AF_UNSPEC, cfg->peer,
+					 cfg->peer_port, &ss))
 			return -EINVAL;
 		attr.peer = &ss;
 		if (cfg->region)
@@ -342,8 +434,12 @@ int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
 	ibpost_session_get_stats(c.s, &res->stats);
 	kfree(th);
 	cons_local_free(&local);
+	if (!ret && cfg->resume && cfg->peer && cfg->region && !res->errors &&
+	    !res->bad_bytes)
+		ret = cons_resume(&c, &attr, res);
 out_close:
-	ibpost_session_close(c.s);
+	if (c.s)
+		ibpost_session_close(c.s);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ibpost_consumer_run);
@@ -372,6 +468,12 @@ MODULE_PARM_DESC(peer, "address of ibpost serve on another host: its memory is t
 static bool region;
 module_param(region, bool, 0444);
 MODULE_PARM_DESC(region, "with peer: the disk is a region of the server's memory in chunks, reached by offset (default: one chunk, ibpost_session_remote())");
+static char *peer_port;
+module_param(peer_port, charp, 0444);
+MODULE_PARM_DESC(peer_port, "with peer: the server's port (default: ibpost serve's)");
+static bool resume;
+module_param(resume, bool, 0444);
+MODULE_PARM_DESC(resume, "with region: once the workload ran, close the session without its fin (set ibpost's session_test_nofin first), take the region back, read back what was written last, then check that the first token is refused");
 static bool autorun = true;
 module_param(autorun, bool, 0444);
 MODULE_PARM_DESC(autorun, "run the workload at load and fail to load if it fails (default 1)");
@@ -461,6 +563,8 @@ static int __init cons_init(void)
 		.dev = dev, .threads = threads, .reqs = reqs,
 		.req_pages = req_kb * 1024 / PAGE_SIZE, .depth = depth,
 		.max_sge = max_sge, .peer = peer, .region = region,
+		.peer_port = peer_port && *peer_port ? peer_port : NULL,
+		.resume = resume,
 	};
 	struct ibpost_consumer_result *res;
 	u64 mib_x100;
@@ -485,7 +589,13 @@ static int __init cons_init(void)
 		mib_x100 % 100, res->requests, res->errors, res->first_error,
 		res->bad_bytes, res->stats.wrs, res->stats.sq_full,
 		res->stats.lat_p50_ns, res->stats.lat_p99_ns, ret);
-	if (!ret && (res->errors || res->bad_bytes))
+	if (resume)
+		pr_info("resume: %s (reason %u: %s), %llu bad bytes read back; the first token again: reason %u: %s\n",
+			res->resumed ? "region taken back" : "not taken back",
+			res->resume_reason, cons_reason(res->resume_reason),
+			res->resume_bad, res->stale_reason,
+			cons_reason(res->stale_reason));
+	if (!ret && (res->errors || res->bad_bytes || res->resume_bad))
 		ret = -EIO;
 	kfree(res);
 	return ret;

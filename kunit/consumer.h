@@ -22,6 +22,12 @@
  * @region: with @peer: the disk is a region of the server's memory
  *	(&ibpost_session_attr.region_bytes, in as many chunks as it needs),
  *	reached with IBPOST_REQ_REGION; requests must not cross a chunk.
+ * @peer_port: with @peer: the server's port (NULL: ibpost serve's default).
+ * @resume: with @region: once the workload ran, close the session (the
+ *	caller has set the session_test_nofin hook: no fin, the server sees
+ *	the connection lost), open one with &ibpost_session_attr.resume,
+ *	read back what each thread wrote last, then check that the token
+ *	of the first session no longer takes the region back.
  */
 struct ibpost_consumer_cfg {
 	const char *dev;
@@ -32,6 +38,8 @@ struct ibpost_consumer_cfg {
 	u32 max_sge;
 	const char *peer;
 	bool region;
+	const char *peer_port;
+	bool resume;
 };
 
 /**
@@ -43,6 +51,11 @@ struct ibpost_consumer_cfg {
  * @first_error: the first such error.
  * @bad_bytes: bytes read back that differ from what was written.
  * @stats: the session's counters at the end.
+ * @resumed: @resume: the region was taken back.
+ * @resume_reason: IBPOST_R_* of a resume that failed to open.
+ * @resume_bad: bytes read back after the resume that differ.
+ * @stale_reason: IBPOST_R_* of the refused open with the old token (0:
+ *	it opened, a failure).
  */
 struct ibpost_consumer_result {
 	u64 bytes;
@@ -52,6 +65,10 @@ struct ibpost_consumer_result {
 	int first_error;
 	u64 bad_bytes;
 	struct ibpost_session_stats stats;
+	bool resumed;
+	u32 resume_reason;
+	u64 resume_bad;
+	u32 stale_reason;
 };
 
 int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,

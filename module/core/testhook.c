@@ -55,6 +55,11 @@ module_param_named(session_test_fin_ms, ibpost_test.session_test_fin_ms,
 MODULE_PARM_DESC(session_test_fin_ms,
 		 "test hook: a session with a peer being closed waits this long (ms, at most 10000; or until set to 0) before it sends its fin, so that a device removal races the close every time");
 
+module_param_named(session_test_nofin, ibpost_test.session_test_nofin,
+		   uint, 0600);
+MODULE_PARM_DESC(session_test_nofin,
+		 "test hook, taken by the next session with a peer being closed: it disconnects without its fin, as a client whose connection was lost looks to its server (which keeps the region with serve --keep), and the parameter goes back to 0");
+
 module_param_named(session_test_wake_ms, ibpost_test.session_test_wake_ms,
 		   uint, 0600);
 MODULE_PARM_DESC(session_test_wake_ms,

@@ -26,6 +26,8 @@
  *	(session/session.c).
  * @session_test_fin_ms: a closing session with a peer holds before its fin
  *	(session/peer.c).
+ * @session_test_nofin: the next closing session with a peer sends no fin
+ *	(session/peer.c): its server sees the connection lost.
  * @session_test_wake_ms: a woken submitter holds before it touches its session
  *	again (session/submit.c).
  * @pair_test_port: the next loopback pair listens on this port and waits
@@ -39,6 +41,7 @@ struct ibpost_test_hooks {
 	unsigned int serve_test_lost_ms;
 	unsigned int session_test_publish_ms;
 	unsigned int session_test_fin_ms;
+	unsigned int session_test_nofin;
 	unsigned int session_test_wake_ms;
 	unsigned int pair_test_port;
 };

@@ -39,6 +39,8 @@ TRACE_DEFINE_ENUM(IBPOST_SRV_DONE);
 TRACE_DEFINE_ENUM(IBPOST_SRV_LOST);
 TRACE_DEFINE_ENUM(IBPOST_SRV_STOPPED);
 TRACE_DEFINE_ENUM(IBPOST_SRV_JOIN);
+TRACE_DEFINE_ENUM(IBPOST_SRV_KEPT);
+TRACE_DEFINE_ENUM(IBPOST_SRV_RESUMED);
 
 #define ibpost_show_srv_kind(x)					\
 	__print_symbolic(x,					\
@@ -49,7 +51,9 @@ TRACE_DEFINE_ENUM(IBPOST_SRV_JOIN);
 		{ IBPOST_SRV_DONE,	"DONE" },		\
 		{ IBPOST_SRV_LOST,	"LOST" },		\
 		{ IBPOST_SRV_STOPPED,	"STOPPED" },		\
-		{ IBPOST_SRV_JOIN,	"JOIN" })
+		{ IBPOST_SRV_JOIN,	"JOIN" },		\
+		{ IBPOST_SRV_KEPT,	"KEPT" },		\
+		{ IBPOST_SRV_RESUMED,	"RESUMED" })
 
 /**
  * ibpost_job_start - a job's QPs are connected and it starts posting.

@@ -19,6 +19,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <crypto/algapi.h>
 #include <linux/kthread.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -29,6 +30,13 @@
 
 /* How long to wait for the client to disconnect after the last answer. */
 #define IBPOST_SCONN_LINGER_MS	5000
+/*
+ * How long a resume waits for the connection it replaces (one the server
+ * has not seen fail yet) to be kept.
+ */
+#define IBPOST_SCONN_EVICT_MS	2000
+/* Slices of a kept session's wait (stop and device removal seen within). */
+#define IBPOST_SCONN_KEEP_SLICE_MS	200
 
 static bool ibpost_sconn_verify(const struct ibpost_sconn *sc)
 {
@@ -166,6 +174,87 @@ static int ibpost_sconn_wait(struct ibpost_sconn *sc,
 static bool ibpost_sconn_sent(struct ibpost_sconn *sc)
 {
 	return !READ_ONCE(sc->ctl.sends_out);
+}
+
+/* Bytes of each control slot: room for the answer's slots. */
+static size_t ibpost_sconn_ctl_size(const struct ibpost_wire_hello *h)
+{
+	/* The answer's slots: a job's, or a session's region's chunks. */
+	u32 nslots = be16_to_cpu(h->flags) & IBPOST_WIRE_HELLO_REGION ?
+		     IBPOST_WIRE_MAX_CHUNKS : 2 * be32_to_cpu(h->depth);
+
+	return ibpost_ctl_size(nslots);
+}
+
+/**
+ * ibpost_sconn_ctl_pinned() - memory the control slots of a connection
+ *	with this hello pin (charged at its connect request).
+ * @h: the hello, checked.
+ *
+ * Return: bytes.
+ */
+u64 ibpost_sconn_ctl_pinned(const struct ibpost_wire_hello *h)
+{
+	return ibpost_buf_pinned(IBPOST_CTL_RX + 1, ibpost_sconn_ctl_size(h));
+}
+
+/**
+ * ibpost_sconn_qp() - the connection's CQ and QP, sized by its hello, and
+ *	its control receive.
+ * @sc: the connection: @id the connect request's; @ep zeroed, or detached
+ *	(ibpost_ep_detach(): a kept session's, whose PD it keeps).
+ *
+ * Context: the connect request's handler.
+ * Return: 0 or a negative errno (ibpost_sconn_qp_free() undoes the rest).
+ */
+int ibpost_sconn_qp(struct ibpost_sconn *sc)
+{
+	u32 depth = be32_to_cpu(sc->hello.depth);
+	u32 rsge = max_t(u32, be32_to_cpu(sc->hello.recv_sge), 1);
+	struct ibpost_ep_caps ec = {
+		.send_wr = IBPOST_MR_CHAIN + 2,
+		.send_sge = 1,
+		.recv_wr = depth + IBPOST_CTL_RX,
+		.recv_sge = rsge,
+		/*
+		 * Handlers in a workqueue, as nvmet-rdma and isert poll their
+		 * target CQs: receives are reposted as they complete and the
+		 * connection's thread sleeps until a handler wakes it (a
+		 * thread polling its CQ spins at 100 % of a CPU under a
+		 * trickle of messages, and the peer decides how fast they
+		 * come).  Not softirq: checking a verified message reads all
+		 * of it, too long for softirq context.
+		 */
+		.poll = IB_POLL_WORKQUEUE,
+	};
+	int ret;
+
+	/*
+	 * A PD of its own (or, taking a session back, the one its region's
+	 * MRs are in): no other client's rkey works on this QP.
+	 */
+	ret = ibpost_cm_serve_ep(&sc->ep, sc->id, NULL, &ec);
+	if (ret)
+		return ret;
+	/*
+	 * One control receive, for the job: data messages take receives in
+	 * order, so with a SEND opcode every receive after it is a data one.
+	 */
+	return ibpost_ctl_init(&sc->ctl, &sc->ep,
+			       ibpost_sconn_ctl_size(&sc->hello), 1);
+}
+
+/**
+ * ibpost_sconn_qp_free() - undo ibpost_sconn_qp() of a connection never
+ *	accepted.
+ * @sc: the connection.
+ */
+void ibpost_sconn_qp_free(struct ibpost_sconn *sc)
+{
+	/* Receives posted: the QP is drained before their slots go. */
+	ibpost_ep_drain(&sc->ep);
+	ibpost_ctl_free(&sc->ctl);
+	ibpost_ep_destroy(&sc->ep);
 }
 
 /* Before the job: the job, or a zero-byte message (refused). */
@@ -435,6 +524,10 @@ static int ibpost_sconn_ready(struct ibpost_sconn *sc, int err,
 	m->nslots = cpu_to_be32(n);
 	if (n && ibpost_sconn_session(sc)) {
 		m->chunk = cpu_to_be32(sc->chunk);
+		/* The region's for its life, whatever connection serves it. */
+		while (!sc->generation)
+			sc->generation = get_random_u32();
+		m->generation = cpu_to_be32(sc->generation);
 		ibpost_sconn_joinable(sc);
 		m->session = cpu_to_be32(sc->num);
 		memcpy(m->token, sc->token, sizeof(m->token));
@@ -557,6 +650,289 @@ void ibpost_sconn_abandon(struct ibpost_sconn *sc)
 	ibpost_sconn_teardown(sc, false);
 }
 
+/*
+ * A session's region outlives the loss of its connection (--keep): the
+ * client's QP or the fabric failed, or the client went quiet.  Not when
+ * the server or the device is going, nor when the client ended it.
+ */
+static bool ibpost_sconn_keepable(struct ibpost_sconn *sc, int err)
+{
+	return ibpost_sconn_session(sc) && sc->has_token &&
+	       sc->srv->args.keep_s &&
+	       (err == -ECONNRESET || err == -EIO || err == -ETIMEDOUT) &&
+	       !kthread_should_stop() && !READ_ONCE(sc->dev->dying);
+}
+
+/* The session is to be ended: no resume claims it from now on. */
+static void ibpost_sconn_ending(struct ibpost_sconn *sc)
+{
+	mutex_lock(&sc->srv->lock);
+	sc->ending = true;
+	mutex_unlock(&sc->srv->lock);
+	wake_up(&sc->wake);
+	/* A resume that claimed it first: its handler is done with @sc. */
+	wait_event(sc->wake, !READ_ONCE(sc->resuming));
+}
+
+static bool ibpost_sconn_keep_over(struct ibpost_sconn *sc)
+{
+	return READ_ONCE(sc->resumed) || kthread_should_stop() ||
+	       READ_ONCE(sc->dev->dying);
+}
+
+/*
+ * The resumed connection's handshake: the job message again, which must
+ * ask for the region the session had, then a ready with its chunks (the
+ * same rkeys), the same generation and a new token.
+ */
+static int ibpost_sconn_rejoin(struct ibpost_sconn *sc,
+			       struct ibpost_status *st)
+{
+	u64 bytes = sc->region_bytes;
+	u32 chunk = sc->chunk;
+	int ret;
+
+	sc->t_active = jiffies;
+	sc->t_kick = jiffies;
+	sc->kick_out = false;
+	sc->peer_seen = 0;
+	ret = ibpost_sconn_wait(sc, ibpost_sconn_have_job,
+				sc->srv->args.idle_ms, false, st);
+	if (ret)
+		return ret;
+	ret = ibpost_sconn_job(sc, st);
+	if (!ret && (!ibpost_sconn_session(sc) || sc->region_bytes != bytes ||
+		     sc->chunk != chunk))
+		ret = ibpost_sconn_fail(st, -EINVAL, IBPOST_R_BUF_SIZE,
+					sc->region_bytes, bytes);
+	/* The chunks, as they were: no other size reaches the target. */
+	sc->region_bytes = bytes;
+	sc->chunk = chunk;
+	if (ret) {
+		ibpost_srv_conn_event(sc, IBPOST_SRV_REFUSED, ret, st);
+		ibpost_sconn_ready(sc, ret, st);
+		return ret;
+	}
+	sc->t_active = jiffies;
+	ret = ibpost_sconn_ready(sc, 0, st);
+	if (ret)
+		return ret;
+	ibpost_srv_conn_event(sc, IBPOST_SRV_RESUMED, 0, NULL);
+	return 0;
+}
+
+/*
+ * Keep a session whose connection was lost (@err, why in @st): its QP,
+ * CQ, control slots, joined queues and id go, its PD and the region's
+ * MRs stay (no QP is in that PD while it waits: nothing reaches them).
+ * Up to --keep seconds for the client to take it back
+ * (ibpost_sconn_resume()); then the resumed connection's handshake.
+ * Return: 0 with the session resumed and running again, else why not.
+ */
+static int ibpost_sconn_keep(struct ibpost_sconn *sc, int err,
+			     struct ibpost_status *st)
+{
+	struct ibpost_server *srv = sc->srv;
+	u32 keep_s = srv->args.keep_s;
+	unsigned long end = jiffies + keep_s * HZ;
+	struct ibpost_serve_event ev = {
+		.kind = IBPOST_SRV_KEPT,
+		.conn = sc->num,
+		.err = err,
+		.reason = st->reason,
+		.value = sc->num,
+		.limit = keep_s,
+	};
+	bool resumed;
+
+	if (sc->id)
+		ibpost_srv_peer(&ev, (struct sockaddr *)
+				&sc->id->route.addr.dst_addr);
+	ibpost_sjoin_end_all(sc);
+	ibpost_cm_disconnect(&sc->ep);
+	ibpost_ep_drain(&sc->ep);
+	ibpost_ctl_free(&sc->ctl);
+	memset(&sc->ctl, 0, sizeof(sc->ctl));
+	/* The id goes with the QP: none of its events reaches @sc again. */
+	ibpost_ep_detach(&sc->ep);
+	sc->id = NULL;
+	sc->target.wc_status = IB_WC_SUCCESS;
+	ibpost_srv_event(srv, &ev);
+	mutex_lock(&srv->lock);
+	sc->kept = true;
+	mutex_unlock(&srv->lock);
+	wake_up(&sc->wake);
+	while (!ibpost_sconn_keep_over(sc) && time_before(jiffies, end))
+		wait_event_timeout(sc->wake, ibpost_sconn_keep_over(sc),
+				   msecs_to_jiffies(IBPOST_SCONN_KEEP_SLICE_MS));
+	mutex_lock(&srv->lock);
+	sc->kept = false;
+	mutex_unlock(&srv->lock);
+	/* A resume that claimed it in time: its handler is done with @sc. */
+	wait_event(sc->wake, !READ_ONCE(sc->resuming));
+	resumed = READ_ONCE(sc->resumed);
+	sc->resumed = false;
+	/* Not -ETIMEDOUT: the region is gone, not kept again. */
+	if (!resumed)
+		return ibpost_sconn_fail(st, -ESTALE, IBPOST_R_REGION_LOST,
+					 sc->num, keep_s);
+	if (kthread_should_stop())
+		return ibpost_sconn_fail(st, -ESHUTDOWN, IBPOST_R_PEER_LOST,
+					 0, 0);
+	memset(st, 0, sizeof(*st));
+	return ibpost_sconn_rejoin(sc, st);
+}
+
+/*
+ * May the resume @j claim its session now (srv->lock held)?  The session
+ * (@resuming set), or NULL with the refusal in @st and @err; *@live when
+ * it matched a session that is still running (not kept yet).
+ */
+static struct ibpost_sconn *ibpost_sconn_claim(struct ibpost_server *srv,
+					       struct rdma_cm_id *id,
+					       const struct ibpost_wire_join *j,
+					       struct ibpost_status *st,
+					       int *err, bool *live)
+{
+	u32 num = be32_to_cpu(j->session);
+	struct ibpost_sconn *sc = ibpost_srv_session(srv, num);
+
+	*live = false;
+	*err = -EBUSY;
+	if (srv->stopping) {
+		ibpost_status_set(st, IBPOST_R_PEER_BUSY, srv->active,
+				  srv->args.max_conns);
+		return NULL;
+	}
+	/* Another region, or none any more: the client's data is gone. */
+	*err = -ESTALE;
+	if (!sc || !sc->has_token || sc->ending || sc->finished ||
+	    sc->generation != be32_to_cpu(j->generation)) {
+		ibpost_status_set(st, IBPOST_R_REGION_LOST, num,
+				  be32_to_cpu(j->generation));
+		return NULL;
+	}
+	*err = -EACCES;
+	if (crypto_memneq(sc->token, j->token, sizeof(sc->token))) {
+		ibpost_status_set(st, IBPOST_R_JOIN_TOKEN, num, 0);
+		return NULL;
+	}
+	*err = -EXDEV;
+	if (id->device != sc->ep.ibdev) {
+		ibpost_status_set(st, IBPOST_R_CONNECT, EXDEV, 0);
+		return NULL;
+	}
+	*err = -EBUSY;
+	if (sc->resuming) {
+		ibpost_status_set(st, IBPOST_R_PEER_BUSY, num, 0);
+		return NULL;
+	}
+	sc->resuming = true;
+	*live = !sc->kept;
+	return sc;
+}
+
+/* Give up a claim (ibpost_sconn_claim()): the thread may end @sc. */
+static void ibpost_sconn_unclaim(struct ibpost_sconn *sc, bool resumed)
+{
+	mutex_lock(&sc->srv->lock);
+	sc->resumed = resumed;
+	sc->resuming = false;
+	mutex_unlock(&sc->srv->lock);
+	wake_up(&sc->wake);
+}
+
+static bool ibpost_sconn_settled(struct ibpost_sconn *sc)
+{
+	return READ_ONCE(sc->kept) || READ_ONCE(sc->ending);
+}
+
+/**
+ * ibpost_sconn_resume() - a connect request that takes a kept session's
+ *	region back (IBPOST_WIRE_HELLO_RESUME).
+ * @srv: the server.
+ * @id: the request's new id.
+ * @ev: the request.
+ * @j: its private data, checked (ibpost_wire_hello_check()).
+ *
+ * The session must exist with the region's generation and the token of
+ * its last ready (crypto_memneq()), on the same device.  A session the
+ * server still runs is one whose client saw the connection fail first:
+ * the token proves the request is that client's, so the old connection
+ * ends now and the request waits up to IBPOST_SCONN_EVICT_MS for it to
+ * be kept.  The new QP is made in the session's PD: the region's MRs work
+ * on it.  Refused with IBPOST_R_REGION_LOST (no such region: the server
+ * restarted, or the keep time ran out), IBPOST_R_JOIN_TOKEN,
+ * IBPOST_R_CONNECT (another device) or IBPOST_R_PEER_BUSY (being taken
+ * back already, or not kept in time: try again).
+ *
+ * Context: the listener's rdma_cm handler (connect requests one at a time).
+ * Return: 0 (accepted: the session's thread serves it), or 1 (rejected:
+ * rdma_cm destroys @id).
+ */
+int ibpost_sconn_resume(struct ibpost_server *srv, struct rdma_cm_id *id,
+			const struct rdma_cm_event *ev,
+			const struct ibpost_wire_join *j)
+{
+	struct ibpost_status st = {};
+	struct ibpost_sconn *sc;
+	bool live;
+	int ret;
+
+	mutex_lock(&srv->lock);
+	sc = ibpost_sconn_claim(srv, id, j, &st, &ret, &live);
+	mutex_unlock(&srv->lock);
+	if (!sc)
+		return ibpost_srv_reject(id, ret, st.reason, st.value,
+					 st.limit);
+	if (live) {
+		/* @resuming holds @sc: its thread waits before it ends. */
+		WRITE_ONCE(sc->lost, true);
+		wake_up(&sc->wake);
+		wait_event_timeout(sc->wake, ibpost_sconn_settled(sc),
+				   msecs_to_jiffies(IBPOST_SCONN_EVICT_MS));
+		mutex_lock(&srv->lock);
+		live = !sc->kept;
+		ret = sc->ending ? -ESTALE : -EBUSY;
+		mutex_unlock(&srv->lock);
+		if (live) {
+			ibpost_sconn_unclaim(sc, false);
+			ibpost_status_set(&st, ret == -ESTALE ?
+					  IBPOST_R_REGION_LOST :
+					  IBPOST_R_PEER_BUSY,
+					  be32_to_cpu(j->session), 0);
+			return ibpost_srv_reject(id, ret, st.reason, st.value,
+						 st.limit);
+		}
+	}
+	/* Kept: the thread touches neither @id, @hello, @ctl nor the QP. */
+	sc->id = id;
+	sc->hello = j->hello;
+	sc->hello.flags = cpu_to_be16(IBPOST_WIRE_HELLO_REGION);
+	WRITE_ONCE(sc->lost, false);
+	ret = ibpost_sconn_qp(sc);
+	if (!ret)
+		ret = ibpost_cm_accept(&sc->ep, &ev->param.conn);
+	if (ret) {
+		ibpost_ep_drain(&sc->ep);
+		ibpost_ctl_free(&sc->ctl);
+		memset(&sc->ctl, 0, sizeof(sc->ctl));
+		/* Not accepted: the id stays rdma_cm's, the PD the region's. */
+		ibpost_ep_detach(&sc->ep);
+		sc->id = NULL;
+		ibpost_sconn_unclaim(sc, false);
+		return ibpost_srv_reject(id, ret, IBPOST_R_CONNECT, -ret, 0);
+	}
+	mutex_lock(&srv->lock);
+	id->context = sc;
+	memcpy(&sc->peer, &id->route.addr.dst_addr, sizeof(sc->peer));
+	sc->resumes++;
+	mutex_unlock(&srv->lock);
+	ibpost_srv_conn_event(sc, IBPOST_SRV_CONNECT, 0, NULL);
+	ibpost_sconn_unclaim(sc, true);
+	return 0;
+}
+
 /* The client's job, from its description to the answer to its fin. */
 static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 			    bool *refused)
@@ -592,6 +968,13 @@ static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 		return ret;
 	ibpost_srv_conn_event(sc, IBPOST_SRV_JOB, 0, NULL);
 	ret = ibpost_sconn_wait(sc, ibpost_sconn_have_fin, 0, true, st);
+	/* A lost session's region waits for its client (--keep). */
+	while (ret && ibpost_sconn_keepable(sc, ret)) {
+		ret = ibpost_sconn_keep(sc, ret, st);
+		if (!ret)
+			ret = ibpost_sconn_wait(sc, ibpost_sconn_have_fin, 0,
+						true, st);
+	}
 	if (ret)
 		return ret;
 	/* A session's end: no queue joins it any more. */
@@ -637,6 +1020,7 @@ int ibpost_sconn_thread(void *arg)
 	int ret;
 
 	ret = ibpost_sconn_run(sc, &st, &refused);
+	ibpost_sconn_ending(sc);
 	if (!ret)
 		ibpost_srv_conn_event(sc, IBPOST_SRV_DONE, 0, NULL);
 	else if (!refused)
@@ -645,7 +1029,8 @@ int ibpost_sconn_thread(void *arg)
 	if (!ret || refused)
 		ibpost_sconn_wait(sc, ibpost_sconn_never,
 				  IBPOST_SCONN_LINGER_MS, false, &st);
-	ibpost_sconn_teardown(sc, sc->target.wc_status == IB_WC_SUCCESS &&
+	ibpost_sconn_teardown(sc, sc->ep.qp &&
+			      sc->target.wc_status == IB_WC_SUCCESS &&
 			      sc->ctl.wc_status == IB_WC_SUCCESS &&
 			      !READ_ONCE(sc->dev->dying));
 	ibpost_srv_finished(sc);

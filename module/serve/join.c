@@ -28,9 +28,15 @@
 #include "serve/serve.h"
 #include "core/testhook.h"
 
-/* The session numbered @num (srv->lock held), or NULL. */
-static struct ibpost_sconn *ibpost_sjoin_find(struct ibpost_server *srv,
-					      u32 num)
+/**
+ * ibpost_srv_session() - the connection numbered @num.
+ * @srv: the server, its @lock held.
+ * @num: a number a client sent (a join's or a resume's session).
+ *
+ * Return: the connection, or NULL; whether it is a session is the
+ * caller's to check (&ibpost_sconn.has_token).
+ */
+struct ibpost_sconn *ibpost_srv_session(struct ibpost_server *srv, u32 num)
 {
 	struct ibpost_sconn *sc;
 
@@ -61,7 +67,7 @@ static struct ibpost_sconn *ibpost_sjoin_check(struct ibpost_server *srv,
 		return NULL;
 	}
 	*err = -ENOENT;
-	sc = ibpost_sjoin_find(srv, num);
+	sc = ibpost_srv_session(srv, num);
 	/* Not a session: it never had a token to match. */
 	if (!sc || !sc->has_token) {
 		ibpost_status_set(st, IBPOST_R_JOIN_UNKNOWN, num, 0);

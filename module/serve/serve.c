@@ -95,66 +95,6 @@ static int ibpost_srv_hello(const struct rdma_cm_event *ev,
 				       max_rsge, j, st);
 }
 
-/* Bytes of each control slot: room for the answer's slots. */
-static size_t ibpost_srv_ctl_size(const struct ibpost_wire_hello *h)
-{
-	/* The answer's slots: a job's, or a session's region's chunks. */
-	u32 nslots = be16_to_cpu(h->flags) & IBPOST_WIRE_HELLO_REGION ?
-		     IBPOST_WIRE_MAX_CHUNKS : 2 * be32_to_cpu(h->depth);
-
-	return ibpost_ctl_size(nslots);
-}
-
-/* Memory the control slots of a connection with this hello pin. */
-static u64 ibpost_srv_ctl_pinned(const struct ibpost_wire_hello *h)
-{
-	return ibpost_buf_pinned(IBPOST_CTL_RX + 1, ibpost_srv_ctl_size(h));
-}
-
-/* The connection's CQ and QP, sized by the hello, and its receives. */
-static int ibpost_srv_qp(struct ibpost_sconn *sc)
-{
-	u32 depth = be32_to_cpu(sc->hello.depth);
-	u32 rsge = max_t(u32, be32_to_cpu(sc->hello.recv_sge), 1);
-	struct ibpost_ep_caps ec = {
-		.send_wr = IBPOST_MR_CHAIN + 2,
-		.send_sge = 1,
-		.recv_wr = depth + IBPOST_CTL_RX,
-		.recv_sge = rsge,
-		/*
-		 * Handlers in a workqueue, as nvmet-rdma and isert poll their
-		 * target CQs: receives are reposted as they complete and the
-		 * connection's thread sleeps until a handler wakes it (a
-		 * thread polling its CQ spins at 100 % of a CPU under a
-		 * trickle of messages, and the peer decides how fast they
-		 * come).  Not softirq: checking a verified message reads all
-		 * of it, too long for softirq context.
-		 */
-		.poll = IB_POLL_WORKQUEUE,
-	};
-	int ret;
-
-	/* A PD of its own: no other client's rkey works on this QP. */
-	ret = ibpost_cm_serve_ep(&sc->ep, sc->id, NULL, &ec);
-	if (ret)
-		return ret;
-	/*
-	 * One control receive, for the job: data messages take receives in
-	 * order, so with a SEND opcode every receive after it is a data one.
-	 */
-	return ibpost_ctl_init(&sc->ctl, &sc->ep,
-			       ibpost_srv_ctl_size(&sc->hello), 1);
-}
-
-/* Undo ibpost_srv_qp() (the connection was never accepted). */
-static void ibpost_srv_qp_free(struct ibpost_sconn *sc)
-{
-	/* Receives posted: the QP is drained before their slots go. */
-	ibpost_ep_drain(&sc->ep);
-	ibpost_ctl_free(&sc->ctl);
-	ibpost_ep_destroy(&sc->ep);
-}
-
 static struct ibpost_sconn *ibpost_srv_conn_alloc(struct ibpost_server *srv,
 						  struct rdma_cm_id *id,
 						  struct ibpost_dev *dev,
@@ -199,7 +139,9 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 					 st.limit);
 	if (be16_to_cpu(j.hello.flags) & IBPOST_WIRE_HELLO_JOIN)
 		return ibpost_srv_join(srv, id, ev, &j);
-	ctl = ibpost_srv_ctl_pinned(&j.hello);
+	if (be16_to_cpu(j.hello.flags) & IBPOST_WIRE_HELLO_RESUME)
+		return ibpost_sconn_resume(srv, id, ev, &j);
+	ctl = ibpost_sconn_ctl_pinned(&j.hello);
 	mutex_lock(&srv->lock);
 	if (srv->stopping || srv->active >= srv->args.max_conns) {
 		u32 active = srv->active;
@@ -236,11 +178,11 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 		ret = ibpost_srv_reject(id, -ENOMEM, IBPOST_R_NOMEM, 0, 0);
 		goto err_dev;
 	}
-	ret = ibpost_srv_qp(sc);
+	ret = ibpost_sconn_qp(sc);
 	if (!ret)
 		ret = ibpost_cm_accept(&sc->ep, &ev->param.conn);
 	if (ret) {
-		ibpost_srv_qp_free(sc);
+		ibpost_sconn_qp_free(sc);
 		ret = ibpost_srv_reject(id, ret, IBPOST_R_CONNECT, -ret, 0);
 		goto err_free;
 	}
@@ -258,7 +200,7 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 		id->context = srv;
 		ibpost_cm_disconnect(&sc->ep);
 		sc->ep.cm_owned = false;
-		ibpost_srv_qp_free(sc);
+		ibpost_sconn_qp_free(sc);
 		ret = 1;
 		goto err_free;
 	}

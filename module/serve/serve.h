@@ -150,6 +150,17 @@ struct ibpost_server {
  * @njoins: their number (server's @lock).
  * @joining: joins being set up in its PD (server's @lock); the teardown
  *	waits for none, on @wake.
+ * @generation: a session's region's generation: random, never 0, made at
+ *	its first ready and the same in every ready after a resume.
+ * @kept: its connections were lost and its region waits for the client
+ *	to take it back (&ibpost_serve.keep_s; server's @lock).
+ * @resuming: a connect request is taking it back (server's @lock); the
+ *	thread waits for none before it frees the region.
+ * @resumed: that request was accepted: the thread serves the new
+ *	connection (written under the server's @lock, read by the thread).
+ * @resumes: how many times the region was taken back.
+ * @ending: the thread is ending the connection for good: no resume may
+ *	claim it (server's @lock).
  */
 struct ibpost_sconn {
 	enum ibpost_srv_kind kind;
@@ -193,6 +204,12 @@ struct ibpost_sconn {
 	struct list_head joins;
 	u32 njoins;
 	u32 joining;
+	u32 generation;
+	bool kept;
+	bool resuming;
+	bool resumed;
+	u32 resumes;
+	bool ending;
 };
 
 /**
@@ -235,6 +252,7 @@ int ibpost_srv_reject(struct rdma_cm_id *id, int err, u32 reason, u64 value,
 		      u64 limit);
 
 /* serve/join.c: calls account.c */
+struct ibpost_sconn *ibpost_srv_session(struct ibpost_server *srv, u32 num);
 int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 		    const struct rdma_cm_event *ev,
 		    const struct ibpost_wire_join *j);
@@ -242,6 +260,12 @@ void ibpost_sjoin_end_all(struct ibpost_sconn *sc);
 void ibpost_sjoin_test_drop(struct ibpost_sconn *sc);
 
 /* serve/conn.c: calls join.c, account.c */
+u64 ibpost_sconn_ctl_pinned(const struct ibpost_wire_hello *h);
+int ibpost_sconn_qp(struct ibpost_sconn *sc);
+void ibpost_sconn_qp_free(struct ibpost_sconn *sc);
+int ibpost_sconn_resume(struct ibpost_server *srv, struct rdma_cm_id *id,
+			const struct rdma_cm_event *ev,
+			const struct ibpost_wire_join *j);
 int ibpost_sconn_thread(void *arg);
 void ibpost_sconn_abandon(struct ibpost_sconn *sc);
 

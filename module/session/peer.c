@@ -306,6 +306,11 @@ void ibpost_speer_fin(struct ibpost_session *s)
 		goto out;
 	ibpost_test_hold("session closer", &ibpost_test.session_test_fin_ms);
 	p->started = false;
+	if (cmpxchg(&ibpost_test.session_test_nofin, 1, 0) == 1) {
+		pr_info("test hook: session %u closed without its fin\n",
+			p->session);
+		goto out;
+	}
 	if (ibpost_client_fin(&p->cl, 0))
 		goto out;
 	/* Its account is not read: only that the server has ended. */

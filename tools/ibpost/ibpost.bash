@@ -63,7 +63,7 @@ _ibpost()
 	--warmup | --depth | \
 	--batch | --signal-every | --imm | --cm | --connect | --cm-timeout | \
 	--qps | -q | --addr | --allow | --max-conns | --idle | --max-mem | \
-	--max-job-time | --max-per-addr | --queues | -i | --ib-port | -x | \
+	--max-job-time | --max-per-addr | --keep | --queues | -i | --ib-port | -x | \
 	--gid-index | -t | --tx-depth | -l | --post_list | -Q | --cq-mod | -I | \
 	--inline-size | --inline_size | --cm-port | --qp | -c | --io-timeout | \
 	--serial | -S | --reconnect-delay | -R | --ctrl-loss-tmo | -L | \
@@ -94,7 +94,7 @@ _ibpost()
 		;;
 	serve)
 		words='--addr --port --allow --max-conns --idle --max-mem
-			--max-job-time --max-per-addr --json --wide --help'
+			--max-job-time --max-per-addr --keep --json --wide --help'
 		;;
 	blk)
 		case $sub in

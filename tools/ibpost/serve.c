@@ -26,6 +26,7 @@ struct serve_opts {
 	unsigned int max_mem_mib;
 	unsigned int max_job_ms;
 	unsigned int max_per_addr;
+	unsigned int keep_s;
 	bool json;
 	bool wide;			/* --wide: every --allow network */
 	/* --allow: who may connect (none given: every address) */
@@ -76,11 +77,14 @@ static void serve_tail(FILE *f)
 		"                                          (ADDR * for every address; NETS\n"
 		"                                          the --allow networks, or any)\n"
 		"  serve: limits: C conns, A per address, M MiB pinned, J ms a job, idle I ms\n"
+		"                                          [, keep K s]\n"
 		"  conn N: connected from ADDR port P\n"
 		"  conn N: job OP size S depth D slots K\n"
 		"  conn N: refused: ERROR: REASON (value V, limit L)\n"
 		"  conn N: done: M msgs, B bytes, E verify errors\n"
 		"  conn N: lost: ERROR: REASON[, wc status STATUS]\n"
+		"  conn N: kept: session S for K s after: ERROR: REASON\n"
+		"  conn N: resumed: session S\n"
 		"  serve: D events dropped                 (before an event, when this\n"
 		"                                          command fell behind)\n"
 		"  serve: stopped: ERROR                   (the device went away)\n"
@@ -97,6 +101,7 @@ static void serve_tail(FILE *f)
 enum {
 	SERVE_ADDR = OPT_LONG, SERVE_ALLOW, SERVE_MAX_CONNS, SERVE_IDLE,
 	SERVE_MAX_MEM, SERVE_MAX_JOB, SERVE_MAX_PER_ADDR, SERVE_WIDE,
+	SERVE_KEEP,
 };
 
 static const struct opt serve_opts_table[] = {
@@ -134,6 +139,12 @@ static const struct opt serve_opts_table[] = {
 	{ .name = "max-per-addr", .key = SERVE_MAX_PER_ADDR, .arg = "N",
 	  .help = "connections one client address may hold at once\n"
 		  "(default 8, at most --max-conns)" },
+	{ .name = "keep", .key = SERVE_KEEP, .arg = "SEC",
+	  .help = "keep an in-kernel session's region SEC seconds after\n"
+		  "its connections were lost (default 0: freed at once;\n"
+		  "at most " OPT_STR(IBPOST_SRV_KEEP_MAX) "), for its client to take back\n"
+		  "(ibpost_blk's reconnect); it holds its memory and a\n"
+		  "connection until then" },
 	{ .name = "json", .letter = 'j',
 	  .help = "one JSON object per event and line, every field of\n"
 		  "the event (kind as a word, addresses as strings)" },
@@ -225,6 +236,9 @@ static int serve_set(void *ctx, int key, const char *arg)
 	case SERVE_MAX_PER_ADDR:
 		return serve_num("--max-per-addr", arg, UINT32_MAX,
 				 &o->max_per_addr);
+	case SERVE_KEEP:
+		return serve_num("--keep", arg, IBPOST_SRV_KEEP_MAX,
+				 &o->keep_s);
 	case 'j':
 		o->json = true;
 		return 0;
@@ -248,6 +262,7 @@ static void fill_serve(const struct serve_opts *o, struct ibpost_serve *sv)
 	sv->max_mem_mib = o->max_mem_mib;
 	sv->max_job_ms = o->max_job_ms;
 	sv->max_per_addr = o->max_per_addr;
+	sv->keep_s = o->keep_s;
 	/* without --allow the tail is zero: a module of version 0 takes it */
 	if (o->nallow) {
 		sv->allow = (uintptr_t)o->allow;
@@ -338,6 +353,8 @@ static const char *kind_str(unsigned int kind)
 		[IBPOST_SRV_LOST] = "lost",
 		[IBPOST_SRV_STOPPED] = "stopped",
 		[IBPOST_SRV_JOIN] = "join",
+		[IBPOST_SRV_KEPT] = "kept",
+		[IBPOST_SRV_RESUMED] = "resumed",
 	};
 
 	if (kind < ARRAY_SIZE(kinds) && kinds[kind])
@@ -371,9 +388,12 @@ static void text_event(const struct serve_opts *o,
 		       listen_str(addr, sizeof(addr), o, e), e->port,
 		       allow_str(nets, sizeof(nets), o,
 				 o->wide ? 0 : n < 88 ? 100 - n : 12));
-		printf("serve: limits: %u conns, %u per address, %u MiB pinned, %u ms a job, idle %u ms\n",
+		printf("serve: limits: %u conns, %u per address, %u MiB pinned, %u ms a job, idle %u ms",
 		       sv->max_conns, sv->max_per_addr, sv->max_mem_mib,
 		       sv->max_job_ms, sv->idle_ms);
+		if (sv->keep_s)
+			printf(", keep %u s", sv->keep_s);
+		putchar('\n');
 		break;
 	case IBPOST_SRV_CONNECT:
 		printf("conn %u: connected from %s port %u\n", e->conn,
@@ -416,6 +436,16 @@ static void text_event(const struct serve_opts *o,
 		       (unsigned long long)e->limit,
 		       peer_str(addr, sizeof(addr), e), e->port);
 		break;
+	case IBPOST_SRV_KEPT:
+		printf("conn %u: kept: session %llu for %llu s after: %s: %s\n",
+		       e->conn, (unsigned long long)e->value,
+		       (unsigned long long)e->limit, strerror(abs(e->err)),
+		       ctl_reason_str(e->reason));
+		break;
+	case IBPOST_SRV_RESUMED:
+		printf("conn %u: resumed: session %llu\n", e->conn,
+		       (unsigned long long)e->value);
+		break;
 	default:
 		printf("serve: event of kind %u (unknown to this tool)\n",
 		       e->kind);
@@ -450,6 +480,7 @@ static void json_event(const struct serve_opts *o,
 		json_u64(&j, "max_mem_mib", sv->max_mem_mib);
 		json_u64(&j, "max_job_ms", sv->max_job_ms);
 		json_u64(&j, "idle_ms", sv->idle_ms);
+		json_u64(&j, "keep_s", sv->keep_s);
 	}
 	json_str(&j, "peer", e->peer_family ?
 		 peer_str(addr, sizeof(addr), e) : "");

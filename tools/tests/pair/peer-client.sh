@@ -289,6 +289,30 @@ t_check "session API, a 4 MiB region of the server's memory in 1 MiB chunks ($ch
 	test "$ok" = 1
 [[ $rc == 0 ]] && rmmod ibpost_consumer
 
+# A region the server keeps (serve --keep 30 on port 18522): the session is
+# closed without its fin (the session_test_nofin hook: the server sees its
+# connection lost), a new one takes the region back (attr.resume) and reads
+# what each thread wrote last; the first token then no longer takes it.
+resume_row() {
+	rc=0
+	echo 1 >/sys/module/ibpost/parameters/session_test_nofin
+	insmod "$CONS" dev=rxe0 peer="$S" peer_port="$1" region=1 resume=1 \
+		threads=2 reqs=4 req_kb=512 || rc=$?
+	line=$(dmesg | grep 'ibpost_consumer: resume:' | tail -n 1 | sed 's/^\[[^]]*\] //')
+	[[ $rc == 0 ]] && rmmod ibpost_consumer
+}
+resume_row 18522
+ok=0
+[[ $rc == 0 && $line == *'region taken back (reason 0: no error), 0 bad bytes read back; the first token again: reason '*': wrong token to join the session' ]] && ok=1
+t_check "session API: a region the server kept (--keep) taken back after the connection was lost, 2 x 2 x 512 KiB read back intact, the old token refused: $line" \
+	test "$ok" = 1
+# The default serve keeps nothing: the resume fails with the reason.
+resume_row ''
+ok=0
+[[ $rc != 0 && $line == *'not taken back (reason '*': region lost: '* ]] && ok=1
+t_check "session API: without --keep the region is gone with the connection, and the resume says so: $line" \
+	test "$ok" = 1
+
 # ibpost_blk on the server's memory (tools/tests/lib/peer-blk.sh; the test
 # kernel has no ext4 for its file-system rows).  The server deletes its
 # rxe0 under the last device and adds it back.

@@ -10,9 +10,7 @@
 # the limited serve (PEER_BLK_MARK bytes), disconnects queue 1 of a
 # session (PEER_BLK_JOIN_MARK bytes: the serve_test_drop_join hook) and
 # deletes rxe0, then adds it
-# back (PEER_BLK_DEL_MARK bytes), under the client's ibpost_blk I/O; a
-# third serve on port 18522 keeps lost regions (--keep 60: the client's
-# reconnect across a blip of its link, once serve has --keep).  At
+# back (PEER_BLK_DEL_MARK bytes), under the client's ibpost_blk I/O.  At
 # the end it checks what the server saw and that nothing is left.  TAP in
 # $IBPOST_OUT/peer-server.tap.
 set -uo pipefail
@@ -33,13 +31,10 @@ LLOG=$IBPOST_OUT/serve-limited.log
 "$IBPOST" serve --port 18521 --max-mem 100 --max-job-time 8000 --max-per-addr 2 \
 	>"$LLOG" 2>&1 &
 lpid=$!
-# A server that keeps a lost session's region (the client's blip row,
-# peer-blk.sh's peer_blk_blip), once serve has --keep.
-KLOG=$IBPOST_OUT/serve-keep.log kpid=''
-if "$IBPOST" serve --help 2>&1 | grep -q -- '--keep'; then
-	"$IBPOST" serve --port 18522 --keep 60 >"$KLOG" 2>&1 &
-	kpid=$!
-fi
+# A serve that keeps a lost session's region (the client's resume rows).
+KLOG=$IBPOST_OUT/serve-keep.log
+"$IBPOST" serve --port 18522 --keep 30 --idle 3000 >"$KLOG" 2>&1 &
+kpid=$!
 touch "$IBPOST_OUT/ready"
 
 # shellcheck source=tools/tests/lib/peer-blk.sh
@@ -80,17 +75,14 @@ for _ in $(seq 3600); do
 done
 [[ -e $IBPOST_OUT/stop ]] || t_fail "told to stop" "no $IBPOST_OUT/stop in 30 min"
 perf_servers_stop
-kill -INT "$spid"
+kill -INT "$spid" "$kpid"
 ((killed)) || kill -INT "$lpid"
-if [[ -n $kpid ]]; then
-	kill -INT "$kpid"
-	wait "$kpid"
-	cat "$KLOG"
-fi
 src=0
 wait "$spid" || src=$?
 wait "$lpid"
-cat "$LOG" "$LLOG"
+ksrc=0
+wait "$kpid" || ksrc=$?
+cat "$LOG" "$LLOG" "$KLOG"
 
 if ((src == 0)) && grep -qx 'serve: stopping' "$LOG"; then
 	t_ok "serve ends on SIGINT with status 0 and says so"
@@ -103,6 +95,16 @@ t_check "its default memory budget is an eighth of this guest's RAM ($mib MiB): 
 	grep -qx "serve: limits: 16 conns, 8 per address, $mib MiB pinned, 600000 ms a job, idle 3000 ms" "$LOG"
 t_check "a job past the budget was refused, and the event says so" \
 	grep -q 'refused: Cannot allocate memory: .*budget of pinned memory or MRs would be exceeded' "$LOG"
+t_check "the keeping serve reports its keep time and stopped cleanly (exit $ksrc)" \
+	bash -c "grep -qx 'serve: limits: .*, idle 3000 ms, keep 30 s' '$KLOG' && test $ksrc = 0"
+t_check "it kept the session lost without its fin: $(grep -m 1 ': kept: ' "$KLOG")" \
+	grep -q '^conn [0-9]*: kept: session [0-9]* for 30 s after: Connection reset by peer: ' "$KLOG"
+t_check "the client took it back: $(grep -m 1 ': resumed: ' "$KLOG")" \
+	grep -q '^conn [0-9]*: resumed: session [0-9]*$' "$KLOG"
+t_check "the first token, used again, was refused" \
+	grep -q 'refused: Permission denied: wrong token to join the session' "$KLOG"
+t_check "the session without --keep: its resume was refused, the region lost" \
+	grep -q 'refused: Stale file handle: region lost' "$LOG"
 t_check "the limited server reports its limits" \
 	grep -qx 'serve: limits: 16 conns, 2 per address, 100 MiB pinned, 8000 ms a job, idle 10000 ms' "$LLOG"
 t_check "the limited server ended a job at its time limit" \

@@ -18,7 +18,7 @@
 # new I/O fails at once with EIO, no task in D state, it unmaps.  Then the
 # reconnect itself: a blip of this guest's link under I/O on a server that
 # keeps regions (peer_blk_blip: the data survives), and devices
-# reconnecting behind a down link unmap and unload (peer_blk_rmmod_rc);
+# reconnecting behind a cut wire unmap and unload (peer_blk_rmmod_rc);
 # no session is left.  Sizes are small: the wire between the guests moves
 # about 10 MB/s.
 # shellcheck source=tools/tests/lib/blk-lib.sh
@@ -85,6 +85,19 @@ peer_blk_drop() {
 	fi
 }
 
+# peer_blk_cut on|off: this guest's wire cut, or mended: every packet it
+# sends is dropped (netem loss 100% on eth0).  Not a link down: rxe's QPs
+# would see their sends fail at once rather than go unanswered, and on
+# rxe a link that went down and up again left new connections to the
+# server without a working data path (seen on the stock 6.1 guests).
+peer_blk_cut() {
+	if [[ $1 == on ]]; then
+		rig_modprobe sch_netem && tc qdisc replace dev eth0 root netem loss 100%
+	else
+		tc qdisc del dev eth0 root 2>/dev/null || true
+	fi
+}
+
 # peer_blk_state DEV STATE SEC: DEV's state is STATE within SEC seconds.
 peer_blk_state() {
 	local _
@@ -97,16 +110,17 @@ peer_blk_state() {
 
 # peer_blk_blip S: a device on the server at S port 18522, which keeps a
 # lost session's region for 30 s (peer-server.sh: serve --keep 30), 4 MiB
-# of random data written, then this guest's link down for 8 s under a
-# read of all of it: the read gets no answer, io_timeout (4 s) fails the
-# session, the device reconnects (every 1 s) once the link is back, with
-# the same region; the read ends without an error and what it read, and a
-# read after, is what was written; the device is live with 1 reconnect.
+# of random data written, then this guest's wire cut for 8 s
+# (peer_blk_cut) under a read of all of it: the read gets no answer,
+# io_timeout (4 s) fails the session, the device reconnects (every 1 s)
+# once the wire is back, with the same region; the read ends without an
+# error and what it read, and a read after, is what was written; the
+# device is live with 1 reconnect.  ctrl_loss_tmo 60 bounds the row.
 peer_blk_blip() {
 	local S=$1 name A pat=/tmp/ibpost-blip.bin got=/tmp/ibpost-blip-got.bin
 	local dpid rc t0 st rcs
 	name=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size 4M --depth 8 --queues 1 \
-		--reconnect-delay 1 --io-timeout 4 2>&1)
+		--reconnect-delay 1 --io-timeout 4 --ctrl-loss-tmo 60 2>&1)
 	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
 		t_fail "blip: map on the server that keeps regions" "$name"
 		return
@@ -117,20 +131,20 @@ peer_blk_blip() {
 		t_fail "blip: 4 MiB written" "dd failed"
 	fi
 	t0=$SECONDS
-	ip link set dev eth0 down
+	peer_blk_cut on
 	timeout 120 dd if="/dev/$name" of="$got" bs=64k iflag=direct status=none &
 	dpid=$!
 	peer_blk_state "$name" reconnecting 30
 	st=$(cat "$A/state")
 	sleep 8
-	ip link set dev eth0 up
+	peer_blk_cut off
 	peer_blk_state "$name" live 60
 	rcs="state $(cat "$A/state"), reconnects $(cat "$A/reconnects")"
 	rc=0
 	wait "$dpid" || rc=$?
-	echo "blip: $st while the link was down, then $rcs after $((SECONDS - t0)) s; the read exit $rc" >>"$FIG"
+	echo "blip: $st while the wire was cut, then $rcs after $((SECONDS - t0)) s; the read exit $rc" >>"$FIG"
 	if [[ $st == reconnecting && $rcs == "state live, reconnects 1" ]]; then
-		t_ok "blip: reconnecting while the link was down, then $rcs ($((SECONDS - t0)) s)"
+		t_ok "blip: reconnecting while the wire was cut, then $rcs ($((SECONDS - t0)) s)"
 	else
 		t_fail "blip: reconnecting, then live with 1 reconnect" "$st, then $rcs"
 	fi
@@ -150,11 +164,11 @@ peer_blk_blip() {
 
 # peer_blk_rmmod_rc S: two devices on the server at S that reconnect
 # forever (ctrl_loss_tmo -1) and fail their I/O at once meanwhile
-# (fast_io_fail_tmo 0), this guest's link down under a read of each: io_timeout
-# (3 s) fails their sessions, the reads end with EIO and the devices stay
-# reconnecting; one unmaps, then ibpost_blk unloads with the other still
-# reconnecting, each within 40 s (an attempt in progress: its connect
-# timeout); no task in D state.  The link comes back.
+# (fast_io_fail_tmo 0), this guest's wire cut (peer_blk_cut) under a read
+# of each: io_timeout (3 s) fails their sessions, the reads end with EIO
+# and the devices stay reconnecting; one unmaps, then ibpost_blk unloads
+# with the other still reconnecting, each within 40 s (an attempt in
+# progress: its connect timeout); no task in D state.  The wire is mended.
 peer_blk_rmmod_rc() {
 	local S=$1 a b pa pb ra=0 rb=0 st t0 rc=0 s1=0 s2=0
 	a=$($IBPOST blk map --dev rxe0 --connect "$S" --size 1M --depth 4 --queues 1 \
@@ -163,10 +177,9 @@ peer_blk_rmmod_rc() {
 		--reconnect-delay 1 --ctrl-loss-tmo -1 --fast-io-fail-tmo 0 --io-timeout 3 2>&1)
 	if ! [[ $a == ibpostb* && $b == ibpostb* ]] || ! wait_dev "$a" || ! wait_dev "$b"; then
 		t_fail "maps for unmap and rmmod while reconnecting" "$a $b"
-		ip link set dev eth0 up
 		return
 	fi
-	ip link set dev eth0 down
+	peer_blk_cut on
 	timeout 60 dd if="/dev/$a" of=/dev/null bs=4k count=1 iflag=direct status=none &
 	pa=$!
 	timeout 60 dd if="/dev/$b" of=/dev/null bs=4k count=1 iflag=direct status=none &
@@ -176,7 +189,7 @@ peer_blk_rmmod_rc() {
 	st="$(cat "/sys/block/$a/ibpost/state") $(cat "/sys/block/$b/ibpost/state")"
 	echo "rmmod while reconnecting: reads exit $ra $rb, states $st" >>"$FIG"
 	if [[ $ra == 1 && $rb == 1 && $st == "reconnecting reconnecting" ]]; then
-		t_ok "fast_io_fail_tmo 0: the reads behind the down link failed, the devices reconnecting"
+		t_ok "fast_io_fail_tmo 0: the reads behind the cut wire failed, the devices reconnecting"
 	else
 		t_fail "fast_io_fail_tmo 0: the reads failed, the devices reconnecting" "reads exit $ra $rb, states $st"
 	fi
@@ -193,8 +206,7 @@ peer_blk_rmmod_rc() {
 		t_fail "unmap and rmmod while reconnecting" "status $rc after $s1 s and $s2 s"
 	fi
 	no_dstate "rmmod while reconnecting"
-	ip link set dev eth0 up
-	rig_wait_active rxe0 || true
+	peer_blk_cut off
 }
 
 # peer_blk_serve_drop LOG (server side): once serve's LOG shows the map

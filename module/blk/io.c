@@ -142,21 +142,27 @@ static void ibpost_blk_complete(struct request *rq)
 {
 	struct ibpost_blk_cmd *cmd = blk_mq_rq_to_pdu(rq);
 	struct ibpost_blk_dev *d = rq->q->queuedata;
-	int state;
+	unsigned long flags;
+	bool requeue;
 
 	if (likely(cmd->status == BLK_STS_OK) ||
 	    !ibpost_blk_can_reconnect(d)) {
 		blk_mq_end_request(rq, cmd->status);
 		return;
 	}
-	state = READ_ONCE(d->state);
-	if (state == IBPOST_BLK_LIVE ||
-	    (state == IBPOST_BLK_RECONNECTING && !READ_ONCE(d->failfast))) {
-		/* Not kicked: the reconnect (or its failure) kicks the list. */
+	/*
+	 * Under @state_lock: a state change that kicks the requeue list
+	 * (the reconnect's end, fast_io_fail_tmo, the unmap) comes after
+	 * every request this put on it.  Not kicked here: that kick does.
+	 */
+	spin_lock_irqsave(&d->state_lock, flags);
+	requeue = d->state == IBPOST_BLK_LIVE ||
+		  (d->state == IBPOST_BLK_RECONNECTING && !d->failfast);
+	if (requeue)
 		blk_mq_requeue_request(rq, false);
-		return;
-	}
-	blk_mq_end_request(rq, BLK_STS_IOERR);
+	spin_unlock_irqrestore(&d->state_lock, flags);
+	if (!requeue)
+		blk_mq_end_request(rq, BLK_STS_IOERR);
 }
 
 /*

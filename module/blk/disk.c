@@ -367,8 +367,9 @@ int ibpost_blk_unlist(struct ibpost_blk_dev *d, bool force)
  *
  * A reconnect stops first (its works cancelled, the queue unquiesced,
  * requeued requests kicked to fail).  The queues fail: the disk is marked
- * dead (new I/O fails at once) and the session (if any) is failed, so that whatever it still holds (a request
- * stuck on a dead path) is flushed and completed with an error; only then
+ * dead (new I/O fails at once) and the session (if any) is failed, so
+ * that whatever it still holds (a request stuck on a dead path) is
+ * flushed and completed with an error; only then
  * does del_gendisk() freeze the queue, which waits for every request.
  * Without ibpost_blk_lock: other devices map and unmap meanwhile.
  *

@@ -32,7 +32,12 @@
  * retries the request; a failed path (error completion, lost connection,
  * session in error, device gone, the request timed out) BLK_STS_TRANSPORT,
  * which dm-multipath retries on another path; BLK_STS_IOERR only for what
- * no retry can mend (a request the session refuses as malformed).
+ * no retry can mend (a request the session refuses as malformed).  A
+ * device on a server's memory that reconnects (reconnect.c) ends no
+ * request with BLK_STS_TRANSPORT: a failed path's requests wait for the
+ * next session (requeued, or BLK_STS_RESOURCE from queue_rq), and end
+ * with BLK_STS_IOERR once the device failed for good (its region or its
+ * server gone), is being unmapped, or fast_io_fail_tmo expired.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -13,9 +13,15 @@
  *  serial        map_device's serial=, else a random UUID made at map
  *                time (/dev/disk/by-id/ibpost-SERIAL, tools/udev)
  *  state         live, error (the session failed: I/O ends with
- *                BLK_STS_TRANSPORT) or lost (the RDMA device went away)
+ *                BLK_STS_TRANSPORT), lost (the RDMA device went away; on
+ *                a server's memory: failed for good, I/O ends with
+ *                BLK_STS_IOERR), reconnecting (reconnect.c) or deleting
+ *  reconnects    reconnects that succeeded
+ *  reconnect_delay, ctrl_loss_tmo, fast_io_fail_tmo
+ *                the map's (seconds; -1: forever, off)
  *  stats         the session's counters: requests completed errors
- *                inflight bytes
+ *                inflight bytes (of the current session: a reconnect
+ *                starts them again; zeros while there is none)
  *  latency       exact submit-to-completion figures of the last requests:
  *                samples min avg p50 p99 p999 max (ns)
  *
@@ -53,6 +59,10 @@ IBPOST_BLK_ATTR(depth, "%u", d->map.depth);
 IBPOST_BLK_ATTR(max_segments, "%u", d->segs);
 IBPOST_BLK_ATTR(chunk, "%u", d->lim.region_chunk);
 IBPOST_BLK_ATTR(serial, "%s", d->map.serial);
+IBPOST_BLK_ATTR(reconnects, "%u", READ_ONCE(d->reconnects));
+IBPOST_BLK_ATTR(reconnect_delay, "%d", d->map.reconnect_delay);
+IBPOST_BLK_ATTR(ctrl_loss_tmo, "%d", d->map.ctrl_loss_tmo);
+IBPOST_BLK_ATTR(fast_io_fail_tmo, "%d", d->map.fast_io_fail_tmo);
 
 static ssize_t server_show(struct device *dev, struct device_attribute *a,
 			   char *buf)
@@ -74,6 +84,8 @@ static ssize_t state_show(struct device *dev, struct device_attribute *a,
 		[IBPOST_BLK_LIVE] = "live",
 		[IBPOST_BLK_ERROR] = "error",
 		[IBPOST_BLK_LOST] = "lost",
+		[IBPOST_BLK_RECONNECTING] = "reconnecting",
+		[IBPOST_BLK_DELETING] = "deleting",
 	};
 
 	return sysfs_emit(buf, "%s\n",
@@ -84,13 +96,18 @@ static DEVICE_ATTR_RO(state);
 static ssize_t stats_show(struct device *dev, struct device_attribute *a,
 			  char *buf)
 {
+	struct ibpost_blk_dev *d = ibpost_blk_of(dev);
 	struct ibpost_session_stats *st;
 	ssize_t n;
 
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	ibpost_session_get_stats(ibpost_blk_of(dev)->sess, st);
+	/* Against the reconnect's close and swap. */
+	mutex_lock(&d->sess_lock);
+	if (d->sess)
+		ibpost_session_get_stats(d->sess, st);
+	mutex_unlock(&d->sess_lock);
 	n = sysfs_emit(buf, "%llu %llu %llu %llu %llu\n", st->requests,
 		       st->completed, st->errors, st->inflight, st->bytes);
 	kfree(st);
@@ -101,10 +118,14 @@ static DEVICE_ATTR_RO(stats);
 static ssize_t latency_show(struct device *dev, struct device_attribute *a,
 			    char *buf)
 {
+	struct ibpost_blk_dev *d = ibpost_blk_of(dev);
 	struct ibpost_session_lat l;
-	int ret;
+	int ret = -ENOTCONN;
 
-	ret = ibpost_session_get_latency(ibpost_blk_of(dev)->sess, &l);
+	mutex_lock(&d->sess_lock);
+	if (d->sess)
+		ret = ibpost_session_get_latency(d->sess, &l);
+	mutex_unlock(&d->sess_lock);
 	if (ret)
 		return ret;
 	return sysfs_emit(buf, "%llu %llu %llu %llu %llu %llu %llu\n",
@@ -124,6 +145,10 @@ static struct attribute *ibpost_blk_disk_attrs[] = {
 	&dev_attr_chunk.attr,
 	&dev_attr_serial.attr,
 	&dev_attr_state.attr,
+	&dev_attr_reconnects.attr,
+	&dev_attr_reconnect_delay.attr,
+	&dev_attr_ctrl_loss_tmo.attr,
+	&dev_attr_fast_io_fail_tmo.attr,
 	&dev_attr_stats.attr,
 	&dev_attr_latency.attr,
 	NULL,

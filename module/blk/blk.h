@@ -12,6 +12,8 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/scatterlist.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <ibpost.h>
 
 #include "compat-blk.h"
@@ -45,6 +47,13 @@
 #define IBPOST_BLK_SERIAL_LEN	37
 /* Longest io_timeout= (seconds), as the module parameter's. */
 #define IBPOST_BLK_MAX_TIMEOUT	600
+/* Default, least and most reconnect_delay= (seconds), as nvme-rdma's. */
+#define IBPOST_BLK_RECONNECT_DELAY	10
+#define IBPOST_BLK_MAX_RECONNECT_DELAY	3600
+/* Default ctrl_loss_tmo= (seconds), as nvme-rdma's. */
+#define IBPOST_BLK_CTRL_LOSS_TMO	600
+/* Most ctrl_loss_tmo= and fast_io_fail_tmo= (seconds; -1: forever, off). */
+#define IBPOST_BLK_MAX_TMO		(7 * 24 * 3600)
 /* Length of the reason of the last control write. */
 #define IBPOST_BLK_RESULT_LEN	160
 
@@ -67,6 +76,16 @@
  * @serial: serial=: the device's serial (letters, digits, '.', '_', '-'),
  *	else a random UUID made at map time: /dev/disk/by-id/ibpost-SERIAL
  *	through the udev rule, the same for the mapping's whole life.
+ * @reconnect_delay: reconnect_delay=: seconds between reconnect attempts
+ *	after the session with the server failed (1 to 3600, default 10).
+ * @ctrl_loss_tmo: ctrl_loss_tmo=: seconds after the loss the device
+ *	keeps trying to reconnect before it fails for good (default 600);
+ *	0: never reconnect (the device fails at once, as without reconnect);
+ *	-1: forever.
+ * @fast_io_fail_tmo: fast_io_fail_tmo=: seconds after the loss from which
+ *	queued and new requests fail with BLK_STS_IOERR while reconnecting
+ *	goes on; -1 (the default): they wait until the reconnect or the
+ *	ctrl_loss_tmo.
  * @peer: @server and @server_port, parsed.
  */
 struct ibpost_blk_map {
@@ -80,6 +99,9 @@ struct ibpost_blk_map {
 	u32 io_timeout;
 	u32 ro;
 	char serial[IBPOST_BLK_SERIAL_LEN];
+	int reconnect_delay;
+	int ctrl_loss_tmo;
+	int fast_io_fail_tmo;
 	struct sockaddr_storage peer;
 };
 
@@ -87,7 +109,9 @@ struct ibpost_blk_map {
 enum ibpost_blk_state {
 	IBPOST_BLK_LIVE,	/* I/O goes to the session */
 	IBPOST_BLK_ERROR,	/* the session is in error: I/O fails */
-	IBPOST_BLK_LOST,	/* the RDMA device went away: I/O fails */
+	IBPOST_BLK_LOST,	/* gone for good (device, region, ctrl_loss_tmo) */
+	IBPOST_BLK_RECONNECTING,	/* the session failed: a new one is due */
+	IBPOST_BLK_DELETING,	/* being unmapped: I/O fails */
 };
 
 /**
@@ -104,8 +128,28 @@ enum ibpost_blk_state {
  * @lock: @openers, @removing.
  * @openers: opens of the disk (block_device_operations).
  * @removing: being unmapped: opens are refused.
- * @state: enum ibpost_blk_state (written from the session's events).
+ * @state: enum ibpost_blk_state (written from the session's events,
+ *	under @state_lock when the device reconnects).
  * @added: the disk was added (del_gendisk() is due).
+ * @state_lock: @state's changes from and to IBPOST_BLK_RECONNECTING,
+ *	@sess_failed, and the queueing of @err_work (the event may come
+ *	from softirq).
+ * @sess_lock: @sess against its replacement: the sysfs readers and the
+ *	timeout handler take it before they use @sess.
+ * @err_work: after the session failed: quiesce, close it, then
+ *	@reconnect_work (or fail for good).
+ * @reconnect_work: one attempt to open a session on the kept region,
+ *	every @map.reconnect_delay seconds.
+ * @failfast_work: @map.fast_io_fail_tmo after the loss: queued and new
+ *	requests fail from then on.
+ * @resume: what takes the region back (ibpost_session_get_resume() of
+ *	the last live session); a secret, wiped at the end.
+ * @lost_at: jiffies of the loss (ctrl_loss_tmo, fast_io_fail_tmo count
+ *	from it).
+ * @reconnects: reconnects that succeeded (sysfs ``reconnects``).
+ * @quiesced: the queue is quiesced by the reconnect (balanced).
+ * @failfast: fast_io_fail_tmo expired: requests fail while reconnecting.
+ * @sess_failed: the session being opened failed before it went live.
  */
 struct ibpost_blk_dev {
 	struct list_head node;
@@ -122,6 +166,17 @@ struct ibpost_blk_dev {
 	bool removing;
 	int state;
 	bool added;
+	spinlock_t state_lock;
+	struct mutex sess_lock;
+	struct work_struct err_work;
+	struct delayed_work reconnect_work;
+	struct delayed_work failfast_work;
+	struct ibpost_session_resume resume;
+	unsigned long lost_at;
+	u32 reconnects;
+	bool quiesced;
+	bool failfast;
+	bool sess_failed;
 };
 
 /* struct ibpost_blk_cmd.ended */
@@ -175,6 +230,19 @@ extern const struct block_device_operations ibpost_blk_fops;
 extern const struct blk_mq_ops ibpost_blk_mq_ops;
 void ibpost_blk_event(struct ibpost_session *s,
 		      enum ibpost_session_event ev);
+
+/* disk.c */
+struct ibpost_session *
+ibpost_blk_session(struct ibpost_blk_dev *d,
+		   const struct ibpost_session_resume *resume, u32 *reason);
+
+/* reconnect.c */
+bool ibpost_blk_can_reconnect(const struct ibpost_blk_dev *d);
+void ibpost_blk_lose(struct ibpost_blk_dev *d);
+void ibpost_blk_reconnect_init(struct ibpost_blk_dev *d);
+void ibpost_blk_reconnect_stop(struct ibpost_blk_dev *d);
+int ibpost_blk_reconnect_wq_init(void);
+void ibpost_blk_reconnect_wq_exit(void);
 
 /* attr.c */
 extern const struct attribute_group *ibpost_blk_disk_groups[];

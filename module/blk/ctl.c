@@ -5,7 +5,8 @@
  *
  *  map_device    write "dev=RDMA size=BYTES[K|M|G] [queues=N] [depth=D]
  *                [port=P] [connect=ADDR [server_port=P]] [io_timeout=S]
- *                [ro=1] [serial=ID]": map a new
+ *                [ro=1] [serial=ID] [reconnect_delay=S]
+ *                [ctrl_loss_tmo=S] [fast_io_fail_tmo=S]": map a new
  *                device (connect=: on the memory of `ibpost serve` at
  *                ADDR, IPv4 or IPv6); read: this usage
  *  unmap_device  write "ibpostbN": unmap it (-EBUSY while open or mounted)
@@ -44,6 +45,9 @@ enum {
 	IBPOST_BLK_OPT_IO_TIMEOUT,
 	IBPOST_BLK_OPT_RO,
 	IBPOST_BLK_OPT_SERIAL,
+	IBPOST_BLK_OPT_RECONNECT_DELAY,
+	IBPOST_BLK_OPT_CTRL_LOSS_TMO,
+	IBPOST_BLK_OPT_FAST_IO_FAIL_TMO,
 	IBPOST_BLK_OPT_ERR,
 };
 
@@ -58,11 +62,14 @@ static const match_table_t ibpost_blk_opts = {
 	{ IBPOST_BLK_OPT_IO_TIMEOUT, "io_timeout=%u" },
 	{ IBPOST_BLK_OPT_RO, "ro=%u" },
 	{ IBPOST_BLK_OPT_SERIAL, "serial=%s" },
+	{ IBPOST_BLK_OPT_RECONNECT_DELAY, "reconnect_delay=%d" },
+	{ IBPOST_BLK_OPT_CTRL_LOSS_TMO, "ctrl_loss_tmo=%d" },
+	{ IBPOST_BLK_OPT_FAST_IO_FAIL_TMO, "fast_io_fail_tmo=%d" },
 	{ IBPOST_BLK_OPT_ERR, NULL },
 };
 
 #define IBPOST_BLK_USAGE \
-	"dev=RDMA_DEVICE size=BYTES[K|M|G] [queues=N (default: one per CPU; with connect=, at most 8)] [depth=1..1024 (64)] [port=P] [connect=SERVER_ADDR [server_port=P (18520)]] [io_timeout=1..600 s (30)] [ro=0|1] [serial=ID (1..36 of A-Z a-z 0-9 . _ -; default: a random UUID)]\n"
+	"dev=RDMA_DEVICE size=BYTES[K|M|G] [queues=N (default: one per CPU; with connect=, at most 8)] [depth=1..1024 (64)] [port=P] [connect=SERVER_ADDR [server_port=P (18520)]] [io_timeout=1..600 s (30)] [ro=0|1] [serial=ID (1..36 of A-Z a-z 0-9 . _ -; default: a random UUID)] [reconnect_delay=1..3600 s (10)] [ctrl_loss_tmo=S (600; 0: no reconnect; -1: forever)] [fast_io_fail_tmo=S (-1: off)]\n"
 
 /* The outcome of a control write, kept for last_result and logged. */
 static __printf(2, 3) void ibpost_blk_set_result(int err, const char *fmt, ...)
@@ -150,6 +157,18 @@ static int ibpost_blk_opt(struct ibpost_blk_map *m, int token,
 		if (match_uint(arg, ibpost_blk_opt_uint(m, token)))
 			goto bad;
 		return 0;
+	case IBPOST_BLK_OPT_RECONNECT_DELAY:
+		if (match_int(arg, &m->reconnect_delay))
+			goto bad;
+		return 0;
+	case IBPOST_BLK_OPT_CTRL_LOSS_TMO:
+		if (match_int(arg, &m->ctrl_loss_tmo))
+			goto bad;
+		return 0;
+	case IBPOST_BLK_OPT_FAST_IO_FAIL_TMO:
+		if (match_int(arg, &m->fast_io_fail_tmo))
+			goto bad;
+		return 0;
 	}
 bad:
 	snprintf(why, len, "bad value in '%s'", opt);
@@ -183,6 +202,30 @@ static int ibpost_blk_parse_server(struct ibpost_blk_map *m, char *why,
 	return 0;
 }
 
+/* The reconnect options (nvme-rdma's); 0 or -EINVAL with the reason. */
+static int ibpost_blk_check_reconnect(const struct ibpost_blk_map *m,
+				      char *why, size_t len)
+{
+	if (m->reconnect_delay < 1 ||
+	    m->reconnect_delay > IBPOST_BLK_MAX_RECONNECT_DELAY) {
+		snprintf(why, len, "reconnect_delay=%d: 1 to %u seconds",
+			 m->reconnect_delay, IBPOST_BLK_MAX_RECONNECT_DELAY);
+		return -EINVAL;
+	}
+	if (m->ctrl_loss_tmo < -1 || m->ctrl_loss_tmo > IBPOST_BLK_MAX_TMO) {
+		snprintf(why, len, "ctrl_loss_tmo=%d: -1 (forever), 0 (no reconnect) or up to %u seconds",
+			 m->ctrl_loss_tmo, IBPOST_BLK_MAX_TMO);
+		return -EINVAL;
+	}
+	if (m->fast_io_fail_tmo < -1 ||
+	    m->fast_io_fail_tmo > IBPOST_BLK_MAX_TMO) {
+		snprintf(why, len, "fast_io_fail_tmo=%d: -1 (off) or 0 to %u seconds",
+			 m->fast_io_fail_tmo, IBPOST_BLK_MAX_TMO);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Parse and check a map_device line; 0 or -EINVAL with the reason. */
 static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 			    size_t len)
@@ -196,13 +239,17 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 	m->queues = nr_cpu_ids;
 	m->depth = IBPOST_BLK_DEPTH;
 	m->io_timeout = ibpost_blk_io_timeout;
+	m->reconnect_delay = IBPOST_BLK_RECONNECT_DELAY;
+	m->ctrl_loss_tmo = IBPOST_BLK_CTRL_LOSS_TMO;
+	m->fast_io_fail_tmo = -1;
 	while ((p = strsep(&buf, " \t\n"))) {
 		if (!*p)
 			continue;
 		token = match_token(p, ibpost_blk_opts, args);
 		if (token == IBPOST_BLK_OPT_ERR) {
+			/* The list: the usage (a read of map_device). */
 			snprintf(why, len, "unknown option '%s' (%s)", p,
-				 "dev= size= queues= depth= port= connect= server_port= io_timeout= ro= serial=");
+				 "the options: cat map_device");
 			return -EINVAL;
 		}
 		ret = ibpost_blk_opt(m, token, args, p, why, len);
@@ -241,6 +288,9 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 		snprintf(why, len, "ro=%u: 0 or 1", m->ro);
 		return -EINVAL;
 	}
+	ret = ibpost_blk_check_reconnect(m, why, len);
+	if (ret)
+		return ret;
 	if (!m->serial[0]) {
 		uuid_t u;
 

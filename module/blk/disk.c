@@ -84,12 +84,22 @@ static u32 ibpost_blk_nr_queues(const struct ibpost_blk_map *m,
 	return max(min_t(u32, n, ibdev->num_comp_vectors), 1U);
 }
 
-/*
- * The session: its queues, its region, its depth sized so that depth
- * requests of the most entries never wait for send-queue room.
+/**
+ * ibpost_blk_session() - open a session for a device: its queues, its
+ *	region, its depth sized so that depth requests of the most entries
+ *	never wait for send-queue room.
+ * @d: the device (@d->queues set).
+ * @resume: NULL for a new region, else what takes the server's kept
+ *	region back (a reconnect).
+ * @reason: out: IBPOST_R_* of a refusal (IBPOST_R_NONE for a missing
+ *	RDMA device).
+ *
+ * Context: process context, may sleep.
+ * Return: the session or an ERR_PTR().
  */
-static int ibpost_blk_open_session(struct ibpost_blk_dev *d, char *why,
-				   size_t len)
+struct ibpost_session *
+ibpost_blk_session(struct ibpost_blk_dev *d,
+		   const struct ibpost_session_resume *resume, u32 *reason)
 {
 	struct ibpost_session_attr attr = {
 		.port = d->map.port,
@@ -97,30 +107,51 @@ static int ibpost_blk_open_session(struct ibpost_blk_dev *d, char *why,
 		.priv = d,
 		.region_bytes = d->map.size,
 		.peer = d->map.server[0] ? &d->map.peer : NULL,
+		.nr_queues = d->queues,
+		.depth = d->map.depth * IBPOST_BLK_WRS_PER_REQ,
+		.reason = reason,
+		.resume = resume,
+		.owner = KBUILD_MODNAME,
 	};
+	struct ibpost_session *s;
+
+	*reason = IBPOST_R_NONE;
+	attr.ibdev = ib_device_get_by_name(d->map.rdma, RDMA_DRIVER_UNKNOWN);
+	if (!attr.ibdev)
+		return ERR_PTR(-ENODEV);
+	s = ibpost_session_open(&attr);
+	ib_device_put(attr.ibdev);
+	return s;
+}
+
+/* The device's first session, and the request size it allows. */
+static int ibpost_blk_open_session(struct ibpost_blk_dev *d, char *why,
+				   size_t len)
+{
 	struct ib_device *ibdev;
-	u32 reason = IBPOST_R_NONE, per_req;
+	u32 reason, per_req;
 	int ret;
 
 	ibdev = ib_device_get_by_name(d->map.rdma, RDMA_DRIVER_UNKNOWN);
 	if (!ibdev)
 		return ibpost_blk_refuse(why, len, -ENODEV,
 					 "no RDMA device %s", d->map.rdma);
-	attr.ibdev = ibdev;
 	d->queues = ibpost_blk_nr_queues(&d->map, ibdev);
-	attr.nr_queues = d->queues;
-	attr.depth = d->map.depth * IBPOST_BLK_WRS_PER_REQ;
-	attr.reason = &reason;
-	attr.owner = KBUILD_MODNAME;
-	d->sess = ibpost_session_open(&attr);
 	ib_device_put(ibdev);
+	d->sess = ibpost_blk_session(d, NULL, &reason);
 	if (IS_ERR(d->sess)) {
 		ret = PTR_ERR(d->sess);
 		d->sess = NULL;
+		if (ret == -ENODEV && reason == IBPOST_R_NONE)
+			return ibpost_blk_refuse(why, len, ret,
+						 "no RDMA device %s",
+						 d->map.rdma);
 		return ibpost_blk_refuse(why, len, ret,
 					 "session on %s refused: %s",
 					 d->map.rdma, ibpost_blk_reason(reason));
 	}
+	/* What a reconnect takes the region back with (none: local). */
+	ibpost_session_get_resume(d->sess, &d->resume);
 	ibpost_session_get_limits(d->sess, &d->lim);
 	if (d->lim.lacks & IBPOST_DEV_WRITE_UNPLACED)
 		return ibpost_blk_refuse(why, len, -EOPNOTSUPP,
@@ -206,6 +237,8 @@ static void ibpost_blk_free(struct ibpost_blk_dev *d)
 		ibpost_session_close(d->sess);
 	if (d->id >= 0)
 		ida_free(&ibpost_blk_ida, d->id);
+	memzero_explicit(&d->resume, sizeof(d->resume));
+	mutex_destroy(&d->sess_lock);
 	mutex_destroy(&d->lock);
 	kfree(d);
 }
@@ -232,6 +265,7 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 	if (!d)
 		return ibpost_blk_refuse(why, len, -ENOMEM, "out of memory");
 	mutex_init(&d->lock);
+	ibpost_blk_reconnect_init(d);
 	d->map = *m;
 	d->id = ida_alloc_max(&ibpost_blk_ida, IBPOST_BLK_MAX_DEVS - 1,
 			      GFP_KERNEL);
@@ -281,7 +315,9 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 		ibpost_blk_refuse(why, len, ret, "add disk: %d", ret);
 		goto err;
 	}
+	spin_lock_irq(&d->state_lock);
 	d->added = true;
+	spin_unlock_irq(&d->state_lock);
 	list_add_tail(&d->node, &ibpost_blk_devs);
 	*id = d->id;
 	pr_info("%s: %llu bytes of RAM on %s, %u queue(s) (%u asked) of depth %u, %u segments, %u KiB per request%s\n",
@@ -289,6 +325,10 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 		d->queues, m->queues, m->depth, d->segs,
 		queue_max_hw_sectors(d->disk->queue) / 2,
 		m->ro ? ", read-only" : "");
+	if (ibpost_blk_can_reconnect(d))
+		pr_info("%s: reconnects every %d s for %d s (fast_io_fail_tmo %d)\n",
+			d->disk->disk_name, m->reconnect_delay,
+			m->ctrl_loss_tmo, m->fast_io_fail_tmo);
 	return 0;
 
 err:
@@ -325,9 +365,11 @@ int ibpost_blk_unlist(struct ibpost_blk_dev *d, bool force)
  * ibpost_blk_remove() - unmap a device ibpost_blk_unlist() took off.
  * @d: the device; freed.
  *
- * The queues fail first: the disk is marked dead (new I/O fails at once)
- * and the session is failed, so that whatever it still holds (a request
- * stuck on a dead path) is flushed and completed with an error; only then
+ * A reconnect stops first (its works cancelled, the queue unquiesced,
+ * requeued requests kicked to fail).  The queues fail: the disk is marked
+ * dead (new I/O fails at once) and the session (if any) is failed, so
+ * that whatever it still holds (a request stuck on a dead path) is
+ * flushed and completed with an error; only then
  * does del_gendisk() freeze the queue, which waits for every request.
  * Without ibpost_blk_lock: other devices map and unmap meanwhile.
  *
@@ -336,9 +378,13 @@ int ibpost_blk_unlist(struct ibpost_blk_dev *d, bool force)
 void ibpost_blk_remove(struct ibpost_blk_dev *d)
 {
 	if (d->added) {
+		if (ibpost_blk_can_reconnect(d))
+			ibpost_blk_reconnect_stop(d);
+		else
+			WRITE_ONCE(d->state, IBPOST_BLK_ERROR);
 		blk_mark_disk_dead(d->disk);
-		WRITE_ONCE(d->state, IBPOST_BLK_ERROR);
-		ibpost_session_fail(d->sess);
+		if (d->sess)
+			ibpost_session_fail(d->sess);
 		del_gendisk(d->disk);
 	}
 	pr_info("%s unmapped\n", d->disk->disk_name);
@@ -364,12 +410,22 @@ struct ibpost_blk_dev *ibpost_blk_find(const char *name)
 /**
  * ibpost_blk_disks_init() - the block major every device is mapped under.
  *
- * Return: 0 or register_blkdev()'s negative errno.
+ * Also the reconnect's work queue.
+ *
+ * Return: 0 or a negative errno.
  */
 int ibpost_blk_disks_init(void)
 {
+	int ret = ibpost_blk_reconnect_wq_init();
+
+	if (ret)
+		return ret;
 	ibpost_blk_major = register_blkdev(0, IBPOST_BLK_NAME);
-	return ibpost_blk_major < 0 ? ibpost_blk_major : 0;
+	if (ibpost_blk_major < 0) {
+		ibpost_blk_reconnect_wq_exit();
+		return ibpost_blk_major;
+	}
+	return 0;
 }
 
 /**
@@ -390,4 +446,5 @@ void ibpost_blk_disks_exit(void)
 	list_for_each_entry_safe(d, tmp, &gone, node)
 		ibpost_blk_remove(d);
 	unregister_blkdev(ibpost_blk_major, IBPOST_BLK_NAME);
+	ibpost_blk_reconnect_wq_exit();
 }

@@ -32,7 +32,12 @@
  * retries the request; a failed path (error completion, lost connection,
  * session in error, device gone, the request timed out) BLK_STS_TRANSPORT,
  * which dm-multipath retries on another path; BLK_STS_IOERR only for what
- * no retry can mend (a request the session refuses as malformed).
+ * no retry can mend (a request the session refuses as malformed).  A
+ * device on a server's memory that reconnects (reconnect.c) ends no
+ * request with BLK_STS_TRANSPORT: a failed path's requests wait for the
+ * next session (requeued, or BLK_STS_RESOURCE from queue_rq), and end
+ * with BLK_STS_IOERR once the device failed for good (its region or its
+ * server gone), is being unmapped, or fast_io_fail_tmo expired.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -131,11 +136,54 @@ static void ibpost_blk_done(struct ibpost_req *req, int status)
 	blk_mq_complete_request(rq);
 }
 
+/*
+ * A device that reconnects (reconnect.c): a request the session ended with
+ * an error while the device is live (its event is on the way) or
+ * reconnecting waits on the requeue list for the next session, unless
+ * fast_io_fail_tmo expired; once the device failed for good or is being
+ * unmapped, it ends with BLK_STS_IOERR.
+ */
 static void ibpost_blk_complete(struct request *rq)
 {
 	struct ibpost_blk_cmd *cmd = blk_mq_rq_to_pdu(rq);
+	struct ibpost_blk_dev *d = rq->q->queuedata;
+	unsigned long flags;
+	bool requeue;
 
-	blk_mq_end_request(rq, cmd->status);
+	if (likely(cmd->status == BLK_STS_OK) ||
+	    !ibpost_blk_can_reconnect(d)) {
+		blk_mq_end_request(rq, cmd->status);
+		return;
+	}
+	/*
+	 * Under @state_lock: a state change that kicks the requeue list
+	 * (the reconnect's end, fast_io_fail_tmo, the unmap) comes after
+	 * every request this put on it.  Not kicked here: that kick does.
+	 */
+	spin_lock_irqsave(&d->state_lock, flags);
+	requeue = d->state == IBPOST_BLK_LIVE ||
+		  (d->state == IBPOST_BLK_RECONNECTING && !d->failfast);
+	if (requeue)
+		blk_mq_requeue_request(rq, false);
+	spin_unlock_irqrestore(&d->state_lock, flags);
+	if (!requeue)
+		blk_mq_end_request(rq, BLK_STS_IOERR);
+}
+
+/*
+ * A request that finds the device not live: a device that reconnects has
+ * it wait (BLK_STS_RESOURCE: blk-mq dispatches it again, and the queue is
+ * quiesced until the reconnect) unless fast_io_fail_tmo expired, and
+ * fails it with BLK_STS_IOERR once the device failed for good; a local one
+ * fails it as a lost path, BLK_STS_TRANSPORT.
+ */
+static blk_status_t ibpost_blk_not_live(struct ibpost_blk_dev *d, int state)
+{
+	if (!ibpost_blk_can_reconnect(d))
+		return BLK_STS_TRANSPORT;
+	if (state == IBPOST_BLK_RECONNECTING && !READ_ONCE(d->failfast))
+		return BLK_STS_RESOURCE;
+	return BLK_STS_IOERR;
 }
 
 /* One session request of @cmd: @n entries of @sg at region byte @off. */
@@ -202,6 +250,13 @@ static blk_status_t ibpost_blk_refused(struct ibpost_blk_dev *d,
 	/* Out of room or memory for now: blk-mq tries again, silently. */
 	if (ret == -EAGAIN || (ret == -ENOMEM && req->reason == IBPOST_R_NOMEM))
 		return BLK_STS_RESOURCE;
+	/*
+	 * A failed session (-EIO: its event is on the way, or came) of a
+	 * device that reconnects: the request waits for the next session.
+	 */
+	if (ibpost_blk_status(ret) == BLK_STS_TRANSPORT &&
+	    ibpost_blk_can_reconnect(d))
+		return BLK_STS_RESOURCE;
 	pr_err_ratelimited("%s: request refused: %d: %s\n",
 			   d->disk->disk_name, ret,
 			   ibpost_blk_reason(req->reason));
@@ -215,7 +270,7 @@ static blk_status_t ibpost_blk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct request *rq = bd->rq;
 	struct ibpost_blk_cmd *cmd = blk_mq_rq_to_pdu(rq);
 	unsigned short nseg;
-	int n, nreq = 1, ret;
+	int n, nreq = 1, ret, state;
 	u32 op = IBPOST_OP_WRITE;
 
 	switch (req_op(rq)) {
@@ -231,8 +286,10 @@ static blk_status_t ibpost_blk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	default:
 		return BLK_STS_NOTSUPP;
 	}
-	if (READ_ONCE(d->state) != IBPOST_BLK_LIVE)
-		return BLK_STS_TRANSPORT;
+	/* Acquire: @sess of a reconnect before its live @state. */
+	state = smp_load_acquire(&d->state);
+	if (state != IBPOST_BLK_LIVE)
+		return ibpost_blk_not_live(d, state);
 	blk_mq_start_request(rq);
 	cmd->err = 0;
 	cmd->ended = 0;
@@ -279,7 +336,11 @@ static blk_status_t ibpost_blk_queue_rq(struct blk_mq_hw_ctx *hctx,
  * outstanding request (this one ends through its callback, with
  * BLK_STS_TRANSPORT), wait for that, and complete it here: BLK_EH_DONE, as
  * nvme-rdma's handler after it stopped the queue.  Only a provider that
- * never flushes a QP in error makes the timer re-arm.
+ * never flushes a QP in error makes the timer re-arm.  A device that
+ * reconnects fails the session the same way, and its event starts the
+ * reconnect (the flushed request is requeued, io.c's complete); while it
+ * reconnects the timer re-arms: the close of the dead session (or the
+ * unmap) ends what it holds.
  */
 static enum blk_eh_timer_return ibpost_blk_timeout(struct request *rq)
 {
@@ -294,13 +355,22 @@ static enum blk_eh_timer_return ibpost_blk_timeout(struct request *rq)
 		blk_mq_complete_request(rq);
 	if (ended)
 		return BLK_EH_DONE;
+	if (ibpost_blk_can_reconnect(d) &&
+	    READ_ONCE(d->state) == IBPOST_BLK_RECONNECTING)
+		return BLK_EH_RESET_TIMER;
 	pr_err_ratelimited("%s: %s at sector %llu timed out after %u s: failing the session's I/O\n",
 			   d->disk->disk_name, ibpost_blk_op_name(rq),
 			   (unsigned long long)blk_rq_pos(rq),
 			   rq->timeout / HZ);
-	WRITE_ONCE(d->state, IBPOST_BLK_ERROR);
+	/* A device that reconnects hears the event (it must be live). */
+	if (!ibpost_blk_can_reconnect(d))
+		WRITE_ONCE(d->state, IBPOST_BLK_ERROR);
 	cmpxchg(&cmd->err, 0, -ETIMEDOUT);
-	ibpost_session_fail(d->sess);
+	/* Against the reconnect's close and swap. */
+	mutex_lock(&d->sess_lock);
+	if (d->sess)
+		ibpost_session_fail(d->sess);
+	mutex_unlock(&d->sess_lock);
 	end = jiffies + IBPOST_BLK_FLUSH_WAIT * HZ;
 	/* Acquire, as above. */
 	while (!(ended = smp_load_acquire(&cmd->ended)) &&
@@ -342,13 +412,35 @@ const struct blk_mq_ops ibpost_blk_mq_ops = {
  * @s: the session (its priv is the device).
  * @ev: IBPOST_EV_*.
  *
- * From now on I/O fails at once (the session refuses it as well); the
+ * A device that reconnects (reconnect.c) starts to, from live; the event
+ * of a session being opened by the reconnect marks that attempt failed.
+ * Else from now on I/O fails at once (the session refuses it as well); the
  * requests outstanding were, or are being, completed with an error by the
  * session.  Context: softirq or process context; never sleeps.
  */
 void ibpost_blk_event(struct ibpost_session *s, enum ibpost_session_event ev)
 {
 	struct ibpost_blk_dev *d = ibpost_session_priv(s);
+	unsigned long flags;
+	bool done = false;
+
+	spin_lock_irqsave(&d->state_lock, flags);
+	/* Not before the disk is added: the map's failure closes it. */
+	if (d->added && ibpost_blk_can_reconnect(d)) {
+		done = true;
+		if (s != d->sess) {
+			d->sess_failed = true;
+		} else if (d->state == IBPOST_BLK_LIVE) {
+			ibpost_blk_lose(d);
+			pr_warn("%s%d: session %s: reconnecting every %d s\n",
+				IBPOST_BLK_NAME, d->id,
+				ev == IBPOST_EV_LOST ? "lost its RDMA device" :
+				"in error", d->map.reconnect_delay);
+		}
+	}
+	spin_unlock_irqrestore(&d->state_lock, flags);
+	if (done)
+		return;
 
 	if (ev == IBPOST_EV_LOST) {
 		WRITE_ONCE(d->state, IBPOST_BLK_LOST);

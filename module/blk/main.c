@@ -8,7 +8,9 @@
  * /sys/class/ibpost-blk/ctl (ctl.c); unloading the module unmaps every
  * device (none can be open: an open device pins the module).  Calls go
  * down: main.c -> ctl.c (sysfs control) -> disk.c (map, unmap, the device
- * list) -> io.c (blk-mq operations, the I/O timeout, reason texts).
+ * list) -> io.c (blk-mq operations, the I/O timeout, reason texts);
+ * reconnect.c (a device on a server's memory after its session failed)
+ * beside disk.c and io.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

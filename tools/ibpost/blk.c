@@ -60,6 +60,18 @@ static const struct opt blk_map_opts[] = {
 	{ .name = "read-only", .letter = 'r',
 	  .help = "a read-only device: writes, discards and\n"
 		  "write zeroes are refused" },
+	{ .name = "reconnect-delay", .letter = 'R', .arg = "SEC",
+	  .help = "with --connect: seconds between attempts to\n"
+		  "reconnect after the session failed, 1..3600\n"
+		  "(default 10)" },
+	{ .name = "ctrl-loss-tmo", .letter = 'L', .arg = "SEC",
+	  .help = "with --connect: seconds after the loss the\n"
+		  "device keeps trying before it fails for good\n"
+		  "(default 600; 0: never reconnect; -1: forever)" },
+	{ .name = "fast-io-fail-tmo", .letter = 'F', .arg = "SEC",
+	  .help = "with --connect: seconds after the loss from\n"
+		  "which I/O fails while reconnecting goes on\n"
+		  "(default -1: I/O waits)" },
 	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
 };
 
@@ -171,10 +183,12 @@ static int blk_connect(const char *arg, char *host, size_t len, char *port,
 }
 
 /* The values of 'blk map', in the order of the kernel's line. */
-static const char blk_keys[] = "dsqDpcPtrS";
+static const char blk_keys[] = "dsqDpcPtrSRLF";
 static const char *const blk_names[] = { "dev", "size", "queues", "depth",
 					 "port", "connect", "server_port",
-					 "io_timeout", "ro", "serial" };
+					 "io_timeout", "ro", "serial",
+					 "reconnect_delay", "ctrl_loss_tmo",
+					 "fast_io_fail_tmo" };
 
 struct blk_map_args {
 	const char *val[ARRAY_SIZE(blk_names)];

@@ -66,7 +66,8 @@ _ibpost()
 	--max-job-time | --max-per-addr | --keep | --queues | -i | --ib-port | -x | \
 	--gid-index | -t | --tx-depth | -l | --post_list | -Q | --cq-mod | -I | \
 	--inline-size | --inline_size | --cm-port | --qp | -c | --io-timeout | \
-	--serial | -S)
+	--serial | -S | --reconnect-delay | -R | --ctrl-loss-tmo | -L | \
+	--fast-io-fail-tmo | -F)
 		# A value of the user's: nothing to offer.
 		COMPREPLY=()
 		return
@@ -98,7 +99,7 @@ _ibpost()
 	blk)
 		case $sub in
 		'') words='map unmap list --help' ;;
-		map) words='--dev --size --queues --depth --port --connect --io-timeout --serial --read-only --help' ;;
+		map) words='--dev --size --queues --depth --port --connect --io-timeout --serial --read-only --reconnect-delay --ctrl-loss-tmo --fast-io-fail-tmo --help' ;;
 		list) words='--json --help' ;;
 		unmap)
 			# ibpost_blk's disks: those with its attributes.

@@ -180,6 +180,8 @@ no_dstate() {
 # STATE and new I/O fails (within 10 s); no task in D state; it unmaps.
 # BLK_FAULT_CPUS (fio's cpus_allowed, say 0): fio runs on those CPUs
 # only, so that its requests go to their hardware queues alone.
+# BLK_FAULT_EIO=1: the error must be EIO (BLK_STS_IOERR: a device on a
+# server's memory that failed for good after its reconnect), not ENOLINK.
 blk_fault() {
 	local dev=$1 state=$2 bound=$3 tag=$4 fout fpid frc t0 secs st done0=1 rc
 	local A=/sys/block/$1/ibpost
@@ -208,8 +210,15 @@ blk_fault() {
 		t_fail "$tag: fio's I/O failed in time" "fio exit $frc after $secs s, $done0 requests before: $(tail -n 3 "$fout" | tr '\n' ' ')"
 	fi
 	# A lost path is BLK_STS_TRANSPORT (ENOLINK: dm-multipath retries it
-	# elsewhere), never a plain I/O error.
-	if grep -q 'Link has been severed' "$fout" && ! grep -q 'Input/output error' "$fout"; then
+	# elsewhere), never a plain I/O error; a device that failed for good
+	# after its reconnect ends its I/O with EIO, never ENOLINK.
+	if [[ ${BLK_FAULT_EIO:-} == 1 ]]; then
+		if grep -q 'Input/output error' "$fout" && ! grep -q 'Link has been severed' "$fout"; then
+			t_ok "$tag: the failed I/O's error is EIO (BLK_STS_IOERR), no ENOLINK"
+		else
+			t_fail "$tag: the failed I/O's error is EIO" "$(grep -m 2 -E 'error|err=' "$fout" | tr '\n' ' ')"
+		fi
+	elif grep -q 'Link has been severed' "$fout" && ! grep -q 'Input/output error' "$fout"; then
 		t_ok "$tag: the failed I/O's error is ENOLINK (BLK_STS_TRANSPORT), no EIO"
 	else
 		t_fail "$tag: the failed I/O's error is ENOLINK" "$(grep -m 2 -E 'error|err=' "$fout" | tr '\n' ' ')"

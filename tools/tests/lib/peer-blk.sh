@@ -13,9 +13,14 @@
 # device disconnected by the server (PEER_BLK_JOIN_MARK, peer_blk_drop),
 # and the server's RDMA device deleted
 # (PEER_BLK_DEL_MARK bytes, on the default server): each time fio's I/O
-# fails within its bound, the device is in error and new I/O fails at once,
-# no task in D state, it unmaps; then ibpost_blk unloads and no session is
-# left.  Sizes are small: the wire between the guests moves about 10 MB/s.
+# fails within its bound, the device is lost for good (its reconnect: the
+# killed server's ctrl_loss_tmo expires, the others' region is gone) and
+# new I/O fails at once with EIO, no task in D state, it unmaps.  Then the
+# reconnect itself: a blip of this guest's link under I/O on a server that
+# keeps regions (peer_blk_blip: the data survives), and devices
+# reconnecting behind a cut wire unmap and unload (peer_blk_rmmod_rc);
+# no session is left.  Sizes are small: the wire between the guests moves
+# about 10 MB/s.
 # shellcheck source=tools/tests/lib/blk-lib.sh
 . tools/tests/lib/blk-lib.sh
 
@@ -49,25 +54,159 @@ PEER_BLK_VANISH_S=80
 # after it sees the map (its serve_test_drop_join hook).  fio runs on the
 # CPUs of hardware queue 0 only: the lost queue has nothing outstanding,
 # and the whole session fails all the same (Documentation/blk.rst) within
-# PEER_BLK_JOIN_S; the kernel log says a connection ended.
+# PEER_BLK_JOIN_S; the kernel log says a connection ended.  The device
+# reconnects (1 s later) to a server that keeps no region (no --keep): the
+# region is lost, the device with it (state lost, EIO; "region lost").
 peer_blk_drop() {
-	local name cpus n0 n1
+	local name cpus n0 n1 r0 r1
 	local msg='ibpost: session [0-9]*: a connection to the server ended: the session fails'
-	name=$($IBPOST blk map --dev rxe0 --connect "$1" --size $PEER_BLK_JOIN_MARK --depth 8 --queues 2 2>&1)
+	local lost='ibpost_blk: ibpostb[0-9]*: region lost: '
+	name=$($IBPOST blk map --dev rxe0 --connect "$1" --size $PEER_BLK_JOIN_MARK --depth 8 --queues 2 --reconnect-delay 1 2>&1)
 	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
 		t_fail "map for the lost-queue test" "$name"
 		return
 	fi
 	cpus=$(tr -d ' ' <"/sys/block/$name/mq/0/cpu_list")
 	n0=$(dmesg | grep -c "$msg")
-	BLK_FAULT_CPUS=$cpus blk_fault "$name" error $PEER_BLK_JOIN_S \
+	r0=$(dmesg | grep -c "$lost")
+	BLK_FAULT_EIO=1 BLK_FAULT_CPUS=$cpus blk_fault "$name" lost $PEER_BLK_JOIN_S \
 		"queue 1 disconnected by the server under fio on queue 0 only, CPUs $cpus"
 	n1=$(dmesg | grep -c "$msg")
+	r1=$(dmesg | grep -c "$lost")
 	if ((n1 > n0)); then
 		t_ok "the lost queue failed the session: $(dmesg | grep "$msg" | tail -n 1)"
 	else
 		t_fail "the lost queue failed the session" "no '$msg' in the kernel log"
 	fi
+	if ((r1 > r0)); then
+		t_ok "its reconnect found the region gone (no --keep): $(dmesg | grep "$lost" | tail -n 1)"
+	else
+		t_fail "its reconnect found the region gone" "no '$lost' in the kernel log"
+	fi
+}
+
+# peer_blk_cut on|off: this guest's wire cut, or mended: every packet it
+# sends is dropped (netem loss 100% on eth0).  Not a link down: rxe's QPs
+# would see their sends fail at once rather than go unanswered, and on
+# rxe a link that went down and up again left new connections to the
+# server without a working data path (seen on the stock 6.1 guests).
+peer_blk_cut() {
+	if [[ $1 == on ]]; then
+		rig_modprobe sch_netem && tc qdisc replace dev eth0 root netem loss 100%
+	else
+		tc qdisc del dev eth0 root 2>/dev/null || true
+	fi
+}
+
+# peer_blk_state DEV STATE SEC: DEV's state is STATE within SEC seconds.
+peer_blk_state() {
+	local _
+	for _ in $(seq $(($3 * 5))); do
+		[[ $(cat "/sys/block/$1/ibpost/state" 2>/dev/null) == "$2" ]] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# peer_blk_blip S: a device on the server at S port 18522, which keeps a
+# lost session's region for 30 s (peer-server.sh: serve --keep 30), 4 MiB
+# of random data written, then this guest's wire cut for 8 s
+# (peer_blk_cut) under a read of all of it: the read gets no answer,
+# io_timeout (4 s) fails the session, the device reconnects (every 1 s)
+# once the wire is back, with the same region; the read ends without an
+# error and what it read, and a read after, is what was written; the
+# device is live with 1 reconnect.  ctrl_loss_tmo 60 bounds the row.
+peer_blk_blip() {
+	local S=$1 name A pat=/tmp/ibpost-blip.bin got=/tmp/ibpost-blip-got.bin
+	local dpid rc t0 st rcs
+	name=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size 4M --depth 8 --queues 1 \
+		--reconnect-delay 1 --io-timeout 4 --ctrl-loss-tmo 60 2>&1)
+	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
+		t_fail "blip: map on the server that keeps regions" "$name"
+		return
+	fi
+	A=/sys/block/$name/ibpost
+	head -c 4M /dev/urandom >"$pat"
+	if ! dd if="$pat" of="/dev/$name" bs=1M oflag=direct status=none; then
+		t_fail "blip: 4 MiB written" "dd failed"
+	fi
+	t0=$SECONDS
+	peer_blk_cut on
+	timeout 120 dd if="/dev/$name" of="$got" bs=64k iflag=direct status=none &
+	dpid=$!
+	peer_blk_state "$name" reconnecting 30
+	st=$(cat "$A/state")
+	sleep 8
+	peer_blk_cut off
+	peer_blk_state "$name" live 60
+	rcs="state $(cat "$A/state"), reconnects $(cat "$A/reconnects")"
+	rc=0
+	wait "$dpid" || rc=$?
+	echo "blip: $st while the wire was cut, then $rcs after $((SECONDS - t0)) s; the read exit $rc" >>"$FIG"
+	if [[ $st == reconnecting && $rcs == "state live, reconnects 1" ]]; then
+		t_ok "blip: reconnecting while the wire was cut, then $rcs ($((SECONDS - t0)) s)"
+	else
+		t_fail "blip: reconnecting, then live with 1 reconnect" "$st, then $rcs"
+	fi
+	if [[ $rc == 0 ]] && cmp -s "$pat" "$got"; then
+		t_ok "blip: the read across the blip ended without an error, and read what was written"
+	else
+		t_fail "blip: the read across the blip" "exit $rc, $(cmp "$pat" "$got" 2>&1 | head -n 1)"
+	fi
+	if dd if="/dev/$name" of="$got" bs=1M iflag=direct status=none && cmp -s "$pat" "$got"; then
+		t_ok "blip: the 4 MiB read back after the reconnect are what was written ($(md5sum <"$pat" | cut -c1-32))"
+	else
+		t_fail "blip: the data survives the reconnect" "$(cmp "$pat" "$got" 2>&1 | head -n 1)"
+	fi
+	rm -f "$pat" "$got"
+	t_check "blip: unmap" "$IBPOST" blk unmap "$name"
+}
+
+# peer_blk_rmmod_rc S: two devices on the server at S that reconnect
+# forever (ctrl_loss_tmo -1) and fail their I/O at once meanwhile
+# (fast_io_fail_tmo 0), this guest's wire cut (peer_blk_cut) under a read
+# of each: io_timeout (3 s) fails their sessions, the reads end with EIO
+# and the devices stay reconnecting; one unmaps, then ibpost_blk unloads
+# with the other still reconnecting, each within 40 s (an attempt in
+# progress: its connect timeout); no task in D state.  The wire is mended.
+peer_blk_rmmod_rc() {
+	local S=$1 a b pa pb ra=0 rb=0 st t0 rc=0 s1=0 s2=0
+	a=$($IBPOST blk map --dev rxe0 --connect "$S" --size 1M --depth 4 --queues 1 \
+		--reconnect-delay 1 --ctrl-loss-tmo -1 --fast-io-fail-tmo 0 --io-timeout 3 2>&1)
+	b=$($IBPOST blk map --dev rxe0 --connect "$S" --size 1M --depth 4 --queues 1 \
+		--reconnect-delay 1 --ctrl-loss-tmo -1 --fast-io-fail-tmo 0 --io-timeout 3 2>&1)
+	if ! [[ $a == ibpostb* && $b == ibpostb* ]] || ! wait_dev "$a" || ! wait_dev "$b"; then
+		t_fail "maps for unmap and rmmod while reconnecting" "$a $b"
+		return
+	fi
+	peer_blk_cut on
+	timeout 60 dd if="/dev/$a" of=/dev/null bs=4k count=1 iflag=direct status=none &
+	pa=$!
+	timeout 60 dd if="/dev/$b" of=/dev/null bs=4k count=1 iflag=direct status=none &
+	pb=$!
+	wait "$pa" || ra=$?
+	wait "$pb" || rb=$?
+	st="$(cat "/sys/block/$a/ibpost/state") $(cat "/sys/block/$b/ibpost/state")"
+	echo "rmmod while reconnecting: reads exit $ra $rb, states $st" >>"$FIG"
+	if [[ $ra == 1 && $rb == 1 && $st == "reconnecting reconnecting" ]]; then
+		t_ok "fast_io_fail_tmo 0: the reads behind the cut wire failed, the devices reconnecting"
+	else
+		t_fail "fast_io_fail_tmo 0: the reads failed, the devices reconnecting" "reads exit $ra $rb, states $st"
+	fi
+	t0=$SECONDS
+	timeout 60 "$IBPOST" blk unmap "$a" || rc=$?
+	s1=$((SECONDS - t0))
+	t0=$SECONDS
+	timeout 60 rmmod ibpost_blk || rc=$((rc + 100 + $?))
+	s2=$((SECONDS - t0))
+	echo "rmmod while reconnecting: unmap $s1 s, rmmod $s2 s, status $rc" >>"$FIG"
+	if [[ $rc == 0 ]] && ((s1 < 40 && s2 < 40)); then
+		t_ok "unmap while reconnecting ($s1 s), then rmmod with a device reconnecting ($s2 s)"
+	else
+		t_fail "unmap and rmmod while reconnecting" "status $rc after $s1 s and $s2 s"
+	fi
+	no_dstate "rmmod while reconnecting"
+	peer_blk_cut off
 }
 
 # peer_blk_serve_drop LOG (server side): once serve's LOG shows the map
@@ -142,9 +281,13 @@ peer_blk() {
 
 	# The limited server is killed under fio, 3 s after it sees the map:
 	# the time is counted from the map.
-	name=$($IBPOST blk map --dev rxe0 --connect "$S:18521" --size $PEER_BLK_MARK --depth 8 2>&1)
+	# It reconnects every second for 6 s (ctrl_loss_tmo), in vain.
+	name=$($IBPOST blk map --dev rxe0 --connect "$S:18521" --size $PEER_BLK_MARK --depth 8 \
+		--reconnect-delay 1 --ctrl-loss-tmo 6 2>&1)
 	if [[ $name == ibpostb* ]] && wait_dev "$name"; then
-		blk_fault "$name" error $PEER_BLK_LOST_S "serve killed under fio"
+		BLK_FAULT_EIO=1 blk_fault "$name" lost $PEER_BLK_LOST_S "serve killed under fio"
+		t_check "serve killed: the device failed when its ctrl_loss_tmo expired: $(dmesg | grep 'ctrl_loss_tmo expired' | tail -n 1)" \
+			bash -c "dmesg | grep -q '$name: ctrl_loss_tmo expired: the device failed for good'"
 	else
 		t_fail "map for the killed-server test" "$name"
 	fi
@@ -152,13 +295,16 @@ peer_blk() {
 	peer_blk_drop "$S"
 	# The default server's rxe0 deleted under fio, 3 s after it sees the
 	# map (and added back).
-	name=$($IBPOST blk map --dev rxe0 --connect "$S" --size $PEER_BLK_DEL_MARK --depth 8 2>&1)
+	# Its reconnect (every 2 s) finds the region gone with the device.
+	name=$($IBPOST blk map --dev rxe0 --connect "$S" --size $PEER_BLK_DEL_MARK --depth 8 \
+		--reconnect-delay 2 2>&1)
 	if [[ $name == ibpostb* ]] && wait_dev "$name"; then
-		blk_fault "$name" error $PEER_BLK_DEL_S "the server's rxe0 deleted under fio"
+		BLK_FAULT_EIO=1 blk_fault "$name" lost $PEER_BLK_DEL_S "the server's rxe0 deleted under fio"
 	else
 		t_fail "map for the deleted-device test" "$name"
 	fi
-	t_check "rmmod ibpost_blk" rmmod ibpost_blk
+	peer_blk_blip "$S"
+	peer_blk_rmmod_rc "$S"
 	t_check "no ibpost session left" \
 		bash -c '[[ -z $(cat /sys/kernel/debug/ibpost/sessions) ]]'
 }

@@ -5,8 +5,8 @@
 # server tools/tests/pair/blk-vanish-server.sh on the stock kernel).  On the
 # server's memory: a 2-queue device whose queue 1 the server disconnects
 # under fio on queue 0 (peer-blk.sh's peer_blk_drop), then a 2-queue
-# device under fio while the server's host is reset (no disconnect
-# reaches this guest): fio's I/O fails within PEER_BLK_VANISH_S (its
+# device that does not reconnect (ctrl_loss_tmo 0) under fio while the
+# server's host is reset (no disconnect reaches this guest): fio's I/O fails within PEER_BLK_VANISH_S (its
 # requests' retries run out, or io_timeout fails them), the device is in
 # error, new I/O fails at once, no task in D state, it unmaps;
 # ibpost_blk and ibpost unload, nothing of ibpost is left, kmemleak finds
@@ -42,7 +42,8 @@ fi
 
 peer_blk_drop "$S"
 
-name=$($IBPOST blk map --dev rxe0 --connect "$S" --size $PEER_BLK_VANISH_MARK --depth 8 --queues 2 2>&1)
+name=$($IBPOST blk map --dev rxe0 --connect "$S" --size $PEER_BLK_VANISH_MARK --depth 8 --queues 2 \
+	--ctrl-loss-tmo 0 2>&1)
 if [[ $name == ibpostb* ]] && wait_dev "$name"; then
 	blk_fault "$name" error $PEER_BLK_VANISH_S "the server host reset under fio"
 else

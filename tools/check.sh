@@ -300,7 +300,9 @@ pair_step() {
 
 # Two hosts: two stock guests on a QEMU socket wire (tools/tests/pair/peer.sh).
 step "two guests: peer suite (stock)"
-pair_step peer peer peer-client peer-server tools/tests/pair/peer.sh --kernel stock
+peer_long=()
+[[ ${IBPOST_CHECK_LONG:-0} == 1 ]] && peer_long=(--long)
+pair_step peer peer peer-client peer-server tools/tests/pair/peer.sh --kernel stock "${peer_long[@]}"
 [[ -s $out/peer/client/peer-bench.txt ]] && cat "$out/peer/client/peer-bench.txt"
 
 # make check-long: the hostile battery against the debug kernel serving

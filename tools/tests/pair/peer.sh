@@ -4,20 +4,23 @@
 # on the same wire, a client guest that is killed mid-job, then the client
 # suite (tools/tests/pair/peer-client.sh), with tools/rig/pair.sh.  Prints both
 # guests' TAP (client first) and the bandwidth table.
-# Usage: tools/tests/pair/peer.sh [--kernel stock|test] [--out DIR]
+# Usage: tools/tests/pair/peer.sh [--kernel stock|test] [--out DIR] [--long]
+#   --long  make check-long's rows too (rig.long=1): the bandwidth table
+#           beside perftest (make bench has its own, bench-pair.sh)
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-kind=stock out=''
+kind=stock out='' long=0
 while (($#)); do
 	case $1 in
 	--kernel) kind=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	*) echo "usage: $0 [--kernel stock|test] [--out DIR]" >&2; exit 2 ;;
+	--long) long=1; shift ;;
+	*) echo "usage: $0 [--kernel stock|test] [--out DIR] [--long]" >&2; exit 2 ;;
 	esac
 done
 [[ -n $out ]] || out=$(mktemp -d "$repo/build/rig/peer-XXXXXX")
 rc=0
-"$repo/tools/rig/pair.sh" --kernel "$kind" --out "$out" --timeout 1500 \
+"$repo/tools/rig/pair.sh" --kernel "$kind" --out "$out" --timeout 1500 --append "rig.long=$long" \
 	--server tools/tests/pair/peer-server.sh --client tools/tests/pair/peer-client.sh \
 	--kill-client tools/tests/pair/peer-client.sh || rc=$?
 for f in client/peer-client.tap server/peer-server.tap; do

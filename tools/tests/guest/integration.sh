@@ -367,7 +367,7 @@ else
 fi
 out=$(timeout 120 $IBPOST run "${CMOPT[@]}" --op write --size 4K --iters 50 2>&1)
 if [[ -n $want ]] && grep -q "^# no --dev: $want, " <<<"$out" &&
-	grep -Eq "^# device $want[ ,]" <<<"$out" &&
+	grep -Eq "^# device ${want}[ ,]" <<<"$out" &&
 	grep -qx "# measures: loopback (initiator and target QP both on $want), t = post to completion of each WR" <<<"$out" &&
 	grep -Eq '^4096 +1 +50 ' <<<"$out"; then
 	t_ok "run without --dev picks $want, says why and what it measures"

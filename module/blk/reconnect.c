@@ -58,6 +58,25 @@ bool ibpost_blk_can_reconnect(const struct ibpost_blk_dev *d)
 	return d->map.server[0] && d->map.ctrl_loss_tmo;
 }
 
+/* Let the queue run again if the loss quiesced it (@sess_lock held). */
+static void ibpost_blk_unquiesce(struct ibpost_blk_dev *d)
+{
+	lockdep_assert_held(&d->sess_lock);
+	if (d->quiesced) {
+		d->quiesced = false;
+		blk_mq_unquiesce_queue(d->disk->queue);
+	}
+}
+
+/* The queue runs again and the requeued requests reach queue_rq(). */
+static void ibpost_blk_run_queue(struct ibpost_blk_dev *d)
+{
+	mutex_lock(&d->sess_lock);
+	ibpost_blk_unquiesce(d);
+	mutex_unlock(&d->sess_lock);
+	blk_mq_kick_requeue_list(d->disk->queue);
+}
+
 /*
  * The device fails for good: from IBPOST_BLK_RECONNECTING to
  * IBPOST_BLK_LOST, the queue unquiesced and the requeue list kicked, so
@@ -80,13 +99,7 @@ static void ibpost_blk_fail_for_good(struct ibpost_blk_dev *d,
 	       d->disk->disk_name, why);
 	cancel_delayed_work(&d->failfast_work);
 	memzero_explicit(&d->resume, sizeof(d->resume));
-	mutex_lock(&d->sess_lock);
-	if (d->quiesced) {
-		d->quiesced = false;
-		blk_mq_unquiesce_queue(d->disk->queue);
-	}
-	mutex_unlock(&d->sess_lock);
-	blk_mq_kick_requeue_list(d->disk->queue);
+	ibpost_blk_run_queue(d);
 }
 
 /* A failed attempt: another in reconnect_delay, or the end (ctrl_loss_tmo). */
@@ -183,10 +196,7 @@ static void ibpost_blk_reconnect_work(struct work_struct *w)
 	}
 	/* The token is new with each resume. */
 	ibpost_session_get_resume(s, &d->resume);
-	if (d->quiesced) {
-		d->quiesced = false;
-		blk_mq_unquiesce_queue(d->disk->queue);
-	}
+	ibpost_blk_unquiesce(d);
 	mutex_unlock(&d->sess_lock);
 	cancel_delayed_work(&d->failfast_work);
 	blk_mq_kick_requeue_list(d->disk->queue);
@@ -212,13 +222,7 @@ static void ibpost_blk_failfast_work(struct work_struct *w)
 		return;
 	pr_warn("%s: fast_io_fail_tmo (%d s) expired: I/O fails while reconnecting\n",
 		d->disk->disk_name, d->map.fast_io_fail_tmo);
-	mutex_lock(&d->sess_lock);
-	if (d->quiesced) {
-		d->quiesced = false;
-		blk_mq_unquiesce_queue(d->disk->queue);
-	}
-	mutex_unlock(&d->sess_lock);
-	blk_mq_kick_requeue_list(d->disk->queue);
+	ibpost_blk_run_queue(d);
 }
 
 /* Jiffies from now until @secs seconds after the loss, 0 if past. */
@@ -315,10 +319,7 @@ void ibpost_blk_reconnect_stop(struct ibpost_blk_dev *d)
 	cancel_delayed_work_sync(&d->reconnect_work);
 	cancel_delayed_work_sync(&d->failfast_work);
 	mutex_lock(&d->sess_lock);
-	if (d->quiesced) {
-		d->quiesced = false;
-		blk_mq_unquiesce_queue(d->disk->queue);
-	}
+	ibpost_blk_unquiesce(d);
 	mutex_unlock(&d->sess_lock);
 	/* Requeued requests reach queue_rq(), which fails them. */
 	blk_mq_kick_requeue_list(d->disk->queue);

@@ -140,19 +140,27 @@ t_check "the server serves after the malformed clients" \
 	run --connect "$A4:$P_ANY" --op send --size 4K --verify -n 20
 
 # --- a trickle of messages -------------------------------------------------------
+# conn_thread 'OP size S ' TRIES: $n, the last connection of LOG_ANY whose
+# job line starts so, and $pid, its thread's (waiting up to TRIES x 0.1 s).
+conn_thread() {
+	local i
+	pid='' n=''
+	for ((i = 0; i < $2; i++)); do
+		n=$(grep -o "^conn [0-9]*: job $1" "$LOG_ANY" | tail -n 1 | cut -d' ' -f2 | tr -d :)
+		[[ -n $n ]] && pid=$(grep -lx "ibpost-s$n" /proc/[0-9]*/comm 2>/dev/null | head -n 1 | cut -d/ -f3)
+		[[ -n $pid ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # ticks PID: utime + stime of a thread, in clock ticks.
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
 echo 2048 >"$FAULT"
 run --connect "$A4:$P_ANY" --op send --size 64 --batch 1 --warmup 0 -n 1000 \
 	>"$IBPOST_OUT/serve-trickle.txt" 2>&1 &
 cpid=$!
-pid=''
-for _ in $(seq 50); do
-	n=$(grep -o '^conn [0-9]*: job send size 64' "$LOG_ANY" | tail -n 1 | cut -d' ' -f2 | tr -d :)
-	[[ -n $n ]] && pid=$(grep -lx "ibpost-s$n" /proc/[0-9]*/comm 2>/dev/null | head -n 1 | cut -d/ -f3)
-	[[ -n $pid ]] && break
-	sleep 0.1
-done
+conn_thread 'send size 64 ' 50
 if [[ -z $pid ]]; then
 	t_fail "the connection thread of the trickle" "not found: $(tail -n 3 "$LOG_ANY" | tr '\n' ' ')"
 else
@@ -188,13 +196,7 @@ d0=$(dmesg | wc -l)
 run --connect "$A4:$P_ANY" --op send --size 4M --depth 16 --verify \
 	--duration "$flood_s" >"$IBPOST_OUT/serve-flood.txt" 2>&1 &
 fpid=$!
-pid=''
-for _ in $(seq 100); do
-	n=$(grep -o '^conn [0-9]*: job send size 4194304' "$LOG_ANY" | tail -n 1 | cut -d' ' -f2 | tr -d :)
-	[[ -n $n ]] && pid=$(grep -lx "ibpost-s$n" /proc/[0-9]*/comm 2>/dev/null | head -n 1 | cut -d/ -f3)
-	[[ -n $pid ]] && break
-	sleep 0.1
-done
+conn_thread 'send size 4194304 ' 100
 if [[ -z $pid ]]; then
 	t_fail "the connection thread of the flood" "not found: $(tail -n 3 "$LOG_ANY" | tr '\n' ' ')"
 else

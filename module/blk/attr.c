@@ -60,9 +60,57 @@ IBPOST_BLK_ATTR(max_segments, "%u", d->segs);
 IBPOST_BLK_ATTR(chunk, "%u", d->lim.region_chunk);
 IBPOST_BLK_ATTR(serial, "%s", d->map.serial);
 IBPOST_BLK_ATTR(reconnects, "%u", READ_ONCE(d->reconnects));
-IBPOST_BLK_ATTR(reconnect_delay, "%d", d->map.reconnect_delay);
-IBPOST_BLK_ATTR(ctrl_loss_tmo, "%d", d->map.ctrl_loss_tmo);
-IBPOST_BLK_ATTR(fast_io_fail_tmo, "%d", d->map.fast_io_fail_tmo);
+
+/*
+ * A reconnect timer, read and written (root): a write is checked as the
+ * map's option (ibpost_blk_check_reconnect()) and applies from the next
+ * loss, or the next attempt of one under way, as nvme-rdma's do.
+ */
+#define IBPOST_BLK_TIMER_ATTR(_name)					\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *a, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%d\n",					\
+			  READ_ONCE(ibpost_blk_of(dev)->map._name));	\
+}									\
+static ssize_t _name##_store(struct device *dev,			\
+			     struct device_attribute *a,		\
+			     const char *buf, size_t count)		\
+{									\
+	return ibpost_blk_timer_store(ibpost_blk_of(dev),		\
+				      offsetof(struct ibpost_blk_map, _name), \
+				      buf, count);			\
+}									\
+static DEVICE_ATTR_RW(_name)
+
+/* Store @buf into the timer at @off of the map, if the map stays valid. */
+static ssize_t ibpost_blk_timer_store(struct ibpost_blk_dev *d, size_t off,
+				      const char *buf, size_t count)
+{
+	struct ibpost_blk_map *m;
+	char why[IBPOST_BLK_RESULT_LEN];
+	int v, ret;
+
+	ret = kstrtoint(buf, 10, &v);
+	if (ret)
+		return ret;
+	m = kmemdup(&d->map, sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	*(int *)((char *)m + off) = v;
+	ret = ibpost_blk_check_reconnect(m, why, sizeof(why));
+	kfree(m);
+	if (ret) {
+		pr_warn_ratelimited("%s: %s\n", d->disk->disk_name, why);
+		return ret;
+	}
+	WRITE_ONCE(*(int *)((char *)&d->map + off), v);
+	return count;
+}
+
+IBPOST_BLK_TIMER_ATTR(reconnect_delay);
+IBPOST_BLK_TIMER_ATTR(ctrl_loss_tmo);
+IBPOST_BLK_TIMER_ATTR(fast_io_fail_tmo);
 
 static ssize_t server_show(struct device *dev, struct device_attribute *a,
 			   char *buf)

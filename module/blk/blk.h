@@ -210,6 +210,8 @@ extern unsigned int ibpost_blk_io_timeout;
 const char *ibpost_blk_reason(u32 reason);
 
 /* ctl.c */
+int ibpost_blk_check_reconnect(const struct ibpost_blk_map *m, char *why,
+			       size_t len);
 int ibpost_blk_ctl_init(void);
 void ibpost_blk_ctl_exit(void);
 

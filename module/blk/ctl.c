@@ -202,9 +202,17 @@ static int ibpost_blk_parse_server(struct ibpost_blk_map *m, char *why,
 	return 0;
 }
 
-/* The reconnect options (nvme-rdma's); 0 or -EINVAL with the reason. */
-static int ibpost_blk_check_reconnect(const struct ibpost_blk_map *m,
-				      char *why, size_t len)
+/**
+ * ibpost_blk_check_reconnect() - check the reconnect options (nvme-rdma's)
+ *	of a map, or the ones a sysfs write would leave.
+ * @m: the map.
+ * @why: out: the reason of a refusal.
+ * @len: bytes of @why.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int ibpost_blk_check_reconnect(const struct ibpost_blk_map *m, char *why,
+			       size_t len)
 {
 	if (m->reconnect_delay < 1 ||
 	    m->reconnect_delay > IBPOST_BLK_MAX_RECONNECT_DELAY) {

@@ -55,7 +55,7 @@ static struct workqueue_struct *ibpost_blk_wq;
  */
 bool ibpost_blk_can_reconnect(const struct ibpost_blk_dev *d)
 {
-	return d->map.server[0] && d->map.ctrl_loss_tmo;
+	return d->map.server[0] && READ_ONCE(d->map.ctrl_loss_tmo);
 }
 
 /* Let the queue run again if the loss quiesced it (@sess_lock held). */
@@ -105,10 +105,11 @@ static void ibpost_blk_fail_for_good(struct ibpost_blk_dev *d,
 /* A failed attempt: another in reconnect_delay, or the end (ctrl_loss_tmo). */
 static void ibpost_blk_retry(struct ibpost_blk_dev *d, int err, u32 reason)
 {
-	unsigned long delay = d->map.reconnect_delay * HZ, deadline;
+	unsigned long delay = READ_ONCE(d->map.reconnect_delay) * HZ, deadline;
+	int tmo = READ_ONCE(d->map.ctrl_loss_tmo);
 
-	if (d->map.ctrl_loss_tmo > 0) {
-		deadline = d->lost_at + d->map.ctrl_loss_tmo * HZ;
+	if (tmo > 0) {
+		deadline = d->lost_at + tmo * HZ;
 		if (!time_before(jiffies, deadline)) {
 			pr_warn("%s: reconnect failed: %d: %s\n",
 				d->disk->disk_name, err,
@@ -221,7 +222,7 @@ static void ibpost_blk_failfast_work(struct work_struct *w)
 	if (!ok)
 		return;
 	pr_warn("%s: fast_io_fail_tmo (%d s) expired: I/O fails while reconnecting\n",
-		d->disk->disk_name, d->map.fast_io_fail_tmo);
+		d->disk->disk_name, READ_ONCE(d->map.fast_io_fail_tmo));
 	ibpost_blk_run_queue(d);
 }
 
@@ -239,6 +240,7 @@ static void ibpost_blk_err_work(struct work_struct *w)
 						err_work);
 	struct ibpost_session_resume r;
 	struct ibpost_session *old;
+	int fail, tmo, delay;
 	unsigned long flags;
 
 	mutex_lock(&d->sess_lock);
@@ -263,14 +265,16 @@ static void ibpost_blk_err_work(struct work_struct *w)
 		ibpost_blk_fail_for_good(d, "no region to take back");
 		return;
 	}
-	if (d->map.fast_io_fail_tmo >= 0)
+	/* Timers a sysfs write may change: read once each. */
+	fail = READ_ONCE(d->map.fast_io_fail_tmo);
+	tmo = READ_ONCE(d->map.ctrl_loss_tmo);
+	delay = READ_ONCE(d->map.reconnect_delay);
+	if (fail >= 0)
 		queue_delayed_work(ibpost_blk_wq, &d->failfast_work,
-				   ibpost_blk_after_loss(d, d->map.fast_io_fail_tmo));
+				   ibpost_blk_after_loss(d, fail));
 	queue_delayed_work(ibpost_blk_wq, &d->reconnect_work,
-			   d->map.ctrl_loss_tmo > 0 &&
-			   d->map.ctrl_loss_tmo < d->map.reconnect_delay ?
-			   ibpost_blk_after_loss(d, d->map.ctrl_loss_tmo) :
-			   ibpost_blk_after_loss(d, d->map.reconnect_delay));
+			   ibpost_blk_after_loss(d, tmo > 0 && tmo < delay ?
+						 tmo : delay));
 }
 
 /**

@@ -173,6 +173,19 @@ else
 fi
 t_check "io_timeout=7: $N2's queue/io_timeout is 7000 ms" \
 	test "$(cat /sys/block/"$N2"/queue/io_timeout 2>&1)" = 7000
+# The reconnect timers: nvme-rdma's defaults, changed in sysfs (root),
+# a write the map would refuse is refused and changes nothing.
+A2=/sys/block/$N2/ibpost
+t0=$(cat "$A2/reconnect_delay" "$A2/ctrl_loss_tmo" "$A2/fast_io_fail_tmo" | tr '\n' ' ')
+echo 5 >"$A2/reconnect_delay" && echo 30 >"$A2/ctrl_loss_tmo" && echo 2 >"$A2/fast_io_fail_tmo"
+t1=$(cat "$A2/reconnect_delay" "$A2/ctrl_loss_tmo" "$A2/fast_io_fail_tmo" | tr '\n' ' ')
+bad=0
+for w in reconnect_delay=0 reconnect_delay=3601 ctrl_loss_tmo=-2 fast_io_fail_tmo=-2 reconnect_delay=x; do
+	echo "${w#*=}" 2>/dev/null >"$A2/${w%%=*}" && bad=$((bad + 1))
+done
+t2=$(cat "$A2/reconnect_delay" "$A2/ctrl_loss_tmo" "$A2/fast_io_fail_tmo" | tr '\n' ' ')
+t_check "reconnect timers: defaults '$t0', set in sysfs to '$t1', 5 bad writes refused ($bad taken), still '$t2'" \
+	test "$t0|$t1|$bad|$t2" = "10 600 -1 |5 30 2 |0|5 30 2 "
 # Serials: the default a UUID, serial= as given, a bad one refused; the
 # shipped udev rule names /dev/disk/by-id/ibpost-SERIAL (udevadm test runs
 # the rules in-process: the guest has no udevd).

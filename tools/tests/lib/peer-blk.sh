@@ -111,15 +111,16 @@ peer_blk_state() {
 # peer_blk_blip S: a device on the server at S port 18522, which keeps a
 # lost session's region for 30 s (peer-server.sh: serve --keep 30), 4 MiB
 # of random data written, then this guest's wire cut for 8 s
-# (peer_blk_cut) under a read of all of it: the read gets no answer,
+# (peer_blk_cut) under a read of all of it and fio's crc32c writes into
+# the other 4 MiB (verified at its end: 0 errors): the read gets no answer,
 # io_timeout (4 s) fails the session, the device reconnects (every 1 s)
 # once the wire is back, with the same region; the read ends without an
 # error and what it read, and a read after, is what was written; the
 # device is live with 1 reconnect.  ctrl_loss_tmo 60 bounds the row.
 peer_blk_blip() {
 	local S=$1 name A pat=/tmp/ibpost-blip.bin got=/tmp/ibpost-blip-got.bin
-	local dpid rc t0 st rcs
-	name=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size 4M --depth 8 --queues 1 \
+	local dpid rc t0 st rcs fpid frc fout=$IBPOST_OUT/fio-blip.txt
+	name=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 --queues 1 \
 		--reconnect-delay 1 --io-timeout 4 --ctrl-loss-tmo 60 2>&1)
 	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
 		t_fail "blip: map on the server that keeps regions" "$name"
@@ -130,9 +131,15 @@ peer_blk_blip() {
 	if ! dd if="$pat" of="/dev/$name" bs=1M oflag=direct status=none; then
 		t_fail "blip: 4 MiB written" "dd failed"
 	fi
+	# The second 4 MiB: fio writes them with crc32c across the cut and
+	# verifies every block at the end (requests of the cut wait, requeued).
+	timeout 150 fio --name=blip --filename="/dev/$name" --direct=1 --ioengine=libaio \
+		--rw=randwrite --bs=64k --iodepth=4 --offset=4M --size=4M --loops=2 \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 >"$fout" 2>&1 &
+	fpid=$!
 	t0=$SECONDS
 	peer_blk_cut on
-	timeout 120 dd if="/dev/$name" of="$got" bs=64k iflag=direct status=none &
+	timeout 120 dd if="/dev/$name" of="$got" bs=64k count=64 iflag=direct status=none &
 	dpid=$!
 	peer_blk_state "$name" reconnecting 30
 	st=$(cat "$A/state")
@@ -142,7 +149,14 @@ peer_blk_blip() {
 	rcs="state $(cat "$A/state"), reconnects $(cat "$A/reconnects")"
 	rc=0
 	wait "$dpid" || rc=$?
-	echo "blip: $st while the wire was cut, then $rcs after $((SECONDS - t0)) s; the read exit $rc" >>"$FIG"
+	frc=0
+	wait "$fpid" || frc=$?
+	echo "blip: $st while the wire was cut, then $rcs after $((SECONDS - t0)) s; the read exit $rc, fio exit $frc" >>"$FIG"
+	if [[ $frc == 0 ]] && grep -q 'err= 0' "$fout" && ! grep -qi 'verify.*fail\|bad magic\|crc32c: verify' "$fout"; then
+		t_ok "blip: fio's crc32c writes across the cut ended with 0 errors and verified clean"
+	else
+		t_fail "blip: fio --verify=crc32c across the cut" "exit $frc: $(grep -m 3 -iE 'err=|verify|error' "$fout" | tr '\n' ' ')"
+	fi
 	if [[ $st == reconnecting && $rcs == "state live, reconnects 1" ]]; then
 		t_ok "blip: reconnecting while the wire was cut, then $rcs ($((SECONDS - t0)) s)"
 	else
@@ -153,7 +167,7 @@ peer_blk_blip() {
 	else
 		t_fail "blip: the read across the blip" "exit $rc, $(cmp "$pat" "$got" 2>&1 | head -n 1)"
 	fi
-	if dd if="/dev/$name" of="$got" bs=1M iflag=direct status=none && cmp -s "$pat" "$got"; then
+	if dd if="/dev/$name" of="$got" bs=1M count=4 iflag=direct status=none && cmp -s "$pat" "$got"; then
 		t_ok "blip: the 4 MiB read back after the reconnect are what was written ($(md5sum <"$pat" | cut -c1-32))"
 	else
 		t_fail "blip: the data survives the reconnect" "$(cmp "$pat" "$got" 2>&1 | head -n 1)"

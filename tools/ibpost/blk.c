@@ -91,7 +91,7 @@ static const struct opt_cmd blk_map_cmd = {
 
 static const struct opt_cmd blk_unmap_cmd = {
 	.name = "blk unmap", .opts = blk_unmap_opts,
-	.nopts = ARRAY_SIZE(blk_unmap_opts), .operands = "NAME", .col = 21,
+	.nopts = ARRAY_SIZE(blk_unmap_opts), .operands = "NAME|/dev/NAME", .col = 21,
 	.help = help_blk,
 };
 
@@ -277,10 +277,13 @@ static int blk_unmap(int argc, char **argv)
 	if (rc != OPT_GO)
 		return rc;
 	if (optind != argc - 1) {
-		fprintf(stderr, "%s: blk unmap NAME\n", prog);
+		fprintf(stderr, "%s: blk unmap NAME|/dev/NAME\n", prog);
 		return 2;
 	}
+	/* NAME or its node, as mount and nvme disconnect take either */
 	name = argv[optind];
+	if (!strncmp(name, "/dev/", 5))
+		name += 5;
 	err = blk_write("unmap_device", name);
 	if (err < 0)
 		return 1;

@@ -231,7 +231,7 @@ if [[ $N3 == ibpostb* ]] && wait_dev "$N3"; then
 else
 	t_fail "map --read-only" "$N3"
 fi
-t_check "unmap $N2" $IBPOST blk unmap "$N2"
+t_check "unmap /dev/$N2 (the node's path)" $IBPOST blk unmap "/dev/$N2"
 # blk list --json while another process maps and unmaps: every output
 # parses (a device vanishing mid-listing is null, never "?").
 ( for _ in 1 2 3 4 5; do

@@ -156,6 +156,17 @@ conn_thread() {
 
 # ticks PID: utime + stime of a thread, in clock ticks.
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
+# cpu_start PID, then CMD..., then cpu_pm PID: $pm, per mille of one CPU
+# the thread used in between (-1 when it was gone before the end).
+cpu_start() { t0=$(ticks "$1") w0=$(date +%s%N); }
+cpu_pm() {
+	t1=$(ticks "$1") w1=$(date +%s%N)
+	if [[ -n $t0 && -n $t1 ]]; then
+		pm=$(((t1 - t0) * 1000 * 1000000000 / $(getconf CLK_TCK) / (w1 - w0)))
+	else
+		pm=-1
+	fi
+}
 echo 2048 >"$FAULT"
 run --connect "$A4:$P_ANY" --op send --size 64 --batch 1 --warmup 0 -n 2000 \
 	>"$IBPOST_OUT/serve-trickle.txt" 2>&1 &
@@ -165,15 +176,10 @@ if [[ -z $pid ]]; then
 	t_fail "the connection thread of the trickle" "not found: $(tail -n 3 "$LOG_ANY" | tr '\n' ' ')"
 else
 	sleep 0.5
-	t0=$(ticks "$pid") w0=$(date +%s%N)
+	cpu_start "$pid"
 	sleep 2
-	t1=$(ticks "$pid") w1=$(date +%s%N)
-	# A thread gone before the window ended reads nothing: no figure.
-	[[ -n $t0 && -n $t1 ]] || t1=-1000000
-	hz=$(getconf CLK_TCK)
-	# per mille of one CPU over the window
-	pm=$(((t1 - t0) * 1000 * 1000000000 / hz / (w1 - w0)))
-	echo "trickle: thread ibpost-s$n used $((t1 - t0)) ticks of $hz/s in $(((w1 - w0) / 1000000)) ms: $pm per mille" \
+	cpu_pm "$pid"
+	echo "trickle: thread ibpost-s$n used $pm per mille of a CPU in $(((w1 - w0) / 1000000)) ms" \
 		>>"$IBPOST_OUT/serve-trickle.txt"
 	if ((pm >= 0 && pm < 150)); then
 		t_ok "one SEND every 3 ms: the connection thread used $pm per mille of a CPU (< 150)"
@@ -203,7 +209,7 @@ if [[ -z $pid ]]; then
 	t_fail "the connection thread of the flood" "not found: $(tail -n 3 "$LOG_ANY" | tr '\n' ' ')"
 else
 	sleep 1
-	t0=$(ticks "$pid") w0=$(date +%s%N)
+	cpu_start "$pid"
 	# A second client meanwhile: 100 verified 4 KiB WRITEs.
 	s0=$(date +%s%N)
 	run --connect "$A4:$P_ANY" --op write --size 4K --verify -n 100 \
@@ -211,8 +217,7 @@ else
 	src=$?
 	s1=$(date +%s%N)
 	sleep 1
-	t1=$(ticks "$pid") w1=$(date +%s%N)
-	pm=$(((t1 - t0) * 1000 * 1000000000 / $(getconf CLK_TCK) / (w1 - w0)))
+	cpu_pm "$pid"
 	sms=$(((s1 - s0) / 1000000))
 	echo "flood: thread ibpost-s$n used $pm per mille of a CPU; the small job took $sms ms (rc $src)" \
 		>>"$IBPOST_OUT/serve-flood.txt"

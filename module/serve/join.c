@@ -307,7 +307,7 @@ void ibpost_sjoin_end_all(struct ibpost_sconn *sc)
  * the client may join that queue again.  Its id is destroyed here, never
  * from its own handler (rdma_destroy_id() waits for the handler).  An
  * IBPOST_SRV_LOST event (value: the session, limit: its connections left)
- * says so.
+ * says so (-ENOTCONN: the connection is gone, not the session).
  *
  * Context: the session connection's thread, a round of its wait.
  */
@@ -334,7 +334,7 @@ void ibpost_sjoin_reap_lost(struct ibpost_sconn *sc)
 		struct ibpost_serve_event ev = {
 			.kind = IBPOST_SRV_LOST,
 			.conn = sj->num,
-			.err = -ECONNRESET,
+			.err = -ENOTCONN,
 			.reason = IBPOST_R_PEER_LOST,
 			.value = sc->num,
 			.limit = left,

@@ -630,7 +630,8 @@ static void help(void)
 		"       %s access --server ADDR [--port P] --op write|read --addr A --rkey K --len N\n"
 		"       %s connect --server ADDR --port P [--tries N]\n"
 		"       %s battery --server ADDR [--port P] [--conns N (200)]\n"
-		"               [--max-per-addr N (8)] [--max-job-ms MS (600000)]\n",
+		"               [--max-per-addr N (8)] [--max-job-ms MS (600000)]\n"
+		"               [--server2 ADDR (the server reached from another address)]\n",
 		prog, prog, prog, prog);
 	exit(2);
 }
@@ -639,6 +640,7 @@ int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "server", required_argument, NULL, 's' },
+		{ "server2", required_argument, NULL, '2' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "until", required_argument, NULL, 'u' },
 		{ "size", required_argument, NULL, 'S' },
@@ -666,6 +668,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 's':
 			o.server = optarg;
+			break;
+		case '2':
+			o.server2 = optarg;
 			break;
 		case 'p':
 			o.port = strtoul(optarg, NULL, 0);

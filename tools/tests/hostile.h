@@ -27,6 +27,7 @@ typedef uint32_t u32;
 struct hopts {
 	const char *mode;
 	const char *server;
+	const char *server2;	/* battery: the server at another address */
 	unsigned int port;
 	const char *until;
 	unsigned int size;

@@ -129,6 +129,12 @@ t_check "the killed client guest was noticed (lost within the idle time)" \
 t_check "the limited serve was killed under the client's ibpost_blk I/O" \
 	grep -qx 'killed the limited serve' "$IBPOST_OUT/events.log"
 peer_blk_serve_dropped
+# The dropped join is freed by its session's thread at once, not at the
+# session's end: its own IBPOST_SRV_LOST event (a session's teardown says
+# nothing of each join).
+jc=$(dmesg | sed -n 's/.*its joined connection 1 (conn \([0-9]*\)) disconnected.*/\1/p' | tail -n 1)
+t_check "the dropped join (conn ${jc:-?}) was released at once: $(grep -m 1 "^conn ${jc:-x}: lost: " "$LOG")" \
+	grep -q "^conn ${jc:-x}: lost: Transport endpoint is not connected: " "$LOG"
 t_check "rxe0 was deleted under the client's ibpost_blk I/O and came back" \
 	grep -qx 'added rxe0 under ibpost_blk' "$IBPOST_OUT/events.log"
 t_check "ibpost_blk's devices got regions of the server's memory in 1 MiB chunks (64 MiB: 64 chunks)" \

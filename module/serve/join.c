@@ -387,5 +387,5 @@ void ibpost_sjoin_test_drop(struct ibpost_sconn *sc)
 	ibpost_cm_disconnect(&hit->ep);
 	/* Lost now, whenever its id hears of it: freed by the next round. */
 	WRITE_ONCE(hit->lost, true);
-	atomic_set(&sc->joins_lost, 1);
+	atomic_set_release(&sc->joins_lost, 1);
 }

@@ -262,8 +262,8 @@ static int ibpost_srv_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (*kind == IBPOST_SRV_KIND_JOIN) {
 		sj = id->context;
 		WRITE_ONCE(sj->lost, true);
-		atomic_set(&sj->owner->joins_lost, 1);
-		wake_up(&sj->owner->wake);
+		/* pairs with the thread's atomic_xchg(): @lost seen with it */
+		atomic_set_release(&sj->owner->joins_lost, 1);
 		return 0;
 	}
 	sc = id->context;

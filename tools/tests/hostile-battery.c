@@ -1373,6 +1373,50 @@ static void cat_join(const struct hopts *o)
 	teardown(&v);
 }
 
+/* --- join-race ------------------------------------------------------------- */
+
+/*
+ * The failure path of a join against its session's end, with the server's
+ * serve_test_join_fail_ms hook set (by the caller, on the server): the
+ * join fails after its QP was made and its failure path holds where it
+ * wakes the session; meanwhile the session's client sends its fin and
+ * disconnects.  Before the fix the session's thread ended and its
+ * connection was freed inside that hold, and the wake touched it (KASAN:
+ * use-after-free); now the wake is under the server's lock, which the
+ * session's end takes.  Pass: the session's result, the join refused with
+ * IBPOST_R_CONNECT, and the caller finds the kernel log clean.
+ */
+int mode_join_race(const struct hopts *o)
+{
+	struct ibpost_wire_join j;
+	struct hconn v = {}, c = {};
+	struct answer va, a;
+	int ret, ok;
+
+	if (open_region(&v, o, 1 << 20, &va) || !va.session)
+		fail("join-race: the session was not accepted");
+	join_init(&j, va.session, va.token);
+	resolve(&c, o->server, o->port);
+	setup_qp(&c, 8);
+	cm_connect_start(&c, &j, sizeof(j));
+	/* The server is inside the join's failure path by now. */
+	usleep(500000);
+	finish(&v, &a);
+	teardown(&v);
+	ret = cm_connect_end(&c);
+	ok = a.got == G_RESULT && ret > 0 &&
+	     c.rej_len >= (int)sizeof(c.rej) &&
+	     be32toh(c.rej.magic) == IBPOST_WIRE_MAGIC &&
+	     be32toh(c.rej.reason) == IBPOST_R_CONNECT;
+	printf("join-race: the session's end: %s (err %u); the held join: %s (reason %u %s): %s\n",
+	       got_name[a.got], a.err, ret > 0 ? "rejected" : "not rejected",
+	       ret > 0 ? be32toh(c.rej.reason) : 0,
+	       ret > 0 ? reason_str(be32toh(c.rej.reason)) : "-",
+	       ok ? "ok" : "FAILED");
+	teardown(&c);
+	return !ok;
+}
+
 /* --- and then a correct job ----------------------------------------------- */
 
 static int correct_job(const struct hopts *o)

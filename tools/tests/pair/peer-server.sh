@@ -39,6 +39,8 @@ touch "$IBPOST_OUT/ready"
 
 # shellcheck source=tools/tests/lib/peer-blk.sh
 . tools/tests/lib/peer-blk.sh
+# shellcheck source=tools/tests/lib/hostile-lib.sh
+. tools/tests/lib/hostile-lib.sh
 # readd_rxe0 [WHAT]: rxe0 deleted under the client's I/O and added back
 # 2 s later (events "deleted rxe0[ WHAT]", "added rxe0[ WHAT]").
 # perftest's servers are stopped first and started again after: rxe cannot
@@ -153,27 +155,6 @@ t_check "the in-kernel API's sessions got one region of 1 MiB each, IPv4 and IPv
 t_check "two clients were served at once" \
 	bash -c "grep -o 'conn [0-9]*: job' '$LOG' | wc -l | awk '{exit !(\$1 >= 2)}'"
 
-# A join's failure path against its session's end (serve_test_join_fail_ms):
-# the join fails after its QP and holds 4 s where it wakes the session,
-# while the session's client (hostile join-race, on this guest) ends it.
-# The wake is under the server's lock, which the session's end takes: the
-# session is not freed under it (before, on the debug kernel: KASAN).
-RLOG=$IBPOST_OUT/serve-race.log
-"$IBPOST" serve --port 18523 >"$RLOG" 2>&1 &
-rpid=$!
-sleep 1
-n0=$(dmesg | grep -c 'test hook: failed join goes on')
-b0=$(dmesg | grep -c 'BUG:\|KASAN\|general protection')
-echo 4000 >/sys/module/ibpost/parameters/serve_test_join_fail_ms
-out=$(timeout 60 tools/tests/hostile join-race --server fd00:192::1 --port 18523 2>&1)
-echo 0 >/sys/module/ibpost/parameters/serve_test_join_fail_ms
-kill -INT "$rpid"
-wait "$rpid"
-n1=$(dmesg | grep -c 'test hook: failed join goes on')
-b1=$(dmesg | grep -c 'BUG:\|KASAN\|general protection')
-ok=0
-grep -q '^join-race: .*: ok$' <<<"$out" && ((n1 > n0 && b1 == b0)) && ok=1
-t_check "a join failing while its session ends, its failure path held 4 s ($((n1 - n0)) held), the kernel log clean: $(tail -n 1 <<<"$out")" \
-	test "$ok" = 1
+hostile_join_race fd00:192::1 "$IBPOST_OUT/serve-race.log"
 rig_pair_end
 t_done

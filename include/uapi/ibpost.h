@@ -797,7 +797,10 @@ struct ibpost_progress {
 #define IBPOST_SRV_REFUSED	4
 /** A job ended normally: @msgs, @bytes, @verify_errors. */
 #define IBPOST_SRV_DONE		5
-/** A connection failed or was lost: @err, @reason, @wc_status. */
+/*
+ * A connection failed or was lost: @err, @reason, @wc_status (a joined
+ * connection: @value its session, @limit the session's connections left).
+ */
 #define IBPOST_SRV_LOST		6
 /** The listener's device went away: serving stopped (@err). */
 #define IBPOST_SRV_STOPPED	7

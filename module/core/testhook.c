@@ -3,7 +3,7 @@
  * ibpost: every test hook of ibpost.ko, in this one file: the module
  * parameters the tests set (0, off, by default; only root can set them)
  * and the one wait of the hooks that hold one side of a race in its
- * window (serve_test_lost_ms, session_test_publish_ms,
+ * window (serve_test_lost_ms, serve_test_join_fail_ms, session_test_publish_ms,
  * session_test_wake_ms), so that a test does the other side inside it
  * every time instead of by luck.  The code that takes a hook reads
  * ibpost_test.<name>.
@@ -34,6 +34,11 @@ module_param_named(serve_test_drop_join, ibpost_test.serve_test_drop_join,
 		   uint, 0600);
 MODULE_PARM_DESC(serve_test_drop_join,
 		 "test hook, taken by the next running session with at least this many joined connections: the server disconnects the Nth of them (1: the one of the client's queue 1) and the parameter goes back to 0");
+
+module_param_named(serve_test_join_fail_ms, ibpost_test.serve_test_join_fail_ms,
+		   uint, 0600);
+MODULE_PARM_DESC(serve_test_join_fail_ms,
+		 "test hook: while set, a join fails after its QP was made (as a failed accept would), and its failure path waits this long (ms, at most 10000; or until set to 0) where it wakes the session, so that the session's teardown races it every time");
 
 module_param_named(serve_test_nowake, ibpost_test.serve_test_nowake,
 		   bool, 0600);

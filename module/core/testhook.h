@@ -18,6 +18,8 @@
  * @lat_test_cap: the most latency samples a job keeps whole (job/run.c).
  * @serve_test_drop_join: the server disconnects this joined connection of the
  *	next session (serve/join.c).
+ * @serve_test_join_fail_ms: joins fail after their QP was made, and the
+ *	failure path holds this long where it wakes the session (serve/join.c).
  * @serve_test_nowake: served connections' threads are created but not woken
  *	(serve/serve.c).
  * @serve_test_lost_ms: a lost listener's handler holds its window
@@ -37,6 +39,7 @@ struct ibpost_test_hooks {
 	unsigned int peer_fault;
 	unsigned int lat_test_cap;
 	unsigned int serve_test_drop_join;
+	unsigned int serve_test_join_fail_ms;
 	bool serve_test_nowake;
 	unsigned int serve_test_lost_ms;
 	unsigned int session_test_publish_ms;

@@ -11,6 +11,7 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 #include <rdma/ib_cm.h>
 
 #include "lib/abi.h"
@@ -64,6 +65,63 @@ void ibpost_srv_peer(struct ibpost_serve_event *ev, const struct sockaddr *sa)
 		return;
 	}
 	ev->peer_family = sa->sa_family;
+}
+
+/**
+ * ibpost_srv_same_addr() - the same host address (ports aside)?
+ * @a: an address a connection came from.
+ * @b: another.
+ *
+ * Return: true for the same family and address.
+ */
+bool ibpost_srv_same_addr(const struct sockaddr_storage *a,
+			  const struct sockaddr *b)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
+	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
+
+	if (a->ss_family != b->sa_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr);
+	return false;
+}
+
+/**
+ * ibpost_srv_addr_slots() - the slots of --max-per-addr the client at
+ *	@addr holds.
+ * @srv: the server, its @lock held.
+ * @addr: the client's address.
+ *
+ * Each unfinished connection of the address counts (a kept session's
+ * too) with the connections that joined it (a join must come from its
+ * session's address: ibpost_srv_join()), and so does each connect request
+ * of the address being set up (&ibpost_server.rsvs).  The caller takes its
+ * own slot (a reservation or a join) before it drops @lock: the check and
+ * the insert are one critical section, whichever listener the request
+ * came in on.
+ *
+ * Return: the slots.
+ */
+u32 ibpost_srv_addr_slots(struct ibpost_server *srv,
+			  const struct sockaddr *addr)
+{
+	struct ibpost_srv_rsv *r;
+	struct ibpost_sconn *sc;
+	u32 n = 0;
+
+	lockdep_assert_held(&srv->lock);
+	list_for_each_entry(sc, &srv->conns, node)
+		if (!sc->finished && ibpost_srv_same_addr(&sc->peer, addr))
+			n += 1 + sc->njoins;
+	list_for_each_entry(r, &srv->rsvs, node)
+		if (ibpost_srv_same_addr(&r->addr, addr))
+			n++;
+	return n;
 }
 
 /**

@@ -126,7 +126,8 @@ static int ibpost_sconn_wait_stop(void *arg)
 
 /*
  * A quiet client hears a keep-alive: a dead one is noticed by its QP.  A
- * running session also takes the serve_test_drop_join hook here.
+ * running session also takes the serve_test_drop_join hook here, and
+ * frees its joined connections that were lost.
  */
 static void ibpost_sconn_wait_kick(void *arg)
 {
@@ -137,6 +138,9 @@ static void ibpost_sconn_wait_kick(void *arg)
 	ibpost_target_pending(&sc->target);
 	if (sw->alive && ibpost_sconn_session(sc))
 		ibpost_sjoin_test_drop(sc);
+	/* A lost joined queue gives its slot back at once. */
+	if (ibpost_sconn_session(sc))
+		ibpost_sjoin_reap_lost(sc);
 	if (!sw->alive || READ_ONCE(sc->ctl.sends_out) ||
 	    !time_after(jiffies, sc->t_active + idle / 4) ||
 	    !time_after(jiffies, sc->t_kick + idle / 4))
@@ -833,7 +837,16 @@ static struct ibpost_sconn *ibpost_sconn_claim(struct ibpost_server *srv,
 				  be32_to_cpu(j->generation));
 		return NULL;
 	}
+	/*
+	 * From the session's address, as a join (ibpost_srv_join()): its
+	 * slot of --max-per-addr stays that address's.
+	 */
 	*err = -EACCES;
+	if (!ibpost_srv_same_addr(&sc->peer, (struct sockaddr *)
+				  &id->route.addr.dst_addr)) {
+		ibpost_status_set(st, IBPOST_R_PEER_DENIED, num, 0);
+		return NULL;
+	}
 	if (crypto_memneq(sc->token, j->token, sizeof(sc->token))) {
 		ibpost_status_set(st, IBPOST_R_JOIN_TOKEN, num, 0);
 		return NULL;
@@ -853,14 +866,20 @@ static struct ibpost_sconn *ibpost_sconn_claim(struct ibpost_server *srv,
 	return sc;
 }
 
-/* Give up a claim (ibpost_sconn_claim()): the thread may end @sc. */
+/*
+ * Give up a claim (ibpost_sconn_claim()): the thread may end @sc.  Woken
+ * under the lock: the thread's wait may see @resuming clear before the
+ * wake, but takes the lock before @sc can be freed.
+ */
 static void ibpost_sconn_unclaim(struct ibpost_sconn *sc, bool resumed)
 {
-	mutex_lock(&sc->srv->lock);
+	struct ibpost_server *srv = sc->srv;
+
+	mutex_lock(&srv->lock);
 	sc->resumed = resumed;
 	sc->resuming = false;
-	mutex_unlock(&sc->srv->lock);
 	wake_up(&sc->wake);
+	mutex_unlock(&srv->lock);
 }
 
 static bool ibpost_sconn_settled(struct ibpost_sconn *sc)
@@ -954,6 +973,22 @@ int ibpost_sconn_resume(struct ibpost_server *srv, struct rdma_cm_id *id,
 	return 0;
 }
 
+/*
+ * The job's time limit ran out (@err, why in @st): the client gets the
+ * result with that reason (wire.rst) before the teardown, and its send is
+ * waited for (the teardown's disconnect would flush it).  The job is
+ * over whatever the client's WRs still do: its rkeys die in the teardown.
+ */
+static void ibpost_sconn_time_up(struct ibpost_sconn *sc, int err,
+				 const struct ibpost_status *st)
+{
+	struct ibpost_status scratch = {};
+
+	if (!ibpost_sconn_result(sc, err, st, &scratch))
+		ibpost_sconn_wait(sc, ibpost_sconn_sent, IBPOST_SCONN_LINGER_MS,
+				  false, &scratch);
+}
+
 /* The client's job, from its description to the answer to its fin. */
 static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 			    bool *refused)
@@ -995,6 +1030,10 @@ static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 		if (!ret)
 			ret = ibpost_sconn_wait(sc, ibpost_sconn_have_fin, 0,
 						true, st);
+	}
+	if (ret == -ETIMEDOUT && st->reason == IBPOST_R_SRV_JOB_TIME) {
+		ibpost_sconn_time_up(sc, ret, st);
+		return ret;
 	}
 	if (ret)
 		return ret;

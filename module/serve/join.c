@@ -8,16 +8,24 @@
  * session connects with a join (IBPOST_WIRE_HELLO_JOIN) naming both.  The
  * connect request handler checks the join against the live sessions
  * before it allocates anything: the session must exist, be a session,
- * still be running, and the token must match (crypto_memneq()); the
- * session's connections are capped (the server's per-address limit) and
- * so are the server's (--max-conns).  An accepted join gets a QP in the
- * session's PD, so the region's rkeys work on it and no other's do; it
- * has no job, no control channel and no thread: the session's teardown
- * disconnects and frees it, after the region's MRs were invalidated.
+ * still be running, come from the session's address, and the token must
+ * match (crypto_memneq()); the session's connections are capped (the
+ * server's per-address limit), so are its address's (a join is one more
+ * connection of that address: ibpost_srv_addr_slots()) and so are the
+ * server's (--max-conns).  An accepted join gets a QP in the session's
+ * PD, so the region's rkeys work on it and no other's do; it has no job,
+ * no control channel and no thread.  A joined connection that is lost is
+ * freed by the session's thread within a round of its wait, which gives
+ * its slot back (the client may join that queue again); the session's
+ * teardown disconnects and frees the rest, after the region's MRs were
+ * invalidated.
  *
- * Test hook: serve_test_drop_join disconnects one joined connection of a
+ * Test hooks: serve_test_drop_join disconnects one joined connection of a
  * running session, as a fabric losing that one connection would, so that
- * the client's handling of one lost queue can be seen (peer-blk.sh).
+ * the client's handling of one lost queue can be seen (peer-blk.sh);
+ * serve_test_join_fail_ms fails the next join after its QP was made and
+ * holds its failure path where it wakes the session, while the session
+ * may be ending.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -59,6 +67,7 @@ static struct ibpost_sconn *ibpost_sjoin_check(struct ibpost_server *srv,
 	u32 num = be32_to_cpu(j->session);
 	u32 max = srv->args.max_per_addr;
 	struct ibpost_sconn *sc;
+	u32 n;
 
 	*err = -EBUSY;
 	if (srv->stopping || srv->active >= srv->args.max_conns) {
@@ -73,7 +82,17 @@ static struct ibpost_sconn *ibpost_sjoin_check(struct ibpost_server *srv,
 		ibpost_status_set(st, IBPOST_R_JOIN_UNKNOWN, num, 0);
 		return NULL;
 	}
+	/*
+	 * The session's address only: the token is sent in cleartext, and
+	 * a join is a connection of the address it comes from.  Before the
+	 * token: another host learns nothing of it.
+	 */
 	*err = -EACCES;
+	if (!ibpost_srv_same_addr(&sc->peer, (struct sockaddr *)
+				  &id->route.addr.dst_addr)) {
+		ibpost_status_set(st, IBPOST_R_PEER_DENIED, num, 0);
+		return NULL;
+	}
 	if (crypto_memneq(sc->token, j->token, sizeof(sc->token))) {
 		ibpost_status_set(st, IBPOST_R_JOIN_TOKEN, num, 0);
 		return NULL;
@@ -86,6 +105,12 @@ static struct ibpost_sconn *ibpost_sjoin_check(struct ibpost_server *srv,
 	*err = -EBUSY;
 	if (1 + sc->njoins >= max) {
 		ibpost_status_set(st, IBPOST_R_JOIN_MAX, 1 + sc->njoins, max);
+		return NULL;
+	}
+	/* The address's other connections, joins and kept sessions too. */
+	n = ibpost_srv_addr_slots(srv, (struct sockaddr *)&sc->peer);
+	if (n >= max) {
+		ibpost_status_set(st, IBPOST_R_SRV_PER_ADDR, n, max);
 		return NULL;
 	}
 	/* A PD is one device's: the join must come in on the session's. */
@@ -112,21 +137,47 @@ static int ibpost_sjoin_qp(struct ibpost_sjoin *sj, struct rdma_cm_id *id)
 	return ibpost_cm_serve_ep(&sj->ep, id, &sj->owner->ep, &ec);
 }
 
-/* Take a joined connection off its session (and the server's count). */
-static void ibpost_sjoin_unlink(struct ibpost_server *srv,
-				struct ibpost_sjoin *sj, bool set_up)
+/*
+ * Take a joined connection off its session (and the server's count), the
+ * server's @lock held.  One being set up (@set_up) also leaves
+ * @joining, and the session's teardown may wait for that: it is woken
+ * under the lock.  The teardown's wait has no lock in its condition and
+ * may see @joining drop before the wake, but it takes the lock before
+ * the session can be freed (ibpost_srv_finished()), so @sc is still there
+ * for the wake.  After the unlock nothing here touches @sc.
+ */
+static void ibpost_sjoin_unlink_locked(struct ibpost_server *srv,
+				       struct ibpost_sjoin *sj, bool set_up)
 {
 	struct ibpost_sconn *sc = sj->owner;
 
-	mutex_lock(&srv->lock);
+	lockdep_assert_held(&srv->lock);
 	list_del(&sj->node);
 	sc->njoins--;
-	if (set_up)
-		WRITE_ONCE(sc->joining, sc->joining - 1);
 	srv->active--;
+	if (!set_up)
+		return;
+	WRITE_ONCE(sc->joining, sc->joining - 1);
+	/* Where the wake once came after the unlock: the window, held. */
+	ibpost_test_hold("failed join", &ibpost_test.serve_test_join_fail_ms);
+	wake_up(&sc->wake);
+}
+
+static void ibpost_sjoin_unlink(struct ibpost_server *srv,
+				struct ibpost_sjoin *sj, bool set_up)
+{
+	mutex_lock(&srv->lock);
+	ibpost_sjoin_unlink_locked(srv, sj, set_up);
 	mutex_unlock(&srv->lock);
-	if (set_up)
-		wake_up(&sc->wake);
+}
+
+/* Free a joined connection off every list: its QP, CQ and id. */
+static void ibpost_sjoin_free(struct ibpost_sjoin *sj)
+{
+	ibpost_cm_disconnect(&sj->ep);
+	ibpost_ep_drain(&sj->ep);
+	ibpost_ep_destroy(&sj->ep);
+	kfree(sj);
 }
 
 static void ibpost_sjoin_event(struct ibpost_sjoin *sj, u32 joined)
@@ -191,6 +242,8 @@ int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 	mutex_unlock(&srv->lock);
 
 	ret = ibpost_sjoin_qp(sj, id);
+	if (!ret && READ_ONCE(ibpost_test.serve_test_join_fail_ms))
+		ret = -EIO;
 	if (!ret)
 		ret = ibpost_cm_accept(&sj->ep, &ev->param.conn);
 	if (ret) {
@@ -205,8 +258,9 @@ int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 	mutex_lock(&srv->lock);
 	ibpost_sjoin_event(sj, 1 + sc->njoins);
 	WRITE_ONCE(sc->joining, sc->joining - 1);
-	mutex_unlock(&srv->lock);
+	/* Under the lock, as in ibpost_sjoin_unlink_locked(). */
 	wake_up(&sc->wake);
+	mutex_unlock(&srv->lock);
 	return 0;
 }
 
@@ -238,6 +292,60 @@ void ibpost_sjoin_end_all(struct ibpost_sconn *sc)
 		ibpost_sjoin_unlink(srv, sj, false);
 		kfree(sj);
 	}
+	atomic_set(&sc->joins_lost, 0);
+}
+
+/**
+ * ibpost_sjoin_reap_lost() - free the session's joined connections that
+ *	were lost.
+ * @sc: a session's connection.
+ *
+ * A joined connection whose id saw a disconnect or an error (its rdma_cm
+ * handler set @lost and @sc->joins_lost) leaves the session, the server's
+ * count and its address's, then is disconnected, drained and freed: its
+ * slot and its place under the session's cap are given back at once, and
+ * the client may join that queue again.  Its id is destroyed here, never
+ * from its own handler (rdma_destroy_id() waits for the handler).  An
+ * IBPOST_SRV_LOST event (value: the session, limit: its connections left)
+ * says so (-ENOTCONN: the connection is gone, not the session).
+ *
+ * Context: the session connection's thread, a round of its wait.
+ */
+void ibpost_sjoin_reap_lost(struct ibpost_sconn *sc)
+{
+	struct ibpost_server *srv = sc->srv;
+	struct ibpost_sjoin *sj, *tmp;
+	LIST_HEAD(lost);
+	u32 left;
+
+	if (!atomic_read(&sc->joins_lost) || !atomic_xchg(&sc->joins_lost, 0))
+		return;
+	mutex_lock(&srv->lock);
+	/* A join being set up has no handler of its own yet: not lost. */
+	list_for_each_entry_safe(sj, tmp, &sc->joins, node) {
+		if (!READ_ONCE(sj->lost))
+			continue;
+		ibpost_sjoin_unlink_locked(srv, sj, false);
+		list_add_tail(&sj->node, &lost);
+	}
+	left = 1 + sc->njoins;
+	mutex_unlock(&srv->lock);
+	list_for_each_entry_safe(sj, tmp, &lost, node) {
+		struct ibpost_serve_event ev = {
+			.kind = IBPOST_SRV_LOST,
+			.conn = sj->num,
+			.err = -ENOTCONN,
+			.reason = IBPOST_R_PEER_LOST,
+			.value = sc->num,
+			.limit = left,
+		};
+
+		ibpost_srv_peer(&ev, (struct sockaddr *)
+				&sj->id->route.addr.dst_addr);
+		list_del(&sj->node);
+		ibpost_sjoin_free(sj);
+		ibpost_srv_event(srv, &ev);
+	}
 }
 
 /**
@@ -245,10 +353,10 @@ void ibpost_sjoin_end_all(struct ibpost_sconn *sc)
  * @sc: a running session's connection, from its thread.
  *
  * Disconnects the session's Nth joined connection (in the order they
- * joined: the client's queue N) when the hook asks for one it has; the
- * connection stays in the session's list, ended with the rest by its
- * teardown (the only one that frees a joined connection once set up,
- * from this same thread).
+ * joined: the client's queue N) when the hook asks for one it has and
+ * marks it lost: the next round of the thread's wait frees it
+ * (ibpost_sjoin_reap_lost(), from this same thread, as the session's
+ * teardown does the rest).
  *
  * Context: the session connection's thread.
  */
@@ -277,4 +385,7 @@ void ibpost_sjoin_test_drop(struct ibpost_sconn *sc)
 	pr_info("test hook: session %u: its joined connection %u (conn %u) disconnected\n",
 		sc->num, n, hit->num);
 	ibpost_cm_disconnect(&hit->ep);
+	/* Lost now, whenever its id hears of it: freed by the next round. */
+	WRITE_ONCE(hit->lost, true);
+	atomic_set_release(&sc->joins_lost, 1);
 }

@@ -23,7 +23,6 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 
@@ -45,42 +44,6 @@
 #define IBPOST_SRV_PER_ADDR	8
 
 static_assert(sizeof(struct ibpost_serve) == IBPOST_SERVE_SIZE_VER1);
-
-/* Same host address (ports aside)? */
-static bool ibpost_srv_same_addr(const struct sockaddr_storage *a,
-				 const struct sockaddr *b)
-{
-	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
-	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
-	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
-	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
-
-	if (a->ss_family != b->sa_family)
-		return false;
-	if (a->ss_family == AF_INET)
-		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
-	if (a->ss_family == AF_INET6)
-		return ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr);
-	return false;
-}
-
-/*
- * Unfinished connections of the client at @addr (srv->lock held).  Connect
- * requests of one listener are handled one at a time (rdma_cm holds the
- * listener's handler mutex), so none slips between count and insertion.
- */
-static u32 ibpost_srv_addr_conns(struct ibpost_server *srv,
-				 const struct sockaddr *addr)
-{
-	struct ibpost_sconn *sc;
-	u32 n = 0;
-
-	list_for_each_entry(sc, &srv->conns, node)
-		if (!sc->finished && ibpost_srv_same_addr(&sc->peer, addr))
-			n++;
-	return n;
-}
-
 
 /* Check the hello (or join); 0 or the reason to refuse in @st. */
 static int ibpost_srv_hello(const struct rdma_cm_event *ev,
@@ -120,7 +83,9 @@ static struct ibpost_sconn *ibpost_srv_conn_alloc(struct ibpost_server *srv,
 static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 			      const struct rdma_cm_event *ev)
 {
+	struct sockaddr *peer = (struct sockaddr *)&id->route.addr.dst_addr;
 	struct ibpost_status st = {};
+	struct ibpost_srv_rsv rsv;
 	struct ibpost_wire_join j;
 	struct ibpost_sconn *sc;
 	struct ibpost_dev *dev;
@@ -129,8 +94,7 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 	int ret;
 
 	/* Who may connect, before a byte of what the client sent is read. */
-	if (!ibpost_allow_match(srv->allow, srv->nallow,
-				(struct sockaddr *)&id->route.addr.dst_addr))
+	if (!ibpost_allow_match(srv->allow, srv->nallow, peer))
 		return ibpost_srv_reject(id, -EACCES, IBPOST_R_PEER_DENIED,
 					 srv->nallow, 0);
 	ret = ibpost_srv_hello(ev, id->device, &j, &st);
@@ -150,8 +114,8 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 		return ibpost_srv_reject(id, -EBUSY, IBPOST_R_PEER_BUSY, active,
 					 srv->args.max_conns);
 	}
-	n = ibpost_srv_addr_conns(srv, (struct sockaddr *)
-				  &id->route.addr.dst_addr);
+	/* Joins and kept sessions of the address count too. */
+	n = ibpost_srv_addr_slots(srv, peer);
 	if (n >= srv->args.max_per_addr) {
 		mutex_unlock(&srv->lock);
 		return ibpost_srv_reject(id, -EBUSY, IBPOST_R_SRV_PER_ADDR, n,
@@ -165,6 +129,9 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 		return ibpost_srv_reject(id, -ENOMEM, IBPOST_R_SRV_MEM, want,
 					 srv->max_mem);
 	}
+	/* The address's slot, taken with the check (another listener's). */
+	memcpy(&rsv.addr, peer, sizeof(rsv.addr));
+	list_add_tail(&rsv.node, &srv->rsvs);
 	srv->pinned += ctl;
 	srv->active++;
 	mutex_unlock(&srv->lock);
@@ -208,6 +175,8 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 	/* From now on the connection's teardown gives it back. */
 	sc->charged_ctl = ctl;
 	list_add_tail(&sc->node, &srv->conns);
+	/* Counted in @conns from now on. */
+	list_del(&rsv.node);
 	atomic_long_inc(&ibpost_live.jobs);
 	mutex_unlock(&srv->lock);
 	ibpost_srv_conn_event(sc, IBPOST_SRV_CONNECT, 0, NULL);
@@ -221,6 +190,7 @@ err_dev:
 	ibpost_dev_put(dev);
 err_active:
 	mutex_lock(&srv->lock);
+	list_del(&rsv.node);
 	srv->pinned -= ctl;
 	srv->active--;
 	mutex_unlock(&srv->lock);
@@ -282,10 +252,18 @@ static int ibpost_srv_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	default:
 		return 0;
 	}
-	/* A joined queue: its session's teardown ends it. */
+	/*
+	 * A joined queue: its session's thread frees it within a round of
+	 * its wait (ibpost_sjoin_reap_lost()).  Not here, and not by
+	 * returning 1: its QP is on @id, and the thread destroys both.  The
+	 * session outlives this handler: its teardown destroys @id first,
+	 * which waits for the handler.
+	 */
 	if (*kind == IBPOST_SRV_KIND_JOIN) {
 		sj = id->context;
 		WRITE_ONCE(sj->lost, true);
+		/* pairs with the thread's atomic_xchg(): @lost seen with it */
+		atomic_set_release(&sj->owner->joins_lost, 1);
 		return 0;
 	}
 	sc = id->context;
@@ -424,6 +402,7 @@ static struct ibpost_server *ibpost_server_new(const struct ibpost_serve *a)
 	srv->max_mem = (u64)a->max_mem_mib << 20;
 	mutex_init(&srv->lock);
 	INIT_LIST_HEAD(&srv->conns);
+	INIT_LIST_HEAD(&srv->rsvs);
 	spin_lock_init(&srv->ev_lock);
 	INIT_LIST_HEAD(&srv->events);
 	init_waitqueue_head(&srv->ev_wq);

@@ -48,9 +48,12 @@ struct ibpost_srv_ev {
  * @kind: IBPOST_SRV_KIND_LISTEN (the listener's context).
  * @args: what it was started with (defaults filled in).
  * @listen: the listening id; NULL once its device went away.
- * @lock: @listen, @conns, @active, @next_conn, @stopping, @listen_lost,
- *	each connection's @joinable, @joins, @njoins and @joining.
+ * @lock: @listen, @conns, @rsvs, @active, @next_conn, @stopping,
+ *	@listen_lost, each connection's @joinable, @joins, @njoins and
+ *	@joining.
  * @conns: every connection whose thread has not been reaped.
+ * @rsvs: slots of the per-address limit taken by connect requests being
+ *	set up (struct ibpost_srv_rsv), until their connection is in @conns.
  * @active: connections not yet reaped (what --max-conns counts: a
  *	finished connection holds its thread until it is reaped), joined
  *	ones (struct ibpost_sjoin) included.
@@ -79,6 +82,7 @@ struct ibpost_server {
 	struct rdma_cm_id *listen;
 	struct mutex lock;
 	struct list_head conns;
+	struct list_head rsvs;
 	u32 active;
 	u32 next_conn;
 	bool stopping;
@@ -95,6 +99,22 @@ struct ibpost_server {
 	wait_queue_head_t ev_wq;
 	struct ibpost_serve_allow *allow;
 	u32 nallow;
+};
+
+/**
+ * struct ibpost_srv_rsv - a per-address slot a connect request took.
+ * @node: entry in &ibpost_server.rsvs.
+ * @addr: the client's address.
+ *
+ * Taken in the same critical section (&ibpost_server.lock) as the check
+ * of the per-address limit, given back when the connection is in
+ * &ibpost_server.conns (which then counts it) or the request failed: the
+ * child listeners of a listener on every device each handle their connect
+ * requests apart, so the check and the insert must be one.
+ */
+struct ibpost_srv_rsv {
+	struct list_head node;
+	struct sockaddr_storage addr;
 };
 
 /**
@@ -147,7 +167,10 @@ struct ibpost_server {
  * @joinable: other connections may join the session now (from its ready
  *	until its fin or its teardown; server's @lock).
  * @joins: the connections that joined it (struct ibpost_sjoin.node).
- * @njoins: their number (server's @lock).
+ * @njoins: their number (server's @lock); each counts against the
+ *	per-address limit (ibpost_srv_addr_slots()).
+ * @joins_lost: set (1) by a joined connection's rdma_cm handler when it
+ *	ended; the thread then frees it (ibpost_sjoin_reap_lost()).
  * @joining: joins being set up in its PD (server's @lock); the teardown
  *	waits for none, on @wake.
  * @generation: a session's region's generation: random, never 0, made at
@@ -203,6 +226,7 @@ struct ibpost_sconn {
 	bool joinable;
 	struct list_head joins;
 	u32 njoins;
+	atomic_t joins_lost;
 	u32 joining;
 	u32 generation;
 	bool kept;
@@ -215,7 +239,8 @@ struct ibpost_sconn {
 /**
  * struct ibpost_sjoin - a connection that joined a session: one more queue
  *	of the client's session, in the session's PD (its region's rkeys work
- *	on it), no job, no thread; the session's teardown ends it.
+ *	on it), no job, no thread; the session's thread frees it when it is
+ *	lost (ibpost_sjoin_reap_lost()) or the session ends.
  * @kind: IBPOST_SRV_KIND_JOIN (the id's context).
  * @node: entry in the session's @joins.
  * @owner: the session's connection.
@@ -239,6 +264,10 @@ int ibpost_serve_ioctl(struct ibpost_server **slot, struct ibpost_serve *k,
 void ibpost_serve_release(struct ibpost_server *srv);
 
 /* serve/account.c: events, the budget, refusals (calls no other file) */
+bool ibpost_srv_same_addr(const struct sockaddr_storage *a,
+			  const struct sockaddr *b);
+u32 ibpost_srv_addr_slots(struct ibpost_server *srv,
+			  const struct sockaddr *addr);
 void ibpost_srv_event(struct ibpost_server *srv,
 		      const struct ibpost_serve_event *ev);
 void ibpost_srv_peer(struct ibpost_serve_event *ev, const struct sockaddr *sa);
@@ -257,6 +286,7 @@ int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 		    const struct rdma_cm_event *ev,
 		    const struct ibpost_wire_join *j);
 void ibpost_sjoin_end_all(struct ibpost_sconn *sc);
+void ibpost_sjoin_reap_lost(struct ibpost_sconn *sc);
 void ibpost_sjoin_test_drop(struct ibpost_sconn *sc);
 
 /* serve/conn.c: calls join.c, account.c */

@@ -876,6 +876,11 @@ static void cat_nofin(const struct hopts *o)
 	snprintf(name, sizeof(name), "a WRITE job declaring 500 ms, keep-alives answered, no fin: dropped after %llu ms",
 		 (unsigned long long)ms);
 	verdict(C_NOFIN, name, W_DROP, &a);
+	/* wire.rst: ended with the reason, in a result before the drop. */
+	a.got = a.got == G_DROPPED && a.err ? G_REFUSED : G_SILENT;
+	a.expect = IBPOST_R_SRV_JOB_TIME;
+	verdict(C_NOFIN, "that job's result came first, with the time limit's reason",
+		W_REFUSE, &a);
 	teardown(&c);
 }
 
@@ -1163,6 +1168,99 @@ static int join_open(struct hconn *c, const struct hopts *o,
 	return ret;
 }
 
+/* Connect @c with @priv once (no wait for a busy server), as join_open(). */
+static void open_once(struct hconn *c, const struct hopts *o,
+		      const void *priv, uint8_t plen, struct answer *a)
+{
+	int ret;
+
+	resolve(c, o->server, o->port);
+	setup_qp(c, 8);
+	ret = cm_connect(c, priv, plen);
+	memset(a, 0, sizeof(*a));
+	if (!ret) {
+		a->got = G_ACCEPTED;
+	} else if (ret > 0 && c->rej_len >= (int)sizeof(c->rej) &&
+		   be32toh(c->rej.magic) == IBPOST_WIRE_MAGIC) {
+		a->got = G_REFUSED;
+		a->err = be32toh(c->rej.err);
+		a->reason = be32toh(c->rej.reason);
+		a->value = be64toh(c->rej.value);
+		a->limit = be64toh(c->rej.limit);
+	} else {
+		a->got = ret > 0 ? G_DROPPED : G_SILENT;
+	}
+}
+
+/*
+ * The victim's session and its joins hold every slot of its address:
+ * another session of the address is refused, a join from another address
+ * too (the session's address only), and a job from another address is
+ * served (o->server2: the server as the client's other address reaches
+ * it).
+ */
+static void join_addr(const struct hopts *o, const struct ibpost_wire_join *j)
+{
+	struct hopts o2 = *o;
+	struct ibpost_wire_hello h;
+	struct hconn c = {};
+	struct answer a;
+
+	hello_init(&h, 1, 0);
+	open_once(&c, o, &h, sizeof(h), &a);
+	a.expect = IBPOST_R_SRV_PER_ADDR;
+	verdict(C_JOIN, "another session of the address, whose session and joins hold --max-per-addr",
+		W_REFUSE, &a);
+	teardown(&c);
+	if (!o->server2)
+		return;
+	o2.server = o->server2;
+	open_once(&c, &o2, j, sizeof(*j), &a);
+	a.expect = IBPOST_R_PEER_DENIED;
+	verdict(C_JOIN, "a join with the right token from another address",
+		W_REFUSE, &a);
+	teardown(&c);
+	open_once(&c, &o2, &h, sizeof(h), &a);
+	if (a.got == G_ACCEPTED)
+		session_job(&c, 4096, 0, &a);
+	verdict(C_JOIN, "another address is served meanwhile: its job accepted",
+		W_ACCEPT, &a);
+	if (a.got == G_ACCEPTED) {
+		finish(&c, &a);
+		verdict(C_JOIN, "that job ends normally", W_RESULT, &a);
+	}
+	teardown(&c);
+}
+
+/*
+ * A joined queue the client drops (@c, torn down) gives its place back at
+ * once: the queue joins again within 5 s (the server frees the lost join
+ * within a round of its session's wait).
+ */
+static void join_again(const struct hopts *o, struct hconn *c,
+		       const struct ibpost_wire_join *j)
+{
+	uint64_t t0, end;
+	struct answer a;
+	char name[96];
+
+	teardown(c);
+	memset(c, 0, sizeof(*c));
+	t0 = now_ms();
+	end = t0 + 5000;
+	for (;;) {
+		open_once(c, o, j, sizeof(*j), &a);
+		if (a.got == G_ACCEPTED || now_ms() > end)
+			break;
+		teardown(c);
+		memset(c, 0, sizeof(*c));
+		usleep(100000);
+	}
+	snprintf(name, sizeof(name), "a dropped join is released: the queue joins again (%llu ms)",
+		 (unsigned long long)(now_ms() - t0));
+	verdict(C_JOIN, name, W_ACCEPT, &a);
+}
+
 /* A join that must be rejected with @reason. */
 static void join_refused(const struct hopts *o, const char *name,
 			 const struct ibpost_wire_join *j, uint32_t reason)
@@ -1258,6 +1356,9 @@ static void cat_join(const struct hopts *o)
 				  "a joined queue reads the victim's region");
 		join_refused(o, "a join past the session's cap (--max-per-addr)",
 			     &j, IBPOST_R_JOIN_MAX);
+		join_addr(o, &j);
+		if (n)
+			join_again(o, &js[n - 1], &j);
 	}
 	for (i = 0; i < n; i++)
 		teardown(&js[i]);
@@ -1270,6 +1371,50 @@ static void cat_join(const struct hopts *o)
 	join_refused(o, "a join of a session whose fin came", &j,
 		     IBPOST_R_JOIN_ENDED);
 	teardown(&v);
+}
+
+/* --- join-race ------------------------------------------------------------- */
+
+/*
+ * The failure path of a join against its session's end, with the server's
+ * serve_test_join_fail_ms hook set (by the caller, on the server): the
+ * join fails after its QP was made and its failure path holds where it
+ * wakes the session; meanwhile the session's client sends its fin and
+ * disconnects.  Before the fix the session's thread ended and its
+ * connection was freed inside that hold, and the wake touched it (KASAN:
+ * use-after-free); now the wake is under the server's lock, which the
+ * session's end takes.  Pass: the session's result, the join refused with
+ * IBPOST_R_CONNECT, and the caller finds the kernel log clean.
+ */
+int mode_join_race(const struct hopts *o)
+{
+	struct ibpost_wire_join j;
+	struct hconn v = {}, c = {};
+	struct answer va, a;
+	int ret, ok;
+
+	if (open_region(&v, o, 1 << 20, &va) || !va.session)
+		fail("join-race: the session was not accepted");
+	join_init(&j, va.session, va.token);
+	resolve(&c, o->server, o->port);
+	setup_qp(&c, 8);
+	cm_connect_start(&c, &j, sizeof(j));
+	/* The server is inside the join's failure path by now. */
+	usleep(500000);
+	finish(&v, &a);
+	teardown(&v);
+	ret = cm_connect_end(&c);
+	ok = a.got == G_RESULT && ret > 0 &&
+	     c.rej_len >= (int)sizeof(c.rej) &&
+	     be32toh(c.rej.magic) == IBPOST_WIRE_MAGIC &&
+	     be32toh(c.rej.reason) == IBPOST_R_CONNECT;
+	printf("join-race: the session's end: %s (err %u); the held join: %s (reason %u %s): %s\n",
+	       got_name[a.got], a.err, ret > 0 ? "rejected" : "not rejected",
+	       ret > 0 ? be32toh(c.rej.reason) : 0,
+	       ret > 0 ? reason_str(be32toh(c.rej.reason)) : "-",
+	       ok ? "ok" : "FAILED");
+	teardown(&c);
+	return !ok;
 }
 
 /* --- and then a correct job ----------------------------------------------- */

@@ -214,18 +214,25 @@ void setup_qp(struct hconn *c, unsigned int sq)
  * the rejection's status (IB CM reason) as a positive number (the
  * server's own reject, if any, in c->rej), or -1 for another answer.
  */
-int cm_connect(struct hconn *c, const void *priv, uint8_t plen)
+/* Send the connect request with @priv; cm_connect_end() takes the answer. */
+void cm_connect_start(struct hconn *c, const void *priv, uint8_t plen)
 {
 	struct rdma_conn_param p = {
 		.responder_resources = 16, .initiator_depth = 16,
 		.retry_count = 7, .rnr_retry_count = 7,
 		.private_data = priv, .private_data_len = plen,
 	};
-	enum rdma_cm_event_type t;
-	int status = 0;
 
 	if (rdma_connect(c->id, &p))
 		die("rdma_connect");
+}
+
+/* The answer to cm_connect_start(), as cm_connect() returns it. */
+int cm_connect_end(struct hconn *c)
+{
+	enum rdma_cm_event_type t;
+	int status = 0;
+
 	t = cm_next(c, &status);
 	if (t == RDMA_CM_EVENT_ESTABLISHED)
 		return 0;
@@ -234,6 +241,12 @@ int cm_connect(struct hconn *c, const void *priv, uint8_t plen)
 	fprintf(stderr, "%s: connect: event %s, status %d\n", prog,
 		rdma_event_str(t), status);
 	return -1;
+}
+
+int cm_connect(struct hconn *c, const void *priv, uint8_t plen)
+{
+	cm_connect_start(c, priv, plen);
+	return cm_connect_end(c);
 }
 
 void teardown(struct hconn *c)
@@ -629,9 +642,11 @@ static void help(void)
 		"usage: %s hold --server ADDR [--port P] --until FILE [--size N]\n"
 		"       %s access --server ADDR [--port P] --op write|read --addr A --rkey K --len N\n"
 		"       %s connect --server ADDR --port P [--tries N]\n"
+		"       %s join-race --server ADDR [--port P]\n"
 		"       %s battery --server ADDR [--port P] [--conns N (200)]\n"
-		"               [--max-per-addr N (8)] [--max-job-ms MS (600000)]\n",
-		prog, prog, prog, prog);
+		"               [--max-per-addr N (8)] [--max-job-ms MS (600000)]\n"
+		"               [--server2 ADDR (the server reached from another address)]\n",
+		prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -639,6 +654,7 @@ int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "server", required_argument, NULL, 's' },
+		{ "server2", required_argument, NULL, '2' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "until", required_argument, NULL, 'u' },
 		{ "size", required_argument, NULL, 'S' },
@@ -666,6 +682,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 's':
 			o.server = optarg;
+			break;
+		case '2':
+			o.server2 = optarg;
 			break;
 		case 'p':
 			o.port = strtoul(optarg, NULL, 0);
@@ -714,6 +733,8 @@ int main(int argc, char **argv)
 		return mode_connect(&o);
 	if (!strcmp(o.mode, "battery"))
 		return mode_battery(&o);
+	if (!strcmp(o.mode, "join-race"))
+		return mode_join_race(&o);
 	help();
 	return 2;
 }

@@ -27,6 +27,7 @@ typedef uint32_t u32;
 struct hopts {
 	const char *mode;
 	const char *server;
+	const char *server2;	/* battery: the server at another address */
 	unsigned int port;
 	const char *until;
 	unsigned int size;
@@ -71,6 +72,8 @@ const char *reason_str(uint32_t reason);
 void resolve(struct hconn *c, const char *host, unsigned int port);
 void setup_qp(struct hconn *c, unsigned int sq);
 int cm_connect(struct hconn *c, const void *priv, uint8_t plen);
+void cm_connect_start(struct hconn *c, const void *priv, uint8_t plen);
+int cm_connect_end(struct hconn *c);
 int cm_poll_drop(struct hconn *c);
 void teardown(struct hconn *c);
 void post_recv(struct hconn *c, unsigned int i);
@@ -87,5 +90,6 @@ void hello_init(struct ibpost_wire_hello *h, uint32_t depth,
 		uint32_t recv_sge);
 
 int mode_battery(const struct hopts *o);
+int mode_join_race(const struct hopts *o);
 
 #endif

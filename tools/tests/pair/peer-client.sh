@@ -233,7 +233,7 @@ t_check "the limited server serves after its refusals" run --connect "$L" --op s
 
 # The hostile battery (tools/tests/hostile-battery.c): every abuse of the
 # wire against the default server, then a correct job.
-hostile_battery "$S" 18520 "$IBPOST_OUT/battery.txt"
+hostile_battery "$S" 18520 "$IBPOST_OUT/battery.txt" --server2 fd00:192::1
 t_check "the server serves after the hostile battery" run --connect "$S" --op send --verify -n 10
 t_check "the battery's region past the server's budget was refused with the budget's reason" \
 	grep -q 'session region of 8 GiB.*: refused (err [0-9]*, reason [0-9]* the server.s budget of pinned memory' "$IBPOST_OUT/battery.txt"

@@ -39,6 +39,8 @@ touch "$IBPOST_OUT/ready"
 
 # shellcheck source=tools/tests/lib/peer-blk.sh
 . tools/tests/lib/peer-blk.sh
+# shellcheck source=tools/tests/lib/hostile-lib.sh
+. tools/tests/lib/hostile-lib.sh
 # readd_rxe0 [WHAT]: rxe0 deleted under the client's I/O and added back
 # 2 s later (events "deleted rxe0[ WHAT]", "added rxe0[ WHAT]").
 # perftest's servers are stopped first and started again after: rxe cannot
@@ -129,6 +131,12 @@ t_check "the killed client guest was noticed (lost within the idle time)" \
 t_check "the limited serve was killed under the client's ibpost_blk I/O" \
 	grep -qx 'killed the limited serve' "$IBPOST_OUT/events.log"
 peer_blk_serve_dropped
+# The dropped join is freed by its session's thread at once, not at the
+# session's end: its own IBPOST_SRV_LOST event (a session's teardown says
+# nothing of each join).
+jc=$(dmesg | sed -n 's/.*its joined connection 1 (conn \([0-9]*\)) disconnected.*/\1/p' | tail -n 1)
+t_check "the dropped join (conn ${jc:-?}) was released at once: $(grep -m 1 "^conn ${jc:-x}: lost: " "$LOG")" \
+	grep -q "^conn ${jc:-x}: lost: Transport endpoint is not connected: " "$LOG"
 t_check "rxe0 was deleted under the client's ibpost_blk I/O and came back" \
 	grep -qx 'added rxe0 under ibpost_blk' "$IBPOST_OUT/events.log"
 t_check "ibpost_blk's devices got regions of the server's memory in 1 MiB chunks (64 MiB: 64 chunks)" \
@@ -146,5 +154,7 @@ t_check "the in-kernel API's sessions got one region of 1 MiB each, IPv4 and IPv
 	bash -c "test \$(grep -c 'job write size 1048576 depth 64 slots 1\$' '$LOG') -eq 2"
 t_check "two clients were served at once" \
 	bash -c "grep -o 'conn [0-9]*: job' '$LOG' | wc -l | awk '{exit !(\$1 >= 2)}'"
+
+hostile_join_race fd00:192::1 "$IBPOST_OUT/serve-race.log"
 rig_pair_end
 t_done

@@ -73,7 +73,12 @@ static void ibpost_reason_cap_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_HIST, (u32)IBPOST_R_GID_CM + 1);
 	/* ... then the progress of a file with no job (issue 15). */
 	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_NO_JOB, (u32)IBPOST_R_HIST + 1);
-	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_NO_JOB + 1);
+	/* ... then a kept region that is gone (issue 27). */
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_REGION_LOST,
+			(u32)IBPOST_R_NO_JOB + 1);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_REGION_LOST + 1);
+	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_REGION_LOST),
+			   "region lost: the server no longer has the session's region (restarted, or its keep time ran out)");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_NO_JOB),
 			   "no job runs on this file descriptor");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_PRIV),

@@ -166,12 +166,18 @@ static void ibpost_wire_hello_test(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(j.hello.depth), c->depth);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(j.hello.recv_sge), c->recv_sge);
-	/* A join's session and token come out as sent; a hello's are 0. */
+	/*
+	 * A join's and a resume's session and token come out as sent; a
+	 * hello's are 0.
+	 */
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(j.session),
-			c->flags & JOIN ? 7U : 0U);
-	KUNIT_EXPECT_EQ(test, j.token[0], c->flags & JOIN ? c->token : 0);
+			c->flags & (JOIN | RESUME) ? 7U : 0U);
+	KUNIT_EXPECT_EQ(test, j.token[0],
+			c->flags & (JOIN | RESUME) ? c->token : 0);
 	KUNIT_EXPECT_EQ(test, j.token[IBPOST_WIRE_TOKEN_LEN - 1],
-			c->flags & JOIN ? c->token : 0);
+			c->flags & (JOIN | RESUME) ? c->token : 0);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(j.generation),
+			c->flags & RESUME ? c->gen : 0U);
 }
 
 static void ibpost_wire_hello_null_test(struct kunit *test)

@@ -24,6 +24,13 @@
 
 struct ibpost_target;
 
+/*
+ * Bytes of a message a deferring target's handler still checks itself
+ * (&ibpost_target_desc.deferred): ib_cq_poll_work() handles up to 65536
+ * completions before it yields, 256 MiB of checks at this size.
+ */
+#define IBPOST_TARGET_INLINE_CHECK	4096
+
 /**
  * struct ibpost_target_desc - what the sender puts into a target's slots.
  * @op: IBPOST_OP_* of the sender's WRs.
@@ -41,9 +48,10 @@ struct ibpost_target;
  * @verify: every message that arrives is checked.
  * @deferred: with @verify: not by the receive handler, which only queues
  *	the message (@pending); the owner's thread checks it and posts its
- *	receive again (ibpost_target_pending()).  A served connection's:
- *	the CQ's handler runs in a workqueue shared with every CQ of its
- *	vector, and a message's check reads up to 4 MiB.
+ *	receive again (ibpost_target_pending()).  A served connection's
+ *	messages above IBPOST_TARGET_INLINE_CHECK: the CQ's handler runs in
+ *	a workqueue shared with every CQ of its vector, and a message's
+ *	check reads up to 4 MiB.
  */
 struct ibpost_target_desc {
 	u32 op;

@@ -54,6 +54,40 @@ struct ibpost_sconn *ibpost_srv_session(struct ibpost_server *srv, u32 num)
 	return NULL;
 }
 
+/**
+ * ibpost_srv_session_auth() - may this request speak for a session (join
+ *	it, or take its region back)?
+ * @sc: the session (srv->lock held).
+ * @id: the request's id.
+ * @j: its private data.
+ * @st: out: the refusal.
+ *
+ * The session's address only: the token is sent in cleartext, and a join
+ * or a resume is a connection of the address it comes from (its slot of
+ * --max-per-addr stays that address's).  The address before the token:
+ * another host learns nothing of it.
+ *
+ * Return: 0, or -EACCES with IBPOST_R_PEER_DENIED or IBPOST_R_JOIN_TOKEN.
+ */
+int ibpost_srv_session_auth(const struct ibpost_sconn *sc,
+			    const struct rdma_cm_id *id,
+			    const struct ibpost_wire_join *j,
+			    struct ibpost_status *st)
+{
+	u32 num = be32_to_cpu(j->session);
+
+	if (!ibpost_srv_same_addr(&sc->peer, (const struct sockaddr *)
+				  &id->route.addr.dst_addr)) {
+		ibpost_status_set(st, IBPOST_R_PEER_DENIED, num, 0);
+		return -EACCES;
+	}
+	if (crypto_memneq(sc->token, j->token, sizeof(sc->token))) {
+		ibpost_status_set(st, IBPOST_R_JOIN_TOKEN, num, 0);
+		return -EACCES;
+	}
+	return 0;
+}
+
 /*
  * May @j join a session now (srv->lock held)?  The session, or NULL with
  * the refusal in @st.
@@ -82,21 +116,9 @@ static struct ibpost_sconn *ibpost_sjoin_check(struct ibpost_server *srv,
 		ibpost_status_set(st, IBPOST_R_JOIN_UNKNOWN, num, 0);
 		return NULL;
 	}
-	/*
-	 * The session's address only: the token is sent in cleartext, and
-	 * a join is a connection of the address it comes from.  Before the
-	 * token: another host learns nothing of it.
-	 */
-	*err = -EACCES;
-	if (!ibpost_srv_same_addr(&sc->peer, (struct sockaddr *)
-				  &id->route.addr.dst_addr)) {
-		ibpost_status_set(st, IBPOST_R_PEER_DENIED, num, 0);
+	*err = ibpost_srv_session_auth(sc, id, j, st);
+	if (*err)
 		return NULL;
-	}
-	if (crypto_memneq(sc->token, j->token, sizeof(sc->token))) {
-		ibpost_status_set(st, IBPOST_R_JOIN_TOKEN, num, 0);
-		return NULL;
-	}
 	*err = -ESHUTDOWN;
 	if (!sc->joinable) {
 		ibpost_status_set(st, IBPOST_R_JOIN_ENDED, num, 0);

@@ -282,6 +282,10 @@ int ibpost_srv_reject(struct rdma_cm_id *id, int err, u32 reason, u64 value,
 
 /* serve/join.c: calls account.c */
 struct ibpost_sconn *ibpost_srv_session(struct ibpost_server *srv, u32 num);
+int ibpost_srv_session_auth(const struct ibpost_sconn *sc,
+			    const struct rdma_cm_id *id,
+			    const struct ibpost_wire_join *j,
+			    struct ibpost_status *st);
 int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 		    const struct rdma_cm_event *ev,
 		    const struct ibpost_wire_join *j);

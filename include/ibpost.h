@@ -129,7 +129,8 @@ enum ibpost_session_event {
  *	0: none.
  * @lat_samples: exact latency percentiles (ibpost_session_get_latency())
  *	over the last this many completed requests, 0 for
- *	IBPOST_LAT_SAMPLES_DEFAULT, at most IBPOST_LAT_SAMPLES_MAX.
+ *	IBPOST_LAT_SAMPLES_DEFAULT, at most IBPOST_LAT_SAMPLES_MAX; each
+ *	queue keeps its share (rounded up) of its own requests.
  * @reason: out, may be NULL: IBPOST_R_* when ibpost_session_open() refuses
  *	the attributes (or fails on the device).
  * @resume: with @peer and @region_bytes (the size the region had), NULL
@@ -227,7 +228,8 @@ struct ibpost_session_limits {
 /**
  * struct ibpost_session_lat - exact latency of a session's last requests.
  * @samples: completed requests the figures are over (at most the
- *	session's &ibpost_session_attr.lat_samples: the most recent ones).
+ *	session's &ibpost_session_attr.lat_samples rounded up to a multiple
+ *	of its queues: each queue's most recent ones).
  * @min_ns: shortest submit-to-callback time.
  * @max_ns: longest.
  * @avg_ns: mean.

@@ -3,16 +3,18 @@
  * ibpost: latency of a session's requests.
  *
  * Each completed request's submit-to-callback time goes into a ring of
- * the session's last &ibpost_session_attr.lat_samples latencies and into
- * the session's log-linear histogram (both taken at open, nothing
- * allocated per request).  A query of the ring copies and sorts it
- * (ibpost_lat_summarize(), the jobs' own summary): percentiles exact over
- * that window.  The histogram counts the session's whole life, to 2
- * significant digits (ibpost_session_get_stats()).
+ * its queue's last latencies (each queue keeps its share of
+ * &ibpost_session_attr.lat_samples) and into its queue's log-linear
+ * histogram (both taken at open, nothing allocated per request), under
+ * its queue's lock: queues never share a lock on the I/O path.  A query
+ * copies the rings and sorts them (ibpost_lat_summarize(), the jobs' own
+ * summary): percentiles exact over that window.  The histograms count the
+ * session's whole life, to 2 significant digits, added up when read
+ * (ibpost_session_get_stats()).
  *
- * Readers never take the session's lock (a world-readable sysfs file of
+ * Readers never take a queue's lock (a world-readable sysfs file of
  * ibpost_blk reads them): the completion path writes each slot and count
- * with WRITE_ONCE() under the lock, readers copy with READ_ONCE().  A
+ * with WRITE_ONCE() under its queue's lock, readers copy with READ_ONCE().  A
  * reader racing with completions sees a window some slots of which are a
  * few requests newer, and histogram counts a moment apart: figures of
  * the same requests give or take those, at no cost to the I/O path.
@@ -25,16 +27,8 @@
 #include "session/session.h"
 #include "lib/stats.h"
 
-/**
- * ibpost_lat_ring_init() - allocate a ring of @size latencies and the
- *	histogram.
- * @r: zeroed ring.
- * @size: capacity, at least 1.
- *
- * Context: process context, may sleep.
- * Return: 0 or -ENOMEM (nothing allocated).
- */
-int ibpost_lat_ring_init(struct ibpost_lat_ring *r, u32 size)
+/* A ring of @size latencies and its histogram; 0 or -ENOMEM. */
+static int ibpost_lat_ring_init(struct ibpost_lat_ring *r, u32 size)
 {
 	r->ns = kvcalloc(size, sizeof(*r->ns), GFP_KERNEL);
 	if (!r->ns)
@@ -51,9 +45,57 @@ int ibpost_lat_ring_init(struct ibpost_lat_ring *r, u32 size)
 	return 0;
 }
 
+static void ibpost_lat_ring_free(struct ibpost_lat_ring *r)
+{
+	kvfree(r->hist);
+	kvfree(r->ns);
+	memset(r, 0, sizeof(*r));
+}
+
+/**
+ * ibpost_session_lat_init() - the latency rings of a session's queues.
+ * @s: the session, its queues made.
+ * @samples: the latencies kept in all, at least 1: each queue keeps its
+ *	share (rounded up), so that the memory is the session's whatever its
+ *	queues, and a request records into its own queue's ring under its own
+ *	queue's lock.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM (ibpost_session_lat_free() frees what was taken).
+ */
+int ibpost_session_lat_init(struct ibpost_session *s, u32 samples)
+{
+	u32 i, each = DIV_ROUND_UP(samples, s->nr_queues);
+	int ret;
+
+	s->lat_sum = kvmalloc(sizeof(*s->lat_sum), GFP_KERNEL);
+	if (!s->lat_sum)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_queues; i++) {
+		ret = ibpost_lat_ring_init(&s->queues[i].lat, each);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * ibpost_session_lat_free() - free the rings of ibpost_session_lat_init().
+ * @s: the session (rings may be missing).
+ */
+void ibpost_session_lat_free(struct ibpost_session *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->nr_queues; i++)
+		ibpost_lat_ring_free(&s->queues[i].lat);
+	kvfree(s->lat_sum);
+	s->lat_sum = NULL;
+}
+
 /**
  * ibpost_lat_ring_add() - record one latency (over the oldest when full).
- * @r: the ring (its session's lock held); without capacity, nothing.
+ * @r: a queue's ring (its queue's lock held); without capacity, nothing.
  * @ns: the latency.
  */
 void ibpost_lat_ring_add(struct ibpost_lat_ring *r, u64 ns)
@@ -69,34 +111,34 @@ void ibpost_lat_ring_add(struct ibpost_lat_ring *r, u64 ns)
 }
 
 /**
- * ibpost_lat_ring_stats() - the lifetime figures into a session's stats.
- * @r: the ring (no lock needed: see the top of this file); without
- *	capacity, nothing.
+ * ibpost_session_lat_stats() - the lifetime figures into a session's stats.
+ * @s: the session; without latencies, nothing.
  * @out: its log2 histogram and percentiles are written.
  *
  * The median, p99 and p99.9 of every request so far, to 2 significant
- * digits (ibpost_llhist_percentile()).
+ * digits (ibpost_llhist_percentile()), over the queues' histograms added
+ * up in @s->lat_sum (the readers' lock; the queues' own locks are not
+ * taken: see the top of this file).
  */
-void ibpost_lat_ring_stats(const struct ibpost_lat_ring *r,
-			   struct ibpost_session_stats *out)
+void ibpost_session_lat_stats(struct ibpost_session *s,
+			      struct ibpost_session_stats *out)
 {
-	if (!r->size)
-		return;
-	memcpy(out->lat_hist, r->hist->log2, sizeof(out->lat_hist));
-	out->lat_p50_ns = ibpost_llhist_percentile(r->hist, 500);
-	out->lat_p99_ns = ibpost_llhist_percentile(r->hist, 990);
-	out->lat_p999_ns = ibpost_llhist_percentile(r->hist, 999);
-}
+	struct ibpost_llhist *sum = s->lat_sum;
+	unsigned long flags;
+	u32 i;
 
-/**
- * ibpost_lat_ring_free() - free a ring.
- * @r: the ring (may be empty).
- */
-void ibpost_lat_ring_free(struct ibpost_lat_ring *r)
-{
-	kvfree(r->hist);
-	kvfree(r->ns);
-	memset(r, 0, sizeof(*r));
+	if (!sum)
+		return;
+	spin_lock_irqsave(&s->lat_lock, flags);
+	ibpost_llhist_init(sum);
+	for (i = 0; i < s->nr_queues; i++)
+		if (s->queues[i].lat.hist)
+			ibpost_llhist_merge(sum, s->queues[i].lat.hist);
+	memcpy(out->lat_hist, sum->log2, sizeof(out->lat_hist));
+	out->lat_p50_ns = ibpost_llhist_percentile(sum, 500);
+	out->lat_p99_ns = ibpost_llhist_percentile(sum, 990);
+	out->lat_p999_ns = ibpost_llhist_percentile(sum, 999);
+	spin_unlock_irqrestore(&s->lat_lock, flags);
 }
 
 /**
@@ -106,8 +148,8 @@ void ibpost_lat_ring_free(struct ibpost_lat_ring *r)
  * @out: filled; all 0 when nothing completed yet.
  *
  * Over the last &ibpost_session_attr.lat_samples requests that completed
- * without error: min, max, mean and nearest-rank percentiles of their
- * submit-to-callback time.
+ * without error (each queue's share of them): min, max, mean and
+ * nearest-rank percentiles of their submit-to-callback time.
  *
  * Context: process context, may sleep (the copy is allocated).
  * Return: 0 or -ENOMEM.
@@ -116,21 +158,28 @@ int ibpost_session_get_latency(struct ibpost_session *s,
 			       struct ibpost_session_lat *out)
 {
 	struct ibpost_result *res;
-	u64 *copy, n, i;
+	u64 *copy, n = 0, size = 0;
+	u32 i;
 
 	memset(out, 0, sizeof(*out));
-	if (!s->lat.size)
+	for (i = 0; i < s->nr_queues; i++)
+		size += s->queues[i].lat.size;
+	if (!size)
 		return 0;
-	copy = kvcalloc(s->lat.size, sizeof(*copy), GFP_KERNEL);
+	copy = kvcalloc(size, sizeof(*copy), GFP_KERNEL);
 	res = kzalloc(sizeof(*res), GFP_KERNEL);
 	if (!copy || !res) {
 		kvfree(copy);
 		kfree(res);
 		return -ENOMEM;
 	}
-	n = min_t(u64, READ_ONCE(s->lat.n), s->lat.size);
-	for (i = 0; i < n; i++)
-		copy[i] = READ_ONCE(s->lat.ns[i]);
+	for (i = 0; i < s->nr_queues; i++) {
+		const struct ibpost_lat_ring *r = &s->queues[i].lat;
+		u64 k, kept = min_t(u64, READ_ONCE(r->n), r->size);
+
+		for (k = 0; k < kept; k++)
+			copy[n++] = READ_ONCE(r->ns[k]);
+	}
 	ibpost_lat_summarize(copy, n, res);
 	out->samples = n;
 	out->min_ns = res->lat_min_ns;

@@ -221,6 +221,7 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 	s->attr.depth = caps->send_wr;
 	s->max_msg = pattr.max_msg_sz;
 	spin_lock_init(&s->lock);
+	spin_lock_init(&s->lat_lock);
 	init_waitqueue_head(&s->wq);
 	INIT_WORK(&s->err_work, ibpost_session_err_work);
 	INIT_LIST_HEAD(&s->node);
@@ -239,6 +240,7 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 	s->q0.s = s;
 	s->q0.ep = s->ep;
 	s->q0.pair = s->pair;
+	spin_lock_init(&s->q0.lock);
 	s->q0.sq_free = caps->send_wr;
 	s->queues = &s->q0;
 	s->nr_queues = 1;
@@ -292,14 +294,16 @@ int ibpost_session_publish(struct ibpost_session *s)
  */
 bool ibpost_session_enter(struct ibpost_session *s)
 {
+	struct ibpost_squeue *q = &s->queues[0];
 	unsigned long flags;
 	bool live;
 
-	spin_lock_irqsave(&s->lock, flags);
-	live = s->state == IBPOST_S_LIVE;
+	/* As a request's reservation: queue 0's lock (submit.c). */
+	spin_lock_irqsave(&q->lock, flags);
+	live = READ_ONCE(s->state) == IBPOST_S_LIVE;
 	if (live)
-		s->posting++;
-	spin_unlock_irqrestore(&s->lock, flags);
+		q->posting++;
+	spin_unlock_irqrestore(&q->lock, flags);
 	return live;
 }
 
@@ -309,13 +313,14 @@ bool ibpost_session_enter(struct ibpost_session *s)
  */
 void ibpost_session_leave(struct ibpost_session *s)
 {
+	struct ibpost_squeue *q = &s->queues[0];
 	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
-	s->posting--;
+	spin_lock_irqsave(&q->lock, flags);
+	q->posting--;
 	/* Under the lock: a dying session checks @posting under it. */
 	wake_up_all(&s->wq);
-	spin_unlock_irqrestore(&s->lock, flags);
+	spin_unlock_irqrestore(&q->lock, flags);
 }
 
 /* A loopback queue: a pair like queue 0's. */
@@ -352,7 +357,9 @@ static int ibpost_session_queues(struct ibpost_session *s, u32 n,
 	q = kcalloc(n, sizeof(*q), GFP_KERNEL);
 	if (!q)
 		return -ENOMEM;
+	/* Nothing uses queue 0 while its session opens: a copy will do. */
 	q[0] = s->q0;
+	spin_lock_init(&q[0].lock);
 	s->queues = q;
 	qc.pd_share = s->ep;
 	qc.owner = s->owner;
@@ -362,6 +369,7 @@ static int ibpost_session_queues(struct ibpost_session *s, u32 n,
 		qc.cq_vector = 1 + i % vecs;
 		q[i].s = s;
 		q[i].idx = i;
+		spin_lock_init(&q[i].lock);
 		if (s->peer)
 			ret = ibpost_speer_queue(s, &q[i], &qc, st);
 		else
@@ -447,8 +455,8 @@ static int ibpost_session_extend(struct ibpost_session *s,
 		if (ret)
 			return ret;
 	}
-	ret = ibpost_lat_ring_init(&s->lat, attr->lat_samples ?:
-				   IBPOST_LAT_SAMPLES_DEFAULT);
+	ret = ibpost_session_lat_init(s, attr->lat_samples ?:
+				      IBPOST_LAT_SAMPLES_DEFAULT);
 	if (ret) {
 		*reason = IBPOST_R_NOMEM;
 		return ret;
@@ -588,14 +596,24 @@ out:
 }
 EXPORT_SYMBOL_GPL(ibpost_session_open);
 
+/*
+ * No submitter left in any queue; each queue's counts under its lock,
+ * taken after the session's state was set (the submitters read it under
+ * the same lock).
+ */
 static bool ibpost_session_idle(struct ibpost_session *s)
 {
+	struct ibpost_squeue *q;
 	unsigned long flags;
-	bool idle;
+	bool idle = true;
+	u32 i;
 
-	spin_lock_irqsave(&s->lock, flags);
-	idle = !s->posting && !s->waiting;
-	spin_unlock_irqrestore(&s->lock, flags);
+	for (i = 0; i < s->nr_queues && idle; i++) {
+		q = &s->queues[i];
+		spin_lock_irqsave(&q->lock, flags);
+		idle = !q->posting && !q->waiting;
+		spin_unlock_irqrestore(&q->lock, flags);
+	}
 	return idle;
 }
 
@@ -618,8 +636,8 @@ static void ibpost_session_kill(struct ibpost_session *s, int err)
 		spin_unlock_irqrestore(&s->lock, flags);
 		return;
 	}
-	s->state = IBPOST_S_DEAD;
-	s->kill_err = err;
+	WRITE_ONCE(s->state, IBPOST_S_DEAD);
+	WRITE_ONCE(s->kill_err, err);
 	spin_unlock_irqrestore(&s->lock, flags);
 	trace_ibpost_session(s, IBPOST_S_DEAD, err);
 	wake_up_all(&s->wq);
@@ -674,10 +692,10 @@ void ibpost_session_close(struct ibpost_session *s)
 		kfree(m);
 	}
 	mutex_destroy(&s->reg_lock);
+	kfree(s->region);
+	ibpost_session_lat_free(s);
 	if (s->queues != &s->q0)
 		kfree(s->queues);
-	kfree(s->region);
-	ibpost_lat_ring_free(&s->lat);
 	kfree(s);
 }
 EXPORT_SYMBOL_GPL(ibpost_session_close);
@@ -696,22 +714,37 @@ void *ibpost_session_priv(struct ibpost_session *s)
 EXPORT_SYMBOL_GPL(ibpost_session_priv);
 
 /**
- * ibpost_session_get_stats() - a consistent copy of a session's counters.
+ * ibpost_session_get_stats() - a copy of a session's counters.
  * @s: the session.
- * @out: filled, percentiles computed.
+ * @out: filled (each queue's counters read under its lock, added up),
+ *	percentiles computed.
  *
  * Context: any.
  */
 void ibpost_session_get_stats(struct ibpost_session *s,
 			      struct ibpost_session_stats *out)
 {
+	struct ibpost_squeue *q;
 	unsigned long flags;
+	u32 i, k;
 
-	spin_lock_irqsave(&s->lock, flags);
-	*out = s->stats;
-	spin_unlock_irqrestore(&s->lock, flags);
-	/* Percentiles off the live histogram, outside the lock (latency.c). */
-	ibpost_lat_ring_stats(&s->lat, out);
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < s->nr_queues; i++) {
+		q = &s->queues[i];
+		spin_lock_irqsave(&q->lock, flags);
+		out->requests += q->stats.requests;
+		out->completed += q->stats.completed;
+		out->bytes += q->stats.bytes;
+		out->wrs += q->stats.wrs;
+		out->errors += q->stats.errors;
+		out->sq_full += q->stats.sq_full;
+		for (k = 0; k < IBPOST_WC_STATUS_MAX; k++)
+			out->wc_status[k] += q->stats.wc_status[k];
+		spin_unlock_irqrestore(&q->lock, flags);
+	}
+	out->inflight = out->requests - out->completed;
+	/* Percentiles off the live histograms, outside the locks. */
+	ibpost_session_lat_stats(s, out);
 }
 EXPORT_SYMBOL_GPL(ibpost_session_get_stats);
 
@@ -762,7 +795,7 @@ void ibpost_session_error(struct ibpost_session *s)
 	spin_lock_irqsave(&s->lock, flags);
 	first = s->state == IBPOST_S_LIVE;
 	if (first) {
-		s->state = IBPOST_S_ERROR;
+		WRITE_ONCE(s->state, IBPOST_S_ERROR);
 		/* Before DEAD, under the lock: the death flushes the work. */
 		schedule_work(&s->err_work);
 	}

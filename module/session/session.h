@@ -26,6 +26,41 @@ enum ibpost_sess_state {
 };
 
 /**
+ * struct ibpost_qstats - a queue's counters (its queue's @lock).
+ * @requests: requests accepted (counted from the reservation of their
+ *	send-queue slots; one that fails before its post is taken back).
+ * @completed: requests whose callback ran (or is running).
+ * @bytes: bytes of the requests that completed without error.
+ * @wrs: WRs the provider took.
+ * @errors: requests that completed with an error.
+ * @sq_full: submissions that found the send queue full.
+ * @wc_status: failed completions by their ib_wc_status.
+ */
+struct ibpost_qstats {
+	u64 requests;
+	u64 completed;
+	u64 bytes;
+	u64 wrs;
+	u64 errors;
+	u64 sq_full;
+	u32 wc_status[IBPOST_WC_STATUS_MAX];
+};
+
+/**
+ * struct ibpost_lat_ring - the latencies of a queue's requests.
+ * @ns: @size latencies in ns; slot @n % @size is the next one written.
+ * @size: capacity.
+ * @n: latencies recorded in all.
+ * @hist: all of them, to 2 significant digits (the session's life).
+ */
+struct ibpost_lat_ring {
+	u64 *ns;
+	u32 size;
+	u64 n;
+	struct ibpost_llhist *hist;
+};
+
+/**
  * struct ibpost_squeue - one queue of a session.
  * @s: the session.
  * @idx: its index.
@@ -33,14 +68,33 @@ enum ibpost_sess_state {
  *	of a session with a peer: a connection that joined the session on
  *	the server, session/peer.c).
  * @pair: its loopback pair (queue 0: the session's @pair), or NULL.
- * @sq_free: send-queue slots not reserved by a request (session lock).
+ * @lock: the queue's I/O state: @sq_free, @posting, @waiting, @stats,
+ *	@lat.  A request takes its own queue's lock only (the session's
+ *	@state is read under it: the session's death takes every queue's
+ *	lock after it set @state), so that queues on other CPUs never meet
+ *	on a lock.  A submitter leaving a dying session (@posting, @waiting)
+ *	wakes the session's @wq under it, so that the death, which checks
+ *	them under it, cannot free the session under that wake-up.
+ * @sq_free: send-queue slots not reserved by a request.
+ * @posting: submitters between reserving slots and returning from
+ *	ib_post_send() (and a job posting itself, queue 0); a dying session
+ *	waits for them.
+ * @waiting: submitters waiting for send-queue room; a dying session
+ *	wakes them (they return -ENOTCONN) and waits for them to leave.
+ * @stats: its counters.
+ * @lat: its requests' latencies (a consumer's session; else empty).
  */
 struct ibpost_squeue {
 	struct ibpost_session *s;
 	u32 idx;
 	struct ibpost_ep *ep;
 	struct ibpost_pair *pair;
+	spinlock_t lock;
 	u32 sq_free;
+	u32 posting;
+	u32 waiting;
+	struct ibpost_qstats stats;
+	struct ibpost_lat_ring lat;
 };
 
 /**
@@ -66,20 +120,6 @@ struct ibpost_region {
 };
 
 /**
- * struct ibpost_lat_ring - the latencies of a session's requests.
- * @ns: @size latencies in ns; slot @n % @size is the next one written.
- * @size: capacity.
- * @n: latencies recorded in all.
- * @hist: all of them, to 2 significant digits (the session's life).
- */
-struct ibpost_lat_ring {
-	u64 *ns;
-	u32 size;
-	u64 n;
-	struct ibpost_llhist *hist;
-};
-
-/**
  * struct ibpost_session - a connected endpoint with a lifetime (a
  *	consumer's, or a job's).
  * @node: entry in the list of all sessions.
@@ -94,25 +134,22 @@ struct ibpost_lat_ring {
  *	control messages use it.
  * @q0: @queues of a session with one queue.
  * @region: the session's region (local, or on its peer), or NULL.
- * @lat: latencies for exact percentiles (@lock).
+ * @lat_lock: serializes the readers of the queues' latencies
+ *	(ibpost_session_get_stats()): @lat_sum is their scratch.
+ * @lat_sum: the queues' histograms added up, for a reader; NULL without
+ *	latencies.
  * @limits: I/O limits, computed at open (ibpost_session_get_limits()).
  * @pep: a session with a peer: queue 0's endpoint (@ep points here).
  * @max_sge: SGEs per send WR (granted; rdma_rw splits at the QP's
  *	max_write_sge / max_read_sge).
  * @max_msg: bytes per WR (the port's max_msg_sz).
- * @lock: @state, queues' @sq_free, @posting, @waiting, @orphans, @stats,
- *	@lat; a
- *	submitter leaving (@posting, @waiting) wakes @wq under it, so that
- *	the session's death, which checks them under it, cannot free the
- *	session under that wake-up.
+ * @lock: @state, @published, @orphans (the queues' I/O state has their
+ *	own locks, &struct ibpost_squeue).
  * @state: enum ibpost_sess_state.
  * @kill_err: errno flushed requests complete with once the session dies.
- * @posting: submitters between reserving slots and returning from
- *	ib_post_send(); a dying session waits for them.
- * @waiting: submitters waiting for send-queue room; a dying session
- *	wakes them (they return -ENOTCONN) and waits for them to leave.
- * @wq: submitters waiting for slots, the session waiting for @posting
- *	and @waiting.
+ * @wq: submitters waiting for slots (woken only where a queue counts
+ *	one), the session's death waiting for every queue's @posting and
+ *	@waiting.
  * @err_work: puts every queue's QP in error once the session failed
  *	(ibpost_session_error(): an error completion in softirq, a post
  *	failed part-way by a submitter that may be in atomic context, a
@@ -123,7 +160,6 @@ struct ibpost_lat_ring {
  * @reg_lock: serializes registrations (they wait for @ep's completions)
  *	against each other and against the session's death; protects @regs.
  * @regs: live registrations.
- * @stats: counters.
  * @id: number in debugfs.
  * @peer: the server's side of a session with a peer (session/peer.c), or NULL.
  * @owner: its consumer's name (&ibpost_session_attr.owner), the name of
@@ -139,7 +175,8 @@ struct ibpost_session {
 	struct ibpost_squeue *queues;
 	struct ibpost_squeue q0;
 	struct ibpost_region *region;
-	struct ibpost_lat_ring lat;
+	spinlock_t lat_lock;
+	struct ibpost_llhist *lat_sum;
 	struct ibpost_session_limits limits;
 	struct ibpost_ep pep;
 	u32 max_sge;
@@ -147,15 +184,12 @@ struct ibpost_session {
 	spinlock_t lock;
 	enum ibpost_sess_state state;
 	int kill_err;
-	u32 posting;
-	u32 waiting;
 	wait_queue_head_t wq;
 	struct work_struct err_work;
 	bool published;
 	struct list_head orphans;
 	struct mutex reg_lock;
 	struct list_head regs;
-	struct ibpost_session_stats stats;
 	u32 id;
 	struct ibpost_speer *peer;
 	char owner[IBPOST_OWNER_MAX];
@@ -211,11 +245,11 @@ int ibpost_region_target(struct ibpost_session *s, struct ibpost_req *req,
 			 u64 len);
 
 /* session/latency.c */
-int ibpost_lat_ring_init(struct ibpost_lat_ring *r, u32 size);
+int ibpost_session_lat_init(struct ibpost_session *s, u32 samples);
 void ibpost_lat_ring_add(struct ibpost_lat_ring *r, u64 ns);
-void ibpost_lat_ring_free(struct ibpost_lat_ring *r);
-void ibpost_lat_ring_stats(const struct ibpost_lat_ring *r,
-			   struct ibpost_session_stats *out);
+void ibpost_session_lat_free(struct ibpost_session *s);
+void ibpost_session_lat_stats(struct ibpost_session *s,
+			      struct ibpost_session_stats *out);
 
 /* session/peer.c */
 struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,

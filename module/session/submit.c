@@ -110,22 +110,26 @@ void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 			 int status)
 {
 	u64 ns = ktime_get_ns() - req->t_submit;
+	struct ibpost_squeue *q = req->q;
 	unsigned long flags;
+	bool wake;
 
 	ibpost_req_rw_destroy(req);
-	spin_lock_irqsave(&s->lock, flags);
+	spin_lock_irqsave(&q->lock, flags);
 	if (!ibpost_req_keeps_room())
-		req->q->sq_free += req->nwr;
-	s->stats.completed++;
-	s->stats.inflight--;
+		q->sq_free += req->nwr;
+	q->stats.completed++;
 	if (status) {
-		s->stats.errors++;
+		q->stats.errors++;
 	} else {
-		s->stats.bytes += ibpost_req_len(req);
-		ibpost_lat_ring_add(&s->lat, ns);
+		q->stats.bytes += ibpost_req_len(req);
+		ibpost_lat_ring_add(&q->lat, ns);
 	}
-	spin_unlock_irqrestore(&s->lock, flags);
-	wake_up(&s->wq);
+	/* A waiter counted itself under the lock before it slept. */
+	wake = q->waiting;
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (wake)
+		wake_up(&s->wq);
 	req->done(req, status);
 }
 
@@ -143,13 +147,14 @@ static int ibpost_wc_errno(struct ibpost_session *s, const struct ib_wc *wc)
 static void ibpost_count_wc(struct ibpost_req *req, const struct ib_wc *wc)
 {
 	struct ibpost_session *s = req->sess;
+	struct ibpost_squeue *q = req->q;
 	unsigned long flags;
 
-	ibpost_ep_wc_error(req->q->ep, wc);
-	spin_lock_irqsave(&s->lock, flags);
+	ibpost_ep_wc_error(q->ep, wc);
+	spin_lock_irqsave(&q->lock, flags);
 	if (wc->status < IBPOST_WC_STATUS_MAX)
-		s->stats.wc_status[wc->status]++;
-	spin_unlock_irqrestore(&s->lock, flags);
+		q->stats.wc_status[wc->status]++;
+	spin_unlock_irqrestore(&q->lock, flags);
 	/*
 	 * A flush follows the error that put the QP in error, which said so,
 	 * or the peer's disconnect did (cm.c: the session is lost), on this
@@ -223,10 +228,19 @@ static int ibpost_req_check(struct ibpost_session *s, struct ibpost_req *req,
 	return 0;
 }
 
+/* Why a session that is not live refuses a request. */
+static int ibpost_req_refuse_state(struct ibpost_req *req, int state)
+{
+	return ibpost_req_refuse(req, IBPOST_R_DEVICE_GONE,
+				 state == IBPOST_S_ERROR ? -EIO : -ENOTCONN);
+}
+
 /*
  * Reserve the slots @req can need, *@max_wr (computed here, where the QP
- * is known to exist), and join the submitters the session's death waits
- * for.  Waits for room unless IBPOST_REQ_NOWAIT.
+ * is known to exist), count the request and join its queue's submitters,
+ * whom the session's death waits for.  Waits for room unless
+ * IBPOST_REQ_NOWAIT.  Only the queue's lock is taken: the session's state
+ * is read under it (the death takes it after setting the state).
  */
 static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
 			      u32 *max_wr)
@@ -234,72 +248,84 @@ static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
 	struct ibpost_squeue *q = req->q;
 	unsigned long flags;
 	bool counted = false;
+	int state;
 	u32 n = 0;
 
 	for (;;) {
-		spin_lock_irqsave(&s->lock, flags);
-		if (s->state != IBPOST_S_LIVE) {
-			spin_unlock_irqrestore(&s->lock, flags);
-			return ibpost_req_refuse(req, IBPOST_R_DEVICE_GONE,
-						 s->state == IBPOST_S_ERROR ?
-						 -EIO : -ENOTCONN);
+		spin_lock_irqsave(&q->lock, flags);
+		state = READ_ONCE(s->state);
+		if (state != IBPOST_S_LIVE) {
+			spin_unlock_irqrestore(&q->lock, flags);
+			return ibpost_req_refuse_state(req, state);
 		}
 		if (!n) {
 			n = ibpost_req_worst(q, req->op, req->nents);
 			if (n > s->attr.depth) {
-				spin_unlock_irqrestore(&s->lock, flags);
+				spin_unlock_irqrestore(&q->lock, flags);
 				return ibpost_req_refuse(req, IBPOST_R_DEPTH,
 							 -EINVAL);
 			}
 		}
 		if (q->sq_free >= n) {
 			q->sq_free -= n;
-			s->posting++;
-			spin_unlock_irqrestore(&s->lock, flags);
+			q->posting++;
+			q->stats.requests++;
+			spin_unlock_irqrestore(&q->lock, flags);
 			*max_wr = n;
 			return 0;
 		}
 		if (!counted)
-			s->stats.sq_full++;
+			q->stats.sq_full++;
 		counted = true;
 		if (req->flags & IBPOST_REQ_NOWAIT) {
-			spin_unlock_irqrestore(&s->lock, flags);
+			spin_unlock_irqrestore(&q->lock, flags);
 			return -EAGAIN;
 		}
-		/* Counted: the session's death waits for us to leave. */
-		s->waiting++;
-		spin_unlock_irqrestore(&s->lock, flags);
+		/* Counted: completions wake us, the session's death waits. */
+		q->waiting++;
+		spin_unlock_irqrestore(&q->lock, flags);
 		wait_event(s->wq, READ_ONCE(q->sq_free) >= n ||
 			   READ_ONCE(s->state) != IBPOST_S_LIVE);
 		if (READ_ONCE(s->state) != IBPOST_S_LIVE)
 			ibpost_test_hold("woken waiter",
 					 &ibpost_test.session_test_wake_ms);
-		spin_lock_irqsave(&s->lock, flags);
-		s->waiting--;
-		if (s->state != IBPOST_S_LIVE) {
+		spin_lock_irqsave(&q->lock, flags);
+		q->waiting--;
+		state = READ_ONCE(s->state);
+		if (state != IBPOST_S_LIVE) {
 			/* Under the lock: the dying session checks @waiting. */
 			wake_up_all(&s->wq);
-			spin_unlock_irqrestore(&s->lock, flags);
-			return ibpost_req_refuse(req, IBPOST_R_DEVICE_GONE,
-						 s->state == IBPOST_S_ERROR ?
-						 -EIO : -ENOTCONN);
+			spin_unlock_irqrestore(&q->lock, flags);
+			return ibpost_req_refuse_state(req, state);
 		}
-		spin_unlock_irqrestore(&s->lock, flags);
+		spin_unlock_irqrestore(&q->lock, flags);
 	}
 }
 
-/* Leave the submitters; give back @spare slots of @q. */
+/*
+ * Leave the submitters of @q: give back @spare slots, count the @wrs the
+ * provider took, and take back the request's count when it never started
+ * (!@started: refused after its reservation).
+ */
 static void ibpost_req_unreserve(struct ibpost_session *s,
-				 struct ibpost_squeue *q, u32 spare)
+				 struct ibpost_squeue *q, u32 spare, u32 wrs,
+				 bool started)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
+	spin_lock_irqsave(&q->lock, flags);
 	q->sq_free += spare;
-	s->posting--;
-	/* Under the lock: a dying session checks @posting under it. */
-	wake_up_all(&s->wq);
-	spin_unlock_irqrestore(&s->lock, flags);
+	q->stats.wrs += wrs;
+	if (!started)
+		q->stats.requests--;
+	q->posting--;
+	/*
+	 * Under the lock: a dying session checks @posting under it (and set
+	 * its state before); a waiter counted itself under it.
+	 */
+	if (q->waiting || READ_ONCE(s->state) != IBPOST_S_LIVE)
+		wake_up_all(&s->wq);
+	spin_unlock_irqrestore(&q->lock, flags);
 }
 
 /*
@@ -425,31 +451,21 @@ static int ibpost_req_post_wrs(struct ibpost_req *req,
 }
 #endif
 
-/* Post the request's chain; 0 once the request is the session's. */
-static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req)
+/*
+ * Post the request's chain; 0 once the request is the session's.
+ * *@taken: the WRs the provider took.
+ */
+static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req,
+			   u32 *taken)
 {
 	struct ib_send_wr *first = ibpost_req_chain(req);
-	unsigned long flags;
-	u32 taken;
 	int ret;
 
-	spin_lock_irqsave(&s->lock, flags);
-	s->stats.requests++;
-	s->stats.inflight++;
-	s->stats.wrs += req->nwr;
-	spin_unlock_irqrestore(&s->lock, flags);
 	req->t_submit = ktime_get_ns();
-	ret = ibpost_req_post_wrs(req, first, &taken);
+	ret = ibpost_req_post_wrs(req, first, taken);
 	if (!ret)
 		return 0;
-	spin_lock_irqsave(&s->lock, flags);
-	s->stats.wrs -= req->nwr - taken;
-	if (!taken) {
-		s->stats.requests--;
-		s->stats.inflight--;
-	}
-	spin_unlock_irqrestore(&s->lock, flags);
-	if (!taken)
+	if (!*taken)
 		return ibpost_req_refuse(req, IBPOST_R_POST, ret);
 	ibpost_req_orphan(s, req, ret);
 	return 0;
@@ -482,7 +498,7 @@ static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req)
 int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 {
 	struct ibpost_squeue *q;
-	u32 max_wr, nwr;
+	u32 max_wr, nwr, taken = 0;
 	u64 len;
 	int ret;
 
@@ -519,17 +535,17 @@ int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 	 */
 	nwr = req->nwr;
 	q = req->q;
-	ret = ibpost_req_post(s, req);
+	ret = ibpost_req_post(s, req, &taken);
 	if (ret)
 		goto err_destroy;
 	/* The request holds its nwr slots until it completes. */
-	ibpost_req_unreserve(s, q, max_wr - nwr);
+	ibpost_req_unreserve(s, q, max_wr - nwr, taken, true);
 	return 0;
 
 err_destroy:
 	ibpost_req_rw_destroy(req);
 err_unreserve:
-	ibpost_req_unreserve(s, req->q, max_wr);
+	ibpost_req_unreserve(s, req->q, max_wr, 0, false);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ibpost_submit);

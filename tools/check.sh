@@ -6,8 +6,8 @@
 #   2. build (or reuse) the KUnit test kernel and ibpost for it; build for
 #      the 6.12 LTS kernel (W=1, sparse)
 #   3. the guests, two at a time: the debug kernel on rxe (KUnit and the
-#      suites of tools/tests/suites) beside the 6.12 stock kernel, the
-#      debug kernel on siw, stock 6.1 and stock 6.1 with force_mr
+#      suites of tools/tests/suites), stock 6.1 and stock 6.1 with
+#      force_mr, beside the 6.12 stock kernel and the debug kernel on siw
 #   4. two stock guests: the peer suite (the hostile battery among it)
 # IBPOST_CHECK_LONG=1 (make check-long) adds the long siw rows, the loops
 # at full counts and every suite on stock 6.1 in step 3, the hostile
@@ -199,19 +199,21 @@ guest_status() {
 
 # The guests, two at a time on the two cores (much of each suite sleeps),
 # in two lanes of about the same length: the debug kernel on rxe (KUnit
-# and the registry's suites, the longest); then the 6.12 guest, the debug
-# kernel on siw, stock 6.1 and its force_mr boot.  The lanes only boot;
-# every guest's rows are counted here after both end, in one order.
+# and the registry's suites, the longest), then stock 6.1 and its force_mr
+# boot; the 6.12 guest, then the debug kernel on siw.  The lanes only
+# boot; every guest's rows are counted here after both end, in one order.
 long=${IBPOST_CHECK_LONG:-0}
 gcheck=tools/tests/guest/guest-check.sh
-step "guests: test (rxe) | stock-6.12, test (siw), stock, forcemr"
-guest_boot test test 6.1 $((long ? 9000 : 2400)) "rig.part=rxe" "$gcheck" &
+step "guests: test (rxe), stock, forcemr | stock-6.12, test (siw)"
+{
+	guest_boot test test 6.1 $((long ? 9000 : 2400)) "rig.part=rxe" "$gcheck"
+	guest_boot stock stock 6.1 $((long ? 9000 : 900)) "" "$gcheck"
+	guest_boot forcemr stock 6.1 900 "ib_core.force_mr=1" "$gcheck"
+} &
 lane1=$!
 {
 	guest_boot stock-6.12 stock 6.12 $((long ? 9000 : 1800)) "" "$gcheck"
 	guest_boot test-siw test 6.1 $((long ? 9000 : 1200)) "rig.part=siw" "$gcheck"
-	guest_boot stock stock 6.1 $((long ? 9000 : 900)) "" "$gcheck"
-	guest_boot forcemr stock 6.1 900 "ib_core.force_mr=1" "$gcheck"
 } &
 lane2=$!
 wait "$lane1" "$lane2"
@@ -316,11 +318,11 @@ if [[ ${IBPOST_CHECK_LONG:-0} == 1 ]]; then
 	[[ -s $out/hostile/client/battery.txt ]] &&
 		sed -n '/^battery summary/,$p' "$out/hostile/client/battery.txt"
 	# ibpost_blk on the debug kernel against a stock server: one queue's
-	# connection lost, then the server's host reset under fio (no
-	# disconnect reaches the client); about 5 minutes.
+	# connection lost, 100 resets (reconnects) under fio, then the
+	# server's host reset under fio (no disconnect reaches the client).
 	step "two guests: ibpost_blk on the debug kernel, the server host vanishing"
 	pair_step blkvanish "blk vanish (debug client)" blk-vanish-client blk-vanish-server \
-		tools/rig/pair.sh --kernel test --server-kernel stock --server-vanishes --timeout 1200 \
+		tools/rig/pair.sh --kernel test --server-kernel stock --server-vanishes --timeout 2400 \
 		--append "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=100" \
 		--server tools/tests/pair/blk-vanish-server.sh --client tools/tests/pair/blk-vanish-client.sh
 	[[ -s $out/blkvanish/client/blk-vanish.txt ]] &&

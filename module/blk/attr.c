@@ -17,6 +17,10 @@
  *                a server's memory: failed for good, I/O ends with
  *                BLK_STS_IOERR), reconnecting (reconnect.c) or deleting
  *  reconnects    reconnects that succeeded
+ *  reset         write 1 (root): the session fails now and the device
+ *                reconnects as after a loss (nvme's reset_controller); a
+ *                device that cannot reconnect refuses it (-EOPNOTSUPP),
+ *                one not live (-EBUSY)
  *  reconnect_delay, ctrl_loss_tmo, fast_io_fail_tmo
  *                the map's (seconds; -1: forever, off)
  *  stats         the session's counters: requests completed errors
@@ -112,6 +116,40 @@ IBPOST_BLK_TIMER_ATTR(reconnect_delay);
 IBPOST_BLK_TIMER_ATTR(ctrl_loss_tmo);
 IBPOST_BLK_TIMER_ATTR(fast_io_fail_tmo);
 
+/*
+ * An operator's reset, and the test of the reconnect path that needs no
+ * fault: the session is failed as the I/O timeout fails it (every QP in
+ * error, no fin: the server keeps the region), and the session's error
+ * event starts the reconnect (reconnect.c).
+ */
+static ssize_t reset_store(struct device *dev, struct device_attribute *a,
+			   const char *buf, size_t count)
+{
+	struct ibpost_blk_dev *d = ibpost_blk_of(dev);
+	bool v;
+	int ret;
+
+	ret = kstrtobool(buf, &v);
+	if (ret)
+		return ret;
+	if (!v)
+		return -EINVAL;
+	if (!ibpost_blk_can_reconnect(d))
+		return -EOPNOTSUPP;
+	/* Against the reconnect's close and swap of the session. */
+	mutex_lock(&d->sess_lock);
+	if (READ_ONCE(d->state) != IBPOST_BLK_LIVE || !d->sess) {
+		ret = -EBUSY;
+	} else {
+		pr_info("%s: reset: the session fails, the device reconnects\n",
+			d->disk->disk_name);
+		ibpost_session_fail(d->sess);
+	}
+	mutex_unlock(&d->sess_lock);
+	return ret ?: count;
+}
+static DEVICE_ATTR_WO(reset);
+
 static ssize_t server_show(struct device *dev, struct device_attribute *a,
 			   char *buf)
 {
@@ -194,6 +232,7 @@ static struct attribute *ibpost_blk_disk_attrs[] = {
 	&dev_attr_serial.attr,
 	&dev_attr_state.attr,
 	&dev_attr_reconnects.attr,
+	&dev_attr_reset.attr,
 	&dev_attr_reconnect_delay.attr,
 	&dev_attr_ctrl_loss_tmo.attr,
 	&dev_attr_fast_io_fail_tmo.attr,

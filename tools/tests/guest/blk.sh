@@ -186,6 +186,13 @@ done
 t2=$(cat "$A2/reconnect_delay" "$A2/ctrl_loss_tmo" "$A2/fast_io_fail_tmo" | tr '\n' ' ')
 t_check "reconnect timers: defaults '$t0', set in sysfs to '$t1', 5 bad writes refused ($bad taken), still '$t2'" \
 	test "$t0|$t1|$bad|$t2" = "10 600 -1 |5 30 2 |0|5 30 2 "
+# reset (nvme's reset_controller): a local region has nothing to
+# reconnect to, so it is refused (the peer suite resets devices on a
+# server's memory).
+out=$( (echo 1 >"$A2/reset") 2>&1)
+rc=$?
+t_check "reset of a local device refused: $out" \
+	test "$rc:${out##*: }" = "1:Operation not supported"
 # Serials: the default a UUID, serial= as given, a bad one refused; the
 # shipped udev rule names /dev/disk/by-id/ibpost-SERIAL (udevadm test runs
 # the rules in-process: the guest has no udevd).

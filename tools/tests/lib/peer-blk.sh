@@ -176,6 +176,65 @@ peer_blk_blip() {
 	t_check "blip: unmap" "$IBPOST" blk unmap "$name"
 }
 
+# peer_blk_resets S N: a device on the server at S port 18522 (serve
+# --keep 30: its region outlives a lost session), 4 MiB of random data
+# written, then N resets through its reset attribute (the session fails as
+# the I/O timeout fails it, the device reconnects as after a loss, after
+# reconnect_delay 1 s), each under a run of fio's crc32c writes into the
+# other 4 MiB (verified at its end): a second reset while reconnecting is
+# refused (EBUSY), each reset ends live with one more reconnect, every fio
+# run ends with 0 errors and verifies clean, and the first 4 MiB read back
+# as written.  make check: 3 resets on stock; make check-long: 100 on the
+# debug kernel (blk-vanish-client.sh: KASAN, lockdep, kmemleak).
+peer_blk_resets() {
+	local S=$1 n=$2 name A pat=/tmp/ibpost-resets.bin got=/tmp/ibpost-resets-got.bin
+	local i t0 fpid fbad=0 rbad=0 busy=0 fout=$IBPOST_OUT/fio-resets.txt
+	name=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 --queues 2 \
+		--reconnect-delay 1 --ctrl-loss-tmo 60 2>&1)
+	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
+		t_fail "resets: map on the server that keeps regions" "$name"
+		return
+	fi
+	A=/sys/block/$name/ibpost
+	head -c 4M /dev/urandom >"$pat"
+	dd if="$pat" of="/dev/$name" bs=1M oflag=direct status=none || t_fail "resets: 4 MiB written" "dd failed"
+	: >"$fout"
+	t0=$SECONDS
+	for ((i = 1; i <= n; i++)); do
+		timeout 90 fio --name=reset$i --filename="/dev/$name" --direct=1 --ioengine=libaio \
+			--rw=randwrite --bs=64k --iodepth=4 --offset=4M --size=4M --randseed=$i \
+			--verify=crc32c --do_verify=1 --verify_fatal=1 >>"$fout" 2>&1 &
+		fpid=$!
+		sleep 0.3
+		if ! echo 1 >"$A/reset"; then
+			rbad=$((rbad + 1))
+		elif ! echo 1 2>/dev/null >"$A/reset"; then
+			busy=$((busy + 1))
+		fi
+		peer_blk_state "$name" live 30 && [[ $(cat "$A/reconnects") == "$i" ]] ||
+			rbad=$((rbad + 1))
+		wait "$fpid" || fbad=$((fbad + 1))
+	done
+	echo "resets: $n in $((SECONDS - t0)) s, reconnects $(cat "$A/reconnects"), state $(cat "$A/state"), reset or reconnect failures $rbad, second resets refused $busy, fio runs failed $fbad" >>"$FIG"
+	if ((rbad == 0 && busy == n)) && [[ $(cat "$A/reconnects") == "$n" ]]; then
+		t_ok "resets: $n resets, each refused again while reconnecting (EBUSY), each live again with one more reconnect ($n, $((SECONDS - t0)) s)"
+	else
+		t_fail "resets: $n resets, each reconnected" "reconnects $(cat "$A/reconnects"), failures $rbad, refused again $busy of $n"
+	fi
+	if ((fbad == 0)) && [[ $(grep -c 'err= 0' "$fout") == "$n" ]] && ! grep -qi 'verify.*fail\|bad magic\|crc32c: verify' "$fout"; then
+		t_ok "resets: $n fio runs of crc32c writes, one across each reset, ended with 0 errors and verified clean"
+	else
+		t_fail "resets: fio --verify=crc32c across the resets" "$fbad failed: $(grep -m 3 -iE 'err=|verify|error' "$fout" | grep -v 'err= 0' | tr '\n' ' ')"
+	fi
+	if dd if="/dev/$name" of="$got" bs=1M count=4 iflag=direct status=none && cmp -s "$pat" "$got"; then
+		t_ok "resets: the 4 MiB written before them read back as written"
+	else
+		t_fail "resets: the data survives the resets" "$(cmp "$pat" "$got" 2>&1 | head -n 1)"
+	fi
+	rm -f "$pat" "$got"
+	t_check "resets: unmap" "$IBPOST" blk unmap "$name"
+}
+
 # peer_blk_rmmod_rc S: two devices on the server at S that reconnect
 # forever (ctrl_loss_tmo -1) and fail their I/O at once meanwhile
 # (fast_io_fail_tmo 0), this guest's wire cut (peer_blk_cut) under a read
@@ -318,6 +377,7 @@ peer_blk() {
 		t_fail "map for the deleted-device test" "$name"
 	fi
 	peer_blk_blip "$S"
+	peer_blk_resets "$S" 3
 	peer_blk_rmmod_rc "$S"
 	t_check "no ibpost session left" \
 		bash -c '[[ -z $(cat /sys/kernel/debug/ibpost/sessions) ]]'

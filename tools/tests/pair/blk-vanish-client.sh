@@ -4,7 +4,9 @@
 # (make check-long, on the debug kernel: KASAN, lockdep, kmemleak; the
 # server tools/tests/pair/blk-vanish-server.sh on the stock kernel).  On the
 # server's memory: a 2-queue device whose queue 1 the server disconnects
-# under fio on queue 0 (peer-blk.sh's peer_blk_drop), then a 2-queue
+# under fio on queue 0 (peer-blk.sh's peer_blk_drop), 100 resets of a
+# device on the server's port 18522 (serve --keep), each reconnecting
+# under fio's crc32c writes (peer_blk_resets), then a 2-queue
 # device that does not reconnect (ctrl_loss_tmo 0) under fio while the
 # server's host is reset (no disconnect reaches this guest): fio's I/O fails within PEER_BLK_VANISH_S (its
 # requests' retries run out, or io_timeout fails them), the device is in
@@ -41,6 +43,8 @@ if ! insmod "$blk"; then
 fi
 
 peer_blk_drop "$S"
+# 100 reconnects under KASAN, lockdep and kmemleak (issue 27).
+peer_blk_resets "$S" 100
 
 name=$($IBPOST blk map --dev rxe0 --connect "$S" --size $PEER_BLK_VANISH_MARK --depth 8 --queues 2 \
 	--ctrl-loss-tmo 0 2>&1)

@@ -4,7 +4,8 @@
 # (make check-long: tools/check.sh boots it with tools/rig/pair.sh
 # --server-vanishes, the client tools/tests/pair/blk-vanish-client.sh on the
 # debug kernel): rxe0 on the wire, `ibpost serve --idle 3000` (its lines
-# in $IBPOST_OUT/serve.log).  When serve's log shows the client's
+# in $IBPOST_OUT/serve.log) and one that keeps regions on port 18522 (the
+# client's 100 resets).  When serve's log shows the client's
 # PEER_BLK_JOIN_MARK region it disconnects that session's queue 1
 # (peer_blk_serve_drop); when it shows the PEER_BLK_VANISH_MARK region it
 # waits 3 s (the client's fio runs by then), writes its TAP, creates
@@ -21,6 +22,8 @@ cd "$IBPOST_REPO" || exit 1
 rig_pair_start blk-vanish-server
 LOG=$IBPOST_OUT/serve.log
 "$IBPOST" serve --idle 3000 >"$LOG" 2>&1 &
+# The client's resets (peer_blk_resets): a serve that keeps regions.
+"$IBPOST" serve --port 18522 --keep 30 --idle 3000 >"$IBPOST_OUT/serve-keep.log" 2>&1 &
 touch "$IBPOST_OUT/ready"
 dropped=0
 for _ in $(seq 3000); do

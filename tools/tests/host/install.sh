@@ -93,7 +93,7 @@ t_check "the tool is executable" test -x "$root/usr/sbin/ibpost"
 # shipped; udevadm checks its syntax where it can (udev 253+: verify).
 rule=$root/lib/udev/rules.d/60-ibpost.rules
 if cmp -s tools/udev/60-ibpost.rules "$rule" &&
-	grep -qx 'SUBSYSTEM=="misc", KERNEL=="ibpost", GROUP="rdma", MODE="0660"' "$rule" &&
+	grep -qx 'SUBSYSTEM=="misc", KERNEL=="ibpost", GROUP="rdma", MODE="0660", OPTIONS+="static_node=ibpost"' "$rule" &&
 	[[ $(stat -c %a "$rule") == 644 ]]; then
 	t_ok "udev rule installed (0644): /dev/ibpost 0660 group rdma"
 else

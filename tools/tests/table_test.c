@@ -382,7 +382,7 @@ static void serve_listen(const void *arg)
 	};
 
 	(void)arg;
-	text_event(&sopts, &sv);
+	text_event(stdout, &sopts, &sv);
 }
 
 /* The @n networks case_serve() allows, each in out[]. */

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check: everything, from a clean clone on a fresh Debian 12 machine.
 #   1. install what is missing; build module + tool with W=1 (no warnings),
-#      sparse, checkpatch; make install into a scratch root (install.sh)
+#      sparse, checkpatch; make install into a scratch root (install.sh);
+#      the Debian packages (deb.sh)
 #   2. build (or reuse) the KUnit test kernel and ibpost for it; build for
 #      the 6.12 LTS kernel (W=1, sparse)
 #   3. the guests, two at a time: the debug kernel on rxe (KUnit and the
@@ -97,6 +98,16 @@ if [[ -s $out/install.tap ]]; then
 	count_tap install "$out/install.tap"
 else
 	tail -5 "$out/install.log"; record fail "install results present" "see $out/install.log"
+fi
+# The Debian packages (make deb), lintian, their files in a scratch root,
+# systemd-analyze verify of the units and the units' commands on example
+# and bad configs (about a minute; tools/tests/host/deb.sh).
+step "Debian packages (host)"
+TAP_FILE=$out/deb.tap tools/tests/host/deb.sh >"$out/deb.log" 2>&1
+if [[ -s $out/deb.tap ]]; then
+	count_tap deb "$out/deb.tap"
+else
+	tail -5 "$out/deb.log"; record fail "deb results present" "see $out/deb.log"
 fi
 
 step "sparse"

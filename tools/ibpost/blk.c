@@ -271,9 +271,7 @@ static const char *const blk_names[] = { "dev", "size", "queues", "depth",
 struct blk_map_args {
 	const char *val[ARRAY_SIZE(blk_names)];
 	char host[64], port[16];
-	const char *config;		/* --config FILE */
-	bool check;			/* --check-config */
-	bool in_config;			/* a line of the file */
+	struct opt_conf conf;		/* --config, --check-config */
 	bool others;			/* an option but those two */
 };
 
@@ -282,18 +280,9 @@ static int blk_map_set(void *ctx, int key, const char *arg)
 	struct blk_map_args *m = ctx;
 	const char *k = strchr(blk_keys, key);
 
-	if (key == BLK_CONFIG || key == BLK_CHECK_CONFIG) {
-		if (m->in_config) {
-			fprintf(stderr, "%s: blk map: --config and --check-config belong on the command line\n",
-				prog);
-			return -1;
-		}
-		if (key == BLK_CONFIG)
-			m->config = arg;
-		else
-			m->check = true;
-		return 0;
-	}
+	if (key == BLK_CONFIG || key == BLK_CHECK_CONFIG)
+		return opt_conf_set(&m->conf, &blk_map_cmd, key == BLK_CONFIG,
+				    arg);
 	m->others = true;
 	if (key == 'c') {
 		if (blk_word("connect", arg) ||
@@ -385,7 +374,7 @@ static int blk_unmap_name(const char *name, bool force);
 static int blk_conf_line(void *ctx, unsigned int lineno, int argc,
 			 char **argv)
 {
-	struct blk_map_args m = { .in_config = true };
+	struct blk_map_args m = { .conf.in_file = true };
 	struct blk_conf *c = ctx;
 	char name[64];
 	int rc;
@@ -443,19 +432,19 @@ static int blk_map(int argc, char **argv)
 	rc = opt_parse(&blk_map_cmd, argc, argv, blk_map_set, &m);
 	if (rc != OPT_GO)
 		return rc;
-	if (m.config || m.check) {
-		if (!m.config || m.others || optind != argc) {
+	if (m.conf.file || m.conf.check) {
+		if (!m.conf.file || m.others || optind != argc) {
 			fprintf(stderr, "%s: blk map: --config FILE [--check-config], no other option\n",
 				prog);
 			return 2;
 		}
-		if (m.check)
-			return blk_conf(m.config, BLK_CONF_PRINT, false);
-		if (blk_conf(m.config, BLK_CONF_CHECK, false))
+		if (m.conf.check)
+			return blk_conf(m.conf.file, BLK_CONF_PRINT, false);
+		if (blk_conf(m.conf.file, BLK_CONF_CHECK, false))
 			return 2;
 		if (blk_load())
 			return 1;
-		return blk_conf(m.config, BLK_CONF_MAP, false);
+		return blk_conf(m.conf.file, BLK_CONF_MAP, false);
 	}
 	if (optind != argc || !m.val[0] || !m.val[1]) {
 		fprintf(stderr, "%s: blk map: --dev and --size are required, nothing else\n",

@@ -305,6 +305,21 @@ int opt_config(const char *file,
 	return rc;
 }
 
+int opt_conf_set(struct opt_conf *oc, const struct opt_cmd *c, bool is_file,
+		 const char *arg)
+{
+	if (oc->in_file) {
+		fprintf(stderr, "%s: %s: --config and --check-config belong on the command line\n",
+			prog, c->name);
+		return -1;
+	}
+	if (is_file)
+		oc->file = arg;
+	else
+		oc->check = true;
+	return 0;
+}
+
 int opt_parse_line(const struct opt_cmd *c, const char *file,
 		   unsigned int lineno, int argc, char **argv,
 		   int (*set)(void *ctx, int key, const char *arg), void *ctx)

@@ -91,6 +91,19 @@ int opt_config(const char *file,
 	       int (*line)(void *ctx, unsigned int lineno, int argc,
 			   char **argv),
 	       void *ctx);
+/* --config FILE and --check-config of a command, where it has them. */
+struct opt_conf {
+	const char *file;	/* --config FILE, or NULL */
+	bool check;		/* --check-config */
+	bool in_file;		/* parsing a line of the file */
+};
+
+/*
+ * --config (@is_file, @arg its value) or --check-config into @oc: 0, or -1
+ * having said that they belong on the command line (in the file itself).
+ */
+int opt_conf_set(struct opt_conf *oc, const struct opt_cmd *c, bool is_file,
+		 const char *arg);
 /*
  * One line of a config file through opt_parse() (the command line's own
  * checks): 0, or the exit status after saying which line is wrong (an

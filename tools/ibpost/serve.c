@@ -32,9 +32,7 @@ struct serve_opts {
 	bool json;
 	bool wide;			/* --wide: every --allow network */
 	bool stamp;			/* text lines start with the time */
-	const char *config;		/* --config FILE */
-	bool check;			/* --check-config */
-	bool in_config;			/* parsing a line of the file */
+	struct opt_conf conf;		/* --config, --check-config */
 	/* --allow: who may connect (none given: every address) */
 	struct ibpost_serve_allow allow[IBPOST_SERVE_ALLOW_MAX];
 	unsigned int nallow;
@@ -264,16 +262,8 @@ static int serve_set(void *ctx, int key, const char *arg)
 		return 0;
 	case SERVE_CONFIG:
 	case SERVE_CHECK_CONFIG:
-		if (o->in_config) {
-			fprintf(stderr, "%s: serve: --config and --check-config belong on the command line\n",
-				prog);
-			return -1;
-		}
-		if (key == SERVE_CONFIG)
-			o->config = arg;
-		else
-			o->check = true;
-		return 0;
+		return opt_conf_set(&o->conf, &serve_cmd, key == SERVE_CONFIG,
+				    arg);
 	default:
 		return -1;
 	}
@@ -662,7 +652,7 @@ static int serve_conf_line(void *ctx, unsigned int lineno, int argc,
 	struct serve_opts *o = ctx;
 	int i;
 
-	if (o->check)
+	if (o->conf.check)
 		for (i = 1; i < argc; i++)
 			printf(" %s", argv[i]);
 	return opt_parse_line(&serve_cmd, argv[0], lineno, argc, argv,
@@ -679,23 +669,21 @@ static int serve_config(struct serve_opts *o, const char *file, bool check,
 	int i, rc;
 
 	memset(o, 0, sizeof(*o));
-	o->in_config = true;
-	o->check = check;
-	if (check)
-		printf("%s %s", prog, serve_cmd.name);
+	o->conf.in_file = true;
 	rc = opt_config(file, serve_conf_line, o);
-	if (rc) {
-		if (check)
-			putchar('\n');
+	if (rc)
 		return rc;
-	}
-	o->in_config = false;
+	o->conf.in_file = false;
 	optind = 0;
 	rc = opt_parse(&serve_cmd, argc, argv, serve_set, o);
-	if (rc != OPT_GO)
-		return rc;
-	if (!check)
-		return 0;
+	if (rc != OPT_GO || !check)
+		return rc == OPT_GO ? 0 : rc;
+	/* Valid: the file again, its words printed this time. */
+	printf("%s %s", prog, serve_cmd.name);
+	memset(o, 0, sizeof(*o));
+	o->conf.in_file = true;
+	o->conf.check = true;
+	opt_config(file, serve_conf_line, o);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--config")) {
 			i++;
@@ -722,15 +710,15 @@ int cmd_serve(int argc, char **argv)
 			argv[optind]);
 		return 2;
 	}
-	if (o.check && !o.config) {
+	if (o.conf.check && !o.conf.file) {
 		fprintf(stderr, "%s: serve: --check-config needs --config FILE\n",
 			prog);
 		return 2;
 	}
-	if (o.config) {
-		bool check = o.check;
+	if (o.conf.file) {
+		bool check = o.conf.check;
 
-		rc = serve_config(&o, o.config, check, argc, argv);
+		rc = serve_config(&o, o.conf.file, check, argc, argv);
 		if (rc || check)
 			return rc;
 	}

@@ -101,7 +101,8 @@ static const struct opt blk_unmap_opts[] = {
 		  "ctrl_loss_tmo and fast_io_fail_tmo to 0 first (I/O\n"
 		  "waiting for a reconnect fails with EIO from the\n"
 		  "next attempt), then retry the unmap for up to\n"
-		  OPT_STR(BLK_FORCE_WAIT_S) " s while the device is still open" },
+		  OPT_STR(BLK_FORCE_WAIT_S) " s while the device is still open (the\n"
+		  "values are put back if it stays mapped)" },
 	{ .name = "config", .key = BLK_CONFIG, .arg = "FILE",
 	  .help = "unmap every mapped device whose serial a line of\n"
 		  "FILE has (the file of 'blk map --config'),\n"
@@ -479,44 +480,63 @@ static int blk_unmap_set(void *ctx, int key, const char *arg)
  * reconnect's attributes, as nvme-rdma's: the next attempt, or the one
  * under way, fails it for good and fails its waiting I/O); a local device
  * has none.  The unmap itself never waits for the server: the kernel fails
- * the session before it removes the disk (Documentation/blk.rst).
+ * the session before it removes the disk (Documentation/blk.rst).  The
+ * attributes --force sets to 0, and their values before (put back when the
+ * device stays mapped):
  */
-static void blk_give_up(const char *name)
-{
-	static const char *const attrs[] = { "fast_io_fail_tmo",
+static const char *const blk_tmo_attrs[] = { "fast_io_fail_tmo",
 					     "ctrl_loss_tmo" };
+struct blk_tmo {
+	char val[ARRAY_SIZE(blk_tmo_attrs)][32];	/* "": not changed */
+};
+
+/*
+ * Write @set (or, @set NULL, the saved value) to each reconnect attribute
+ * of device @name that has a server; the old values into @t when setting.
+ */
+static void blk_tmo_write(const char *name, const char *set,
+			  struct blk_tmo *t)
+{
 	char path[256], server[128];
+	const char *v;
 	size_t i;
 	int err;
 
 	snprintf(path, sizeof(path), "%s/%s/ibpost/server", BLK_SYS, name);
 	if (sysfs_read(path, server, sizeof(server)) || !strcmp(server, "local"))
 		return;
-	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
+	for (i = 0; i < ARRAY_SIZE(blk_tmo_attrs); i++) {
 		snprintf(path, sizeof(path), "%s/%s/ibpost/%s", BLK_SYS, name,
-			 attrs[i]);
-		if (access(path, F_OK))
+			 blk_tmo_attrs[i]);
+		if (set && sysfs_read(path, t->val[i], sizeof(t->val[i])))
+			t->val[i][0] = '\0';
+		v = set ? set : t->val[i];
+		if (!t->val[i][0])
 			continue;
-		err = blk_write_path(path, "0");
+		err = blk_write_path(path, v);
 		if (err)
 			fprintf(stderr, "%s: blk unmap --force: %s: %s\n",
 				prog, path, strerror(err));
 	}
 }
 
-/* Unmap @name (--force: blk_give_up() first, then retry while open). */
+/* Unmap @name (--force: blk_tmo_write() of 0 first, then retry while open). */
 static int blk_unmap_name(const char *name, bool force)
 {
 	const struct timespec tick = { .tv_nsec = 200 * 1000 * 1000 };
+	struct blk_tmo tmo = { .val = { "" } };
 	char res[256];
 	int err, tries;
 
-	if (force && !strchr(name, '/') && strcmp(name, ".") &&
-	    strcmp(name, ".."))
-		blk_give_up(name);
+	force = force && !strchr(name, '/') && strcmp(name, ".") &&
+		strcmp(name, "..");
+	if (force)
+		blk_tmo_write(name, "0", &tmo);
 	tries = force ? BLK_FORCE_WAIT_S * 5 : 0;
 	while ((err = blk_write("unmap_device", name)) == EBUSY && tries--)
 		nanosleep(&tick, NULL);
+	if (err && force)	/* still mapped: its settings back */
+		blk_tmo_write(name, NULL, &tmo);
 	if (err < 0)
 		return 1;
 	if (err) {

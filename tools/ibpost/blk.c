@@ -576,6 +576,10 @@ static int blk_unmap(int argc, char **argv)
 	name = argv[optind];
 	if (!strncmp(name, "/dev/", 5))
 		name += 5;
+	if (!*name) {
+		fprintf(stderr, "%s: blk unmap: no device name\n", prog);
+		return 2;
+	}
 	return blk_unmap_name(name, u.force);
 }
 

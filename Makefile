@@ -151,7 +151,7 @@ dkms-src:
 	cp -r $(DKMS_FILES) $(DESTDIR)$(DKMS_SRC)/
 	-cd $(DESTDIR)$(DKMS_SRC) && rm -f modules.order Module.symvers && \
 		find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o \
-		-name '*.mod.c' -o -name '.*.cmd' -o -name modules.order \) -delete; \
+		-name '*.mod.c' -o -name '.*.cmd' -o -name '*.d' -o -name modules.order \) -delete; \
 		rm -rf module/compat/generated
 
 dkms: dkms-src

@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,8 +23,6 @@
 #define BLK_MODULE	"ibpost_blk"
 /* How long 'unmap --force' retries while the device is still open. */
 #define BLK_FORCE_WAIT_S	10
-
-extern char **environ;
 
 static void blk_about(FILE *f)
 {
@@ -172,8 +169,14 @@ static int blk_load(void)
 	for (i = 0; i < ARRAY_SIZE(paths); i++) {
 		if (access(paths[i], X_OK))
 			continue;
-		if (posix_spawn(&pid, paths[i], NULL, NULL, argv, environ))
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0)
 			break;
+		if (!pid) {
+			execv(paths[i], argv);
+			_exit(127);
+		}
 		if (waitpid(pid, &status, 0) != pid)
 			break;
 		if (WIFEXITED(status) && !WEXITSTATUS(status) &&

@@ -4,12 +4,17 @@
 #   make                 module/ibpost.ko, module/blk/ibpost_blk.ko and
 #                        tools/ibpost/ibpost for the running kernel
 #   make KDIR=...        build the modules against another kbuild tree
-#   make install         modules (+ depmod), the tool, its man page and bash
-#                        completion, the udev rule of /dev/ibpost (group
-#                        rdma, UDEVRULESDIR=), the in-kernel API's headers
-#                        and Module.symvers; DESTDIR=, PREFIX= (/usr/local),
-#                        INSTALL_TESTS=1 also installs the test modules
+#   make install         modules (+ depmod), the in-kernel API's headers and
+#                        Module.symvers, and install-tool's; DESTDIR=,
+#                        PREFIX= (/usr/local), INSTALL_TESTS=1 also
+#                        installs the test modules
+#   make install-tool    the tool, its man page and bash completion, the udev
+#                        rule of /dev/ibpost (group rdma, UDEVRULESDIR=), the
+#                        systemd units (SYSTEMDUNITDIR=) and the example
+#                        /etc/ibpost files (in DOCDIR/examples)
 #   make uninstall       remove what 'make install' installed
+#   make deb             the Debian packages ibpost and ibpost-dkms, built
+#                        from a copy of the tree in build/deb (unsigned)
 #   make dkms            install the sources into /usr/src/ibpost-VERSION and
 #                        dkms add, build and install them for KVER
 #   make check           everything: build, KUnit, integration (both kernels)
@@ -37,6 +42,11 @@ LIBDIR ?= $(PREFIX)/lib
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # udev reads /lib/udev/rules.d and /etc/udev/rules.d, not PREFIX's.
 UDEVRULESDIR ?= /lib/udev/rules.d
+SYSTEMDUNITDIR ?= /lib/systemd/system
+DOCDIR ?= $(PREFIX)/share/doc/ibpost
+# The services (tools/systemd): their units name the tool's SBINDIR.
+UNITS := ibpost-serve.service ibpost-blk.service
+EXAMPLES := serve.conf blk.conf
 # External modules go to /lib/modules/KREL/$(INSTALL_MOD_DIR) (kbuild's).
 INSTALL_MOD_DIR ?= extra
 INSTALL_TESTS ?= 0
@@ -52,7 +62,8 @@ DKMS_FILES := Makefile Kbuild version.mk VERSION dkms.conf COPYING \
 	include module
 
 .PHONY: all modules tool clean check check-long demo deps testkernel \
-	checkpatch sparse bench install uninstall dkms dkms-src kdir
+	checkpatch sparse bench install install-tool uninstall dkms dkms-src \
+	kdir deb
 
 all: modules tool
 
@@ -78,7 +89,7 @@ clean:
 # modules.order and modules.builtin, which it need not warn about).  Test modules (kunit/: the
 # KUnit suites and ibpost_consumer.ko) only with INSTALL_TESTS=1: kbuild
 # installs what the modules.order it is given lists.
-install: all
+install: all install-tool
 	@mkdir -p build
 	@if [ "$(INSTALL_TESTS)" = 1 ]; then cp modules.order build/install.order; \
 	else grep -v '/kunit/' modules.order >build/install.order; fi
@@ -88,6 +99,14 @@ install: all
 		modules_install
 	@$(DEPMOD) -b "$(or $(DESTDIR),/)" $(KREL) 2>build/depmod.err; rc=$$?; \
 		grep -v 'could not open modules\.' build/depmod.err >&2; exit $$rc
+	install -D -m 0644 include/ibpost.h $(DESTDIR)$(INCLUDEDIR)/ibpost/ibpost.h
+	install -D -m 0644 include/uapi/ibpost.h \
+		$(DESTDIR)$(INCLUDEDIR)/ibpost/uapi/ibpost.h
+	install -D -m 0644 Module.symvers \
+		$(DESTDIR)$(LIBDIR)/ibpost/$(KREL)/Module.symvers
+
+# What the package 'ibpost' holds (debian/rules): no module, no header.
+install-tool: tool
 	install -D -m 0755 tools/ibpost/ibpost $(DESTDIR)$(SBINDIR)/ibpost
 	install -d $(DESTDIR)$(MANDIR)/man8
 	sed 's/@VERSION@/$(IBPOST_VERSION)/' Documentation/ibpost.8 \
@@ -96,11 +115,15 @@ install: all
 	install -D -m 0644 tools/ibpost/ibpost.bash $(DESTDIR)$(BASHCOMPDIR)/ibpost
 	install -D -m 0644 tools/udev/60-ibpost.rules \
 		$(DESTDIR)$(UDEVRULESDIR)/60-ibpost.rules
-	install -D -m 0644 include/ibpost.h $(DESTDIR)$(INCLUDEDIR)/ibpost/ibpost.h
-	install -D -m 0644 include/uapi/ibpost.h \
-		$(DESTDIR)$(INCLUDEDIR)/ibpost/uapi/ibpost.h
-	install -D -m 0644 Module.symvers \
-		$(DESTDIR)$(LIBDIR)/ibpost/$(KREL)/Module.symvers
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(DOCDIR)/examples
+	for u in $(UNITS); do \
+		sed 's|@SBINDIR@|$(SBINDIR)|g' tools/systemd/$$u.in \
+			>$(DESTDIR)$(SYSTEMDUNITDIR)/$$u && \
+		chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$u || exit 1; \
+	done
+	for e in $(EXAMPLES); do \
+		install -m 0644 tools/systemd/$$e $(DESTDIR)$(DOCDIR)/examples/$$e || exit 1; \
+	done
 
 uninstall: kdir
 	rm -f $(addprefix $(DESTDIR)/lib/modules/$(KREL)/$(INSTALL_MOD_DIR)/, \
@@ -112,9 +135,12 @@ uninstall: kdir
 	rm -f $(DESTDIR)$(SBINDIR)/ibpost $(DESTDIR)$(MANDIR)/man8/ibpost.8 \
 		$(DESTDIR)$(BASHCOMPDIR)/ibpost \
 		$(DESTDIR)$(UDEVRULESDIR)/60-ibpost.rules \
+		$(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(UNITS)) \
+		$(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(EXAMPLES)) \
 		$(DESTDIR)$(INCLUDEDIR)/ibpost/ibpost.h \
 		$(DESTDIR)$(INCLUDEDIR)/ibpost/uapi/ibpost.h \
 		$(DESTDIR)$(LIBDIR)/ibpost/$(KREL)/Module.symvers
+	-rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/ibpost/uapi $(DESTDIR)$(INCLUDEDIR)/ibpost \
 		$(DESTDIR)$(LIBDIR)/ibpost/$(KREL) $(DESTDIR)$(LIBDIR)/ibpost
 
@@ -125,13 +151,33 @@ dkms-src:
 	cp -r $(DKMS_FILES) $(DESTDIR)$(DKMS_SRC)/
 	-cd $(DESTDIR)$(DKMS_SRC) && rm -f modules.order Module.symvers && \
 		find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o \
-		-name '*.mod.c' -o -name '.*.cmd' -o -name modules.order \) -delete; \
+		-name '*.mod.c' -o -name '.*.cmd' -o -name '*.d' -o -name modules.order \) -delete; \
 		rm -rf module/compat/generated
 
 dkms: dkms-src
 	$(DKMS) add ibpost/$(IBPOST_VERSION)
 	$(DKMS) build ibpost/$(IBPOST_VERSION) -k $(KREL)
 	$(DKMS) install ibpost/$(IBPOST_VERSION) -k $(KREL)
+
+# The Debian packages (debian/): a copy of the tree's files (git's, with
+# changes not yet committed; build products left out) in
+# build/deb/ibpost-VERSION, built there; the .debs land in build/deb.
+DEB_DIR := build/deb
+deb:
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/ibpost-$(IBPOST_VERSION)
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' _ | \
+			tar --null -T - -cf - | tar -xf - -C $(DEB_DIR)/ibpost-$(IBPOST_VERSION); \
+	else \
+		tar --exclude=./build --exclude=./.git --exclude='*.o' --exclude='*.ko' \
+			-cf - . | tar -xf - -C $(DEB_DIR)/ibpost-$(IBPOST_VERSION); \
+	fi
+	cd $(DEB_DIR)/ibpost-$(IBPOST_VERSION) && \
+		dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+		{ tail -n 20 ../build.log >&2; exit 1; }
+	ls $(DEB_DIR)/*.deb
 
 deps:
 	tools/rig/deps.sh

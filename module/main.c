@@ -44,8 +44,18 @@ static const struct file_operations ibpost_fops = {
 	.llseek		= noop_llseek,
 };
 
+/*
+ * A fixed minor, from the misc range devices.txt reserves for local use
+ * (243-254; the dynamic minors are below 128 and above 255), so that the
+ * devname alias below lets kmod and devtmpfs create /dev/ibpost before the
+ * module is loaded ("kmod static-nodes"), and the first open loads it.
+ * Another local driver on the same minor makes misc_register() fail with
+ * -EBUSY: the load fails and says so.
+ */
+#define IBPOST_MISC_MINOR	246
+
 static struct miscdevice ibpost_misc = {
-	.minor	= MISC_DYNAMIC_MINOR,
+	.minor	= IBPOST_MISC_MINOR,
 	.name	= "ibpost",
 	.fops	= &ibpost_fops,
 	.mode	= 0600,
@@ -68,8 +78,11 @@ static int __init ibpost_init(void)
 	if (ret)
 		goto err_listeners;
 	ret = misc_register(&ibpost_misc);
-	if (ret)
+	if (ret) {
+		pr_err("cannot register /dev/ibpost (misc minor %d): %d\n",
+		       IBPOST_MISC_MINOR, ret);
 		goto err_devices;
+	}
 	return 0;
 
 err_devices:
@@ -97,3 +110,5 @@ MODULE_DESCRIPTION("ibpost: post RDMA work requests from the kernel, correctly a
 MODULE_AUTHOR("The ibpost developers");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(IBPOST_VERSION);
+MODULE_ALIAS_MISCDEV(IBPOST_MISC_MINOR);
+MODULE_ALIAS("devname:ibpost");

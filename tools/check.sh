@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check: everything, from a clean clone on a fresh Debian 12 machine.
 #   1. install what is missing; build module + tool with W=1 (no warnings),
-#      sparse, checkpatch; make install into a scratch root (install.sh)
+#      sparse, checkpatch; make install into a scratch root (install.sh);
+#      the Debian packages (deb.sh)
 #   2. build (or reuse) the KUnit test kernel and ibpost for it; build for
 #      the 6.12 LTS kernel (W=1, sparse)
 #   3. the guests, two at a time: the debug kernel on rxe (KUnit and the
@@ -77,27 +78,31 @@ else
 	record fail "build" "see $out/build.log"
 	finish
 fi
+# host_step TITLE NAME: tools/tests/host/NAME.sh, its TAP rows counted as
+# "NAME: ..." (its log in $out/NAME.log).
+host_step() {
+	step "$1"
+	TAP_FILE=$out/$2.tap "tools/tests/host/$2.sh" >"$out/$2.log" 2>&1
+	if [[ -s $out/$2.tap ]]; then
+		count_tap "$2" "$out/$2.tap"
+	else
+		tail -5 "$out/$2.log"; record fail "$2 results present" "see $out/$2.log"
+	fi
+}
 # The tool's command line on the host (about a second): perftest's
 # spellings against the long options, the hints, --dev picked from sysfs.
-step "command line (host)"
-TAP_FILE=$out/cli.tap tools/tests/host/cli.sh >"$out/cli.log" 2>&1
-if [[ -s $out/cli.tap ]]; then
-	count_tap cli "$out/cli.tap"
-else
-	tail -5 "$out/cli.log"; record fail "cli results present" "see $out/cli.log"
-fi
+host_step "command line (host)" cli
 # make install into a scratch root, man page, completion, uninstall, and DKMS
 # add/build/install for the stock kernel in DKMS trees of its own (about 15 s
 # plus one module build, 1-3 min).  The stock guest loads what DKMS installed
 # and runs the tool make install laid out (tools/tests/guest/installed.sh).  Before
 # sparse: install.sh builds with W=1 as above, so nothing is rebuilt.
-step "install and DKMS (host)"
-TAP_FILE=$out/install.tap tools/tests/host/install.sh >"$out/install.log" 2>&1
-if [[ -s $out/install.tap ]]; then
-	count_tap install "$out/install.tap"
-else
-	tail -5 "$out/install.log"; record fail "install results present" "see $out/install.log"
-fi
+host_step "install and DKMS (host)" install
+# The Debian packages (make deb), lintian, their files in a scratch root,
+# systemd-analyze verify of the units and the units' commands on example
+# and bad configs (about a minute; after install.sh, whose DKMS sources the
+# package's are compared with).
+host_step "Debian packages (host)" deb
 
 step "sparse"
 if make -s KDIR="$kdir" sparse >"$out/sparse.log" 2>&1 && ! grep -Eq 'warning:|error:' "$out/sparse.log"; then

@@ -9,6 +9,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ibpost.h"
@@ -17,6 +20,9 @@
 
 #define BLK_CTL		"/sys/class/ibpost-blk/ctl"
 #define BLK_SYS		"/sys/block"
+#define BLK_MODULE	"ibpost_blk"
+/* How long 'unmap --force' retries while the device is still open. */
+#define BLK_FORCE_WAIT_S	10
 
 static void blk_about(FILE *f)
 {
@@ -28,6 +34,8 @@ static void blk_about(FILE *f)
 		"the mapping: unmapping (or removing the RDMA device, or the server\n"
 		"ending) loses them.\n", prog);
 }
+
+enum { BLK_CONFIG = OPT_LONG, BLK_CHECK_CONFIG };
 
 static const struct opt blk_map_opts[] = {
 	{ .name = "dev", .letter = 'd', .arg = "NAME", .flags = OPT_REQUIRED,
@@ -72,10 +80,30 @@ static const struct opt blk_map_opts[] = {
 	  .help = "with --connect: seconds after the loss from\n"
 		  "which I/O fails while reconnecting goes on\n"
 		  "(default -1: I/O waits)" },
+	{ .name = "config", .key = BLK_CONFIG, .arg = "FILE",
+	  .help = "map every device of FILE (/etc/ibpost/blk.conf:\n"
+		  "a line of these options each, with --serial;\n"
+		  "'#' comments) whose serial is not mapped yet;\n"
+		  "no other option (but --check-config)" },
+	{ .name = "check-config", .key = BLK_CHECK_CONFIG,
+	  .help = "with --config: check FILE, print the 'blk map'\n"
+		  "command line of each device and exit (0, or 2\n"
+		  "naming the bad line)" },
 	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
 };
 
 static const struct opt blk_unmap_opts[] = {
+	{ .name = "force", .letter = 'f',
+	  .help = "for a device whose server is gone: set its\n"
+		  "ctrl_loss_tmo and fast_io_fail_tmo to 0 first (I/O\n"
+		  "waiting for a reconnect fails with EIO from the\n"
+		  "next attempt), then retry the unmap for up to\n"
+		  OPT_STR(BLK_FORCE_WAIT_S) " s while the device is still open (the\n"
+		  "values are put back if it stays mapped)" },
+	{ .name = "config", .key = BLK_CONFIG, .arg = "FILE",
+	  .help = "unmap every mapped device whose serial a line of\n"
+		  "FILE has (the file of 'blk map --config'),\n"
+		  "instead of NAME" },
 	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
 };
 
@@ -91,7 +119,7 @@ static const struct opt_cmd blk_map_cmd = {
 
 static const struct opt_cmd blk_unmap_cmd = {
 	.name = "blk unmap", .opts = blk_unmap_opts,
-	.nopts = ARRAY_SIZE(blk_unmap_opts), .operands = "NAME|/dev/NAME", .col = 21,
+	.nopts = ARRAY_SIZE(blk_unmap_opts), .operands = "[NAME|/dev/NAME]", .col = 21,
 	.help = help_blk,
 };
 
@@ -115,28 +143,82 @@ void help_blk(FILE *f)
 	opt_options(f, &blk_list_cmd);
 }
 
-/* Write @line to a control file; 0 or the errno of the write. */
-static int blk_write(const char *file, const char *line)
+/* The module is missing: say what to run. */
+static void blk_not_loaded(void)
 {
-	char path[256];
-	int fd, err = 0;
-	size_t len = strlen(line);
+	fprintf(stderr, "%s: %s is not loaded (no %s): run 'modprobe %s'\n",
+		prog, BLK_MODULE, BLK_CTL, BLK_MODULE);
+}
 
-	snprintf(path, sizeof(path), "%s/%s", BLK_CTL, file);
-	fd = open(path, O_WRONLY);
-	if (fd < 0) {
-		err = errno;
-		if (err == ENOENT)
-			fprintf(stderr, "%s: ibpost_blk is not loaded (no %s)\n",
-				prog, BLK_CTL);
-		else
-			fprintf(stderr, "%s: %s: %s\n", prog, path,
-				strerror(err));
-		return -1;
+/*
+ * 'blk map' without the module: modprobe it (it loads ibpost.ko with it),
+ * as nvme connect loads nvme-fabrics.  0 when the control files are there.
+ */
+static int blk_load(void)
+{
+	char *const argv[] = { "modprobe", BLK_MODULE, NULL };
+	static const char *const paths[] = { "/usr/sbin/modprobe",
+					     "/sbin/modprobe" };
+	struct stat st;
+	size_t i;
+	pid_t pid;
+	int status;
+
+	if (!stat(BLK_CTL, &st))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(paths); i++) {
+		if (access(paths[i], X_OK))
+			continue;
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0)
+			break;
+		if (!pid) {
+			execv(paths[i], argv);
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) != pid)
+			break;
+		if (WIFEXITED(status) && !WEXITSTATUS(status) &&
+		    !stat(BLK_CTL, &st))
+			return 0;
+		break;
 	}
+	blk_not_loaded();
+	return -1;
+}
+
+/* Write @line to @path; 0 or the errno of the open or the write. */
+static int blk_write_path(const char *path, const char *line)
+{
+	size_t len = strlen(line);
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return errno;
 	if (write(fd, line, len) != (ssize_t)len)
 		err = errno ? errno : EIO;
 	close(fd);
+	return err;
+}
+
+/* Write @line to a control file; 0, the errno of the write, -1 said. */
+static int blk_write(const char *file, const char *line)
+{
+	char path[256];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", BLK_CTL, file);
+	if (access(path, F_OK)) {
+		blk_not_loaded();
+		return -1;
+	}
+	err = blk_write_path(path, line);
+	if (err == EACCES) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(err));
+		return -1;
+	}
 	return err;
 }
 
@@ -193,6 +275,8 @@ static const char *const blk_names[] = { "dev", "size", "queues", "depth",
 struct blk_map_args {
 	const char *val[ARRAY_SIZE(blk_names)];
 	char host[64], port[16];
+	struct opt_conf conf;		/* --config, --check-config */
+	bool others;			/* an option but those two */
 };
 
 static int blk_map_set(void *ctx, int key, const char *arg)
@@ -200,6 +284,10 @@ static int blk_map_set(void *ctx, int key, const char *arg)
 	struct blk_map_args *m = ctx;
 	const char *k = strchr(blk_keys, key);
 
+	if (key == BLK_CONFIG || key == BLK_CHECK_CONFIG)
+		return opt_conf_set(&m->conf, &blk_map_cmd, key == BLK_CONFIG,
+				    arg);
+	m->others = true;
 	if (key == 'c') {
 		if (blk_word("connect", arg) ||
 		    blk_connect(arg, m->host, sizeof(m->host), m->port,
@@ -221,22 +309,14 @@ static int blk_map_set(void *ctx, int key, const char *arg)
 	return 0;
 }
 
-static int blk_map(int argc, char **argv)
+/* Write @m's line to map_device: 0 with the name printed, or 1. */
+static int blk_map_write(const struct blk_map_args *m)
 {
-	struct blk_map_args m = { .val = { NULL } };
-	const char *const *val = m.val;
+	const char *const *val = m->val;
 	char line[512], res[256];
 	size_t n = 0;
-	int err, i, rc;
+	int err, i;
 
-	rc = opt_parse(&blk_map_cmd, argc, argv, blk_map_set, &m);
-	if (rc != OPT_GO)
-		return rc;
-	if (optind != argc || !val[0] || !val[1]) {
-		fprintf(stderr, "%s: blk map: --dev and --size are required, nothing else\n",
-			prog);
-		return 2;
-	}
 	for (i = 0; i < (int)ARRAY_SIZE(blk_names); i++)
 		if (val[i])
 			n += snprintf(line + n, sizeof(line) - n, "%s%s=%s",
@@ -259,32 +339,207 @@ static int blk_map(int argc, char **argv)
 	return 0;
 }
 
-static int no_opts(void *ctx, int key, const char *arg)
+/* The mapped device whose serial is @serial into @name; false: none. */
+static bool blk_by_serial(const char *serial, char *name, size_t len)
 {
-	(void)ctx;
-	(void)key;
-	(void)arg;
-	return -1;
+	char names[4096], path[256], v[64], *n, *save = NULL;
+
+	if (sysfs_read(BLK_CTL "/devices", names, sizeof(names)))
+		return false;
+	for (n = strtok_r(names, "\n", &save); n;
+	     n = strtok_r(NULL, "\n", &save)) {
+		snprintf(path, sizeof(path), "%s/%s/ibpost/serial", BLK_SYS, n);
+		if (!sysfs_read(path, v, sizeof(v)) && !strcmp(v, serial)) {
+			snprintf(name, len, "%s", n);
+			return true;
+		}
+	}
+	return false;
 }
 
-static int blk_unmap(int argc, char **argv)
-{
-	const char *name;
-	char res[256];
-	int err, rc;
+/* What a line of a config file does (blk_conf_line()). */
+enum blk_conf_do { BLK_CONF_CHECK, BLK_CONF_PRINT, BLK_CONF_MAP,
+		   BLK_CONF_UNMAP };
 
-	rc = opt_parse(&blk_unmap_cmd, argc, argv, no_opts, NULL);
-	if (rc != OPT_GO)
+struct blk_conf {
+	enum blk_conf_do what;
+	bool force;
+	int rc;				/* 1 when a map or unmap failed */
+};
+
+static int blk_unmap_name(const char *name, bool force);
+
+/*
+ * One device of the file: its line checked as 'blk map' checks its
+ * command line, --serial required (the unmap at shutdown finds the device
+ * by it), then checked only, printed, mapped (unless mapped already) or
+ * unmapped.
+ */
+static int blk_conf_line(void *ctx, unsigned int lineno, int argc,
+			 char **argv)
+{
+	struct blk_map_args m = { .conf.in_file = true };
+	struct blk_conf *c = ctx;
+	char name[64];
+	int rc;
+
+	rc = opt_parse_line(&blk_map_cmd, argv[0], lineno, argc, argv,
+			    blk_map_set, &m);
+	if (rc)
 		return rc;
-	if (optind != argc - 1) {
-		fprintf(stderr, "%s: blk unmap NAME|/dev/NAME\n", prog);
+	if (!m.val[0] || !m.val[1] || !m.val[9]) {
+		fprintf(stderr, "%s: %s:%u: a device needs --dev, --size and --serial\n",
+			prog, argv[0], lineno);
 		return 2;
 	}
-	/* NAME or its node, as mount and nvme disconnect take either */
-	name = argv[optind];
-	if (!strncmp(name, "/dev/", 5))
-		name += 5;
-	err = blk_write("unmap_device", name);
+	switch (c->what) {
+	case BLK_CONF_CHECK:
+		break;
+	case BLK_CONF_PRINT:
+		opt_print_line(stdout, &blk_map_cmd, argc, argv);
+		break;
+	case BLK_CONF_MAP:
+		if (blk_by_serial(m.val[9], name, sizeof(name)))
+			printf("%s (serial %s, mapped already)\n", name,
+			       m.val[9]);
+		else if (blk_map_write(&m))
+			c->rc = 1;
+		break;
+	case BLK_CONF_UNMAP:
+		if (blk_by_serial(m.val[9], name, sizeof(name)) &&
+		    blk_unmap_name(name, c->force))
+			c->rc = 1;
+		break;
+	}
+	return 0;
+}
+
+/* Every device of @file: the file checked whole first. */
+static int blk_conf(const char *file, enum blk_conf_do what, bool force)
+{
+	struct blk_conf c = { .what = BLK_CONF_CHECK, .force = force };
+	int rc;
+
+	rc = opt_config(file, blk_conf_line, &c);
+	if (rc || what == BLK_CONF_CHECK)
+		return rc;
+	c.what = what;
+	rc = opt_config(file, blk_conf_line, &c);
+	return rc ? rc : c.rc;
+}
+
+static int blk_map(int argc, char **argv)
+{
+	struct blk_map_args m = { .val = { NULL } };
+	int rc;
+
+	rc = opt_parse(&blk_map_cmd, argc, argv, blk_map_set, &m);
+	if (rc != OPT_GO)
+		return rc;
+	if (m.conf.file || m.conf.check) {
+		if (!m.conf.file || m.others || optind != argc) {
+			fprintf(stderr, "%s: blk map: --config FILE [--check-config], no other option\n",
+				prog);
+			return 2;
+		}
+		if (m.conf.check)
+			return blk_conf(m.conf.file, BLK_CONF_PRINT, false);
+		if (blk_conf(m.conf.file, BLK_CONF_CHECK, false))
+			return 2;
+		if (blk_load())
+			return 1;
+		return blk_conf(m.conf.file, BLK_CONF_MAP, false);
+	}
+	if (optind != argc || !m.val[0] || !m.val[1]) {
+		fprintf(stderr, "%s: blk map: --dev and --size are required, nothing else\n",
+			prog);
+		return 2;
+	}
+	if (blk_load())
+		return 1;
+	return blk_map_write(&m);
+}
+
+struct blk_unmap_args {
+	bool force;
+	const char *config;
+};
+
+static int blk_unmap_set(void *ctx, int key, const char *arg)
+{
+	struct blk_unmap_args *u = ctx;
+
+	if (key == 'f')
+		u->force = true;
+	else if (key == BLK_CONFIG)
+		u->config = arg;
+	else
+		return -1;
+	return 0;
+}
+
+/*
+ * --force: a device on a server's memory gives the server up now (the
+ * reconnect's attributes, as nvme-rdma's: the next attempt, or the one
+ * under way, fails it for good and fails its waiting I/O); a local device
+ * has none.  The unmap itself never waits for the server: the kernel fails
+ * the session before it removes the disk (Documentation/blk.rst).  The
+ * attributes --force sets to 0, and their values before (put back when the
+ * device stays mapped):
+ */
+static const char *const blk_tmo_attrs[] = { "fast_io_fail_tmo",
+					     "ctrl_loss_tmo" };
+struct blk_tmo {
+	char val[ARRAY_SIZE(blk_tmo_attrs)][32];	/* "": not changed */
+};
+
+/*
+ * Write @set (or, @set NULL, the saved value) to each reconnect attribute
+ * of device @name that has a server; the old values into @t when setting.
+ */
+static void blk_tmo_write(const char *name, const char *set,
+			  struct blk_tmo *t)
+{
+	char path[256], server[128];
+	const char *v;
+	size_t i;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s/ibpost/server", BLK_SYS, name);
+	if (sysfs_read(path, server, sizeof(server)) || !strcmp(server, "local"))
+		return;
+	for (i = 0; i < ARRAY_SIZE(blk_tmo_attrs); i++) {
+		snprintf(path, sizeof(path), "%s/%s/ibpost/%s", BLK_SYS, name,
+			 blk_tmo_attrs[i]);
+		if (set && sysfs_read(path, t->val[i], sizeof(t->val[i])))
+			t->val[i][0] = '\0';
+		v = set ? set : t->val[i];
+		if (!t->val[i][0])
+			continue;
+		err = blk_write_path(path, v);
+		if (err)
+			fprintf(stderr, "%s: blk unmap --force: %s: %s\n",
+				prog, path, strerror(err));
+	}
+}
+
+/* Unmap @name (--force: blk_tmo_write() of 0 first, then retry while open). */
+static int blk_unmap_name(const char *name, bool force)
+{
+	const struct timespec tick = { .tv_nsec = 200 * 1000 * 1000 };
+	struct blk_tmo tmo = { .val = { "" } };
+	char res[256];
+	int err, tries;
+
+	force = force && !strchr(name, '/') && strcmp(name, ".") &&
+		strcmp(name, "..");
+	if (force)
+		blk_tmo_write(name, "0", &tmo);
+	tries = force ? BLK_FORCE_WAIT_S * 5 : 0;
+	while ((err = blk_write("unmap_device", name)) == EBUSY && tries--)
+		nanosleep(&tick, NULL);
+	if (err && force)	/* still mapped: its settings back */
+		blk_tmo_write(name, NULL, &tmo);
 	if (err < 0)
 		return 1;
 	if (err) {
@@ -295,6 +550,40 @@ static int blk_unmap(int argc, char **argv)
 		return 1;
 	}
 	return 0;
+}
+
+static int blk_unmap(int argc, char **argv)
+{
+	struct blk_unmap_args u = { .force = false };
+	const char *name;
+	int rc;
+
+	rc = opt_parse(&blk_unmap_cmd, argc, argv, blk_unmap_set, &u);
+	if (rc != OPT_GO)
+		return rc;
+	if (u.config) {
+		if (optind != argc) {
+			fprintf(stderr, "%s: blk unmap --config FILE takes no NAME\n",
+				prog);
+			return 2;
+		}
+		if (access(BLK_CTL, F_OK))
+			return blk_conf(u.config, BLK_CONF_CHECK, false);
+		return blk_conf(u.config, BLK_CONF_UNMAP, u.force);
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "%s: blk unmap [--force] NAME|/dev/NAME\n", prog);
+		return 2;
+	}
+	/* NAME or its node, as mount and nvme disconnect take either */
+	name = argv[optind];
+	if (!strncmp(name, "/dev/", 5))
+		name += 5;
+	if (!*name) {
+		fprintf(stderr, "%s: blk unmap: no device name\n", prog);
+		return 2;
+	}
+	return blk_unmap_name(name, u.force);
 }
 
 /* The per-device attributes 'list' shows, in /sys/block/NAME/ibpost/. */
@@ -321,7 +610,7 @@ static bool blk_num(const char *v, unsigned long long *n)
  */
 static void blk_list_one(struct json *j, const char *name)
 {
-	char path[256], v[ARRAY_SIZE(blk_attrs)][64], lat[256];
+	char path[256], v[ARRAY_SIZE(blk_attrs)][64], lat[256], size[16];
 	bool ok[ARRAY_SIZE(blk_attrs)], lat_ok = false;
 	unsigned long long l[7] = { 0 }, n;
 	size_t i;
@@ -339,9 +628,17 @@ static void blk_list_one(struct json *j, const char *name)
 				&l[0], &l[1], &l[2], &l[3], &l[4], &l[5],
 				&l[6]) == 7;
 	if (!j) {
-		printf("%-10s %-10s %12s %6s %5s %5s %8s %-6s %10llu %10llu\n",
-		       name, v[0], v[1], v[2], v[4], v[5], v[6], v[7],
-		       l[3] / 1000, l[4] / 1000);
+		if (ok[1] && blk_num(v[1], &n))
+			out_human_bytes(size, sizeof(size), n);
+		else
+			snprintf(size, sizeof(size), "?");
+		printf("%-10s %-10s %9s %6s %5s %-12s ", name, v[0], size,
+		       v[2], v[4], v[7]);
+		if (lat_ok)
+			printf("%8llu %8llu", l[3] / 1000, l[4] / 1000);
+		else
+			printf("%8s %8s", "-", "-");
+		printf(" %s\n", v[8]);
 		return;
 	}
 	json_obj(j, NULL);
@@ -396,8 +693,7 @@ static int blk_list(int argc, char **argv)
 		return 2;
 	}
 	if (sysfs_read(BLK_CTL "/devices", names, sizeof(names))) {
-		fprintf(stderr, "%s: ibpost_blk is not loaded (no %s)\n", prog,
-			BLK_CTL);
+		blk_not_loaded();
 		return 1;
 	}
 	if (json) {
@@ -405,9 +701,9 @@ static int blk_list(int argc, char **argv)
 		json_obj(&js, NULL);
 		json_arr_lines(&js, "devices");
 	} else {
-		printf("%-10s %-10s %12s %6s %5s %5s %8s %-6s %10s %10s\n",
-		       "name", "rdma_dev", "size", "queues", "depth", "segs",
-		       "chunk", "state", "p50_us", "p99_us");
+		printf("%-10s %-10s %9s %6s %5s %-12s %8s %8s %s\n",
+		       "name", "rdma_dev", "size", "queues", "depth", "state",
+		       "p50_us", "p99_us", "server");
 	}
 	for (name = strtok_r(names, "\n", &save); name;
 	     name = strtok_r(NULL, "\n", &save))

@@ -29,7 +29,7 @@ int ctl_open(void)
 		fprintf(stderr, "%s: cannot open %s: %s", prog,
 			IBPOST_DEVICE_PATH, strerror(e));
 		if (e == ENOENT)
-			fprintf(stderr, " (is the ibpost module loaded?)");
+			fprintf(stderr, " (ibpost is not loaded: run 'modprobe ibpost')");
 		else if (e == EACCES || e == EPERM)
 			fprintf(stderr, " (it opens for root, and for the group 'rdma' where the udev rule 60-ibpost.rules is installed; 'ibpost run' and 'serve' need CAP_SYS_ADMIN too)");
 		fputc('\n', stderr);

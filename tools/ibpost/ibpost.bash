@@ -54,6 +54,11 @@ _ibpost()
 		[[ $cmd == run ]] && _ibpost_reply 'send send_imm write write_imm read'
 		return
 		;;
+	--config)
+		# shellcheck disable=SC2207 # file names, a line each
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
 	--layout | --recv-layout)
 		_ibpost_reply 'equal page-cross unaligned random'
 		return
@@ -94,16 +99,18 @@ _ibpost()
 		;;
 	serve)
 		words='--addr --port --allow --max-conns --idle --max-mem
-			--max-job-time --max-per-addr --keep --json --wide --help'
+			--max-job-time --max-per-addr --keep --json --wide --config
+			--check-config --help'
 		;;
 	blk)
 		case $sub in
 		'') words='map unmap list --help' ;;
-		map) words='--dev --size --queues --depth --port --connect --io-timeout --serial --read-only --reconnect-delay --ctrl-loss-tmo --fast-io-fail-tmo --help' ;;
+		map) words='--dev --size --queues --depth --port --connect --io-timeout --serial --read-only --reconnect-delay --ctrl-loss-tmo --fast-io-fail-tmo --config --check-config --help' ;;
 		list) words='--json --help' ;;
 		unmap)
 			# ibpost_blk's disks: those with its attributes.
 			local n
+			words='--force --config --help'
 			for n in /sys/block/*/ibpost; do
 				[[ -d $n ]] && n=${n%/ibpost} && words+=" ${n##*/}"
 			done

@@ -30,7 +30,8 @@ static void print_usage(FILE *f)
 		"usage: %s [-h|--help] [-V|--version] COMMAND [ARGS]\n"
 		"\n"
 		"Push data over RDMA with ib_post_send from the kernel module\n"
-		"ibpost.ko, through %s (root only).\n"
+		"ibpost.ko, through %s (listing devices: root, or the group\n"
+		"rdma with the udev rule; running and serving: CAP_SYS_ADMIN).\n"
 		"\n"
 		"commands:\n", prog, IBPOST_DEVICE_PATH);
 	for (i = 0; i < NCMDS; i++)

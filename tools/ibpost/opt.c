@@ -4,8 +4,10 @@
  * getopt_long() tables, the synopsis and the option lines of --help are
  * all made from it, so they cannot drift apart.  Every command also takes
  * the hidden --list-options: its table, one spelling a line, for the tests
- * (tools/tests/host/cli.sh checks --help against it).
+ * (tools/tests/host/cli.sh checks --help against it).  A config file
+ * (opt_config()) holds the same options, a line each, for the services.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <string.h>
 
@@ -252,4 +254,98 @@ void opt_help(FILE *f, const struct opt_cmd *c)
 		fputc('\n', f);
 		c->tail(f);
 	}
+}
+
+/* Most words of one line of a config file. */
+#define OPT_CONF_WORDS	64
+
+int opt_config(const char *file,
+	       int (*line)(void *ctx, unsigned int lineno, int argc,
+			   char **argv),
+	       void *ctx)
+{
+	char buf[1024], *argv[OPT_CONF_WORDS + 2], *w, *save;
+	unsigned int lineno = 0;
+	FILE *f;
+	int argc, rc = 0;
+
+	f = fopen(file, "r");
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, file, strerror(errno));
+		return 1;
+	}
+	while (!rc && fgets(buf, sizeof(buf), f)) {
+		lineno++;
+		if (!strchr(buf, '\n') && !feof(f)) {
+			fprintf(stderr, "%s: %s:%u: line longer than %zu bytes\n",
+				prog, file, lineno, sizeof(buf) - 2);
+			rc = 2;
+			break;
+		}
+		w = strchr(buf, '#');
+		if (w)
+			*w = '\0';
+		argc = 0;
+		argv[argc++] = (char *)file;
+		for (w = strtok_r(buf, " \t\r\n", &save); w;
+		     w = strtok_r(NULL, " \t\r\n", &save)) {
+			if (argc > OPT_CONF_WORDS) {
+				fprintf(stderr, "%s: %s:%u: more than %d words\n",
+					prog, file, lineno, OPT_CONF_WORDS);
+				rc = 2;
+				break;
+			}
+			argv[argc++] = w;
+		}
+		argv[argc] = NULL;
+		if (!rc && argc > 1)
+			rc = line(ctx, lineno, argc, argv);
+	}
+	fclose(f);
+	return rc;
+}
+
+int opt_conf_set(struct opt_conf *oc, const struct opt_cmd *c, bool is_file,
+		 const char *arg)
+{
+	if (oc->in_file) {
+		fprintf(stderr, "%s: %s: --config and --check-config belong on the command line\n",
+			prog, c->name);
+		return -1;
+	}
+	if (is_file)
+		oc->file = arg;
+	else
+		oc->check = true;
+	return 0;
+}
+
+int opt_parse_line(const struct opt_cmd *c, const char *file,
+		   unsigned int lineno, int argc, char **argv,
+		   int (*set)(void *ctx, int key, const char *arg), void *ctx)
+{
+	int rc;
+
+	optind = 0;	/* glibc: start again */
+	rc = opt_parse(c, argc, argv, set, ctx);
+	if (rc == OPT_GO && optind < argc) {
+		fprintf(stderr, "%s: %s:%u: '%s' is not an option of '%s %s'\n",
+			prog, file, lineno, argv[optind], prog, c->name);
+		return 2;
+	}
+	if (rc == OPT_GO)
+		return 0;
+	fprintf(stderr, "%s: %s:%u: this line is not valid for '%s %s' (above: why)\n",
+		prog, file, lineno, prog, c->name);
+	return rc ? rc : 2;
+}
+
+void opt_print_line(FILE *f, const struct opt_cmd *c, int argc, char **argv)
+{
+	int i;
+
+	fprintf(f, "%s %s", prog, c->name);
+	for (i = 1; i < argc; i++)
+		fprintf(f, " %s", argv[i]);
+	fputc('\n', f);
 }

@@ -80,4 +80,39 @@ void opt_help(FILE *f, const struct opt_cmd *c);
 /* Fail: the message "try 'ibpost NAME --help'", exit status 2. */
 int opt_try(const struct opt_cmd *c);
 
+/*
+ * A config file of the services (/etc/ibpost/serve.conf, blk.conf): each
+ * line the options of one command line ("--port 18520"), '#' to the end
+ * of a line a comment, blank lines skipped.  @line gets each line's words
+ * after argv[0] (the file's name) and returns 0 or the exit status that
+ * ends the reading.  0, or that status (1 when the file cannot be read).
+ */
+int opt_config(const char *file,
+	       int (*line)(void *ctx, unsigned int lineno, int argc,
+			   char **argv),
+	       void *ctx);
+/* --config FILE and --check-config of a command, where it has them. */
+struct opt_conf {
+	const char *file;	/* --config FILE, or NULL */
+	bool check;		/* --check-config */
+	bool in_file;		/* parsing a line of the file */
+};
+
+/*
+ * --config (@is_file, @arg its value) or --check-config into @oc: 0, or -1
+ * having said that they belong on the command line (in the file itself).
+ */
+int opt_conf_set(struct opt_conf *oc, const struct opt_cmd *c, bool is_file,
+		 const char *arg);
+/*
+ * One line of a config file through opt_parse() (the command line's own
+ * checks): 0, or the exit status after saying which line is wrong (an
+ * operand, or --help, is not valid there either).
+ */
+int opt_parse_line(const struct opt_cmd *c, const char *file,
+		   unsigned int lineno, int argc, char **argv,
+		   int (*set)(void *ctx, int key, const char *arg), void *ctx);
+/* "ibpost NAME WORDS...": the command line a config line amounts to. */
+void opt_print_line(FILE *f, const struct opt_cmd *c, int argc, char **argv);
+
 #endif

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ibpost.h"
@@ -29,6 +31,8 @@ struct serve_opts {
 	unsigned int keep_s;
 	bool json;
 	bool wide;			/* --wide: every --allow network */
+	bool stamp;			/* text lines start with the time */
+	struct opt_conf conf;		/* --config, --check-config */
 	/* --allow: who may connect (none given: every address) */
 	struct ibpost_serve_allow allow[IBPOST_SERVE_ALLOW_MAX];
 	unsigned int nallow;
@@ -91,6 +95,10 @@ static void serve_tail(FILE *f)
 		"  serve: stopping                         (SIGINT or SIGTERM; on stderr\n"
 		"                                          with --json)\n"
 		"\n"
+		"Each text line starts with the local time (2026-12-04T16:40:24.123+0000)\n"
+		"unless standard output is journald's (JOURNAL_STREAM), which stamps\n"
+		"lines itself.\n"
+		"\n"
 		"Exit status: 0 stopped by SIGINT or SIGTERM, 1 the kernel refused or\n"
 		"serving stopped, 2 bad options.\n",
 		ctl_reason_str(IBPOST_R_PEER_DENIED),
@@ -101,7 +109,7 @@ static void serve_tail(FILE *f)
 enum {
 	SERVE_ADDR = OPT_LONG, SERVE_ALLOW, SERVE_MAX_CONNS, SERVE_IDLE,
 	SERVE_MAX_MEM, SERVE_MAX_JOB, SERVE_MAX_PER_ADDR, SERVE_WIDE,
-	SERVE_KEEP,
+	SERVE_KEEP, SERVE_CONFIG, SERVE_CHECK_CONFIG,
 };
 
 static const struct opt serve_opts_table[] = {
@@ -151,6 +159,13 @@ static const struct opt serve_opts_table[] = {
 	{ .name = "wide", .key = SERVE_WIDE,
 	  .help = "the listening line names every --allow network; by\n"
 		  "default those that fit 100 columns, then \"+N more\"" },
+	{ .name = "config", .key = SERVE_CONFIG, .arg = "FILE",
+	  .help = "the options of FILE first (/etc/ibpost/serve.conf:\n"
+		  "these options, a line each, '#' comments), then\n"
+		  "those of the command line" },
+	{ .name = "check-config", .key = SERVE_CHECK_CONFIG,
+	  .help = "with --config: check FILE, print the command line\n"
+		  "it amounts to and exit (0, or 2 naming the bad line)" },
 	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
 };
 
@@ -245,6 +260,10 @@ static int serve_set(void *ctx, int key, const char *arg)
 	case SERVE_WIDE:
 		o->wide = true;
 		return 0;
+	case SERVE_CONFIG:
+	case SERVE_CHECK_CONFIG:
+		return opt_conf_set(&o->conf, &serve_cmd, key == SERVE_CONFIG,
+				    arg);
 	default:
 		return -1;
 	}
@@ -371,7 +390,7 @@ static void print_reason(FILE *f, unsigned int reason, unsigned long long value,
 		fprintf(f, " (value %llu, limit %llu)", value, limit);
 }
 
-static void text_event(const struct serve_opts *o,
+static void text_event(FILE *f, const struct serve_opts *o,
 		       const struct ibpost_serve *sv)
 {
 	const struct ibpost_serve_event *e = &sv->event;
@@ -384,72 +403,72 @@ static void text_event(const struct serve_opts *o,
 		/* 100 columns but with --wide: the networks that fit */
 		n = snprintf(NULL, 0, "serve: listening on %s port %u, clients from ",
 			     listen_str(addr, sizeof(addr), o, e), e->port);
-		printf("serve: listening on %s port %u, clients from %s\n",
+		fprintf(f, "serve: listening on %s port %u, clients from %s\n",
 		       listen_str(addr, sizeof(addr), o, e), e->port,
 		       allow_str(nets, sizeof(nets), o,
 				 o->wide ? 0 : n < 88 ? 100 - n : 12));
-		printf("serve: limits: %u conns, %u per address, %u MiB pinned, %u ms a job, idle %u ms",
+		fprintf(f, "serve: limits: %u conns, %u per address, %u MiB pinned, %u ms a job, idle %u ms",
 		       sv->max_conns, sv->max_per_addr, sv->max_mem_mib,
 		       sv->max_job_ms, sv->idle_ms);
 		if (sv->keep_s)
-			printf(", keep %u s", sv->keep_s);
-		putchar('\n');
+			fprintf(f, ", keep %u s", sv->keep_s);
+		fputc('\n', f);
 		break;
 	case IBPOST_SRV_CONNECT:
-		printf("conn %u: connected from %s port %u\n", e->conn,
+		fprintf(f, "conn %u: connected from %s port %u\n", e->conn,
 		       peer_str(addr, sizeof(addr), e), e->port);
 		break;
 	case IBPOST_SRV_JOB:
-		printf("conn %u: job %s size %u depth %u slots %u\n", e->conn,
+		fprintf(f, "conn %u: job %s size %u depth %u slots %u\n", e->conn,
 		       op_str(op, sizeof(op), e->op), e->msg_size, e->depth,
 		       e->nslots);
 		break;
 	case IBPOST_SRV_REFUSED:
 		if (e->conn)
-			printf("conn %u: ", e->conn);
+			fprintf(f, "conn %u: ", e->conn);
 		else	/* refused at its connect request: no number yet */
-			printf("client %s port %u: ",
+			fprintf(f, "client %s port %u: ",
 			       peer_str(addr, sizeof(addr), e), e->port);
-		printf("refused: %s: ", strerror(abs(e->err)));
-		print_reason(stdout, e->reason, e->value, e->limit);
-		putchar('\n');
+		fprintf(f, "refused: %s: ", strerror(abs(e->err)));
+		print_reason(f, e->reason, e->value, e->limit);
+		fputc('\n', f);
 		break;
 	case IBPOST_SRV_DONE:
-		printf("conn %u: done: %llu msgs, %llu bytes, %llu verify errors\n",
+		fprintf(f, "conn %u: done: %llu msgs, %llu bytes, %llu verify errors\n",
 		       e->conn, (unsigned long long)e->msgs,
 		       (unsigned long long)e->bytes,
 		       (unsigned long long)e->verify_errors);
 		break;
 	case IBPOST_SRV_LOST:
-		printf("conn %u: lost: %s: %s", e->conn, strerror(abs(e->err)),
+		fprintf(f, "conn %u: lost: %s: %s", e->conn, strerror(abs(e->err)),
 		       ctl_reason_str(e->reason));
 		if (e->wc_status)
-			printf(", wc status %s", out_wc_status(e->wc_status));
-		putchar('\n');
+			fprintf(f, ", wc status %s", out_wc_status(e->wc_status));
+		fputc('\n', f);
 		break;
 	case IBPOST_SRV_STOPPED:
-		printf("serve: stopped: %s\n", strerror(abs(e->err)));
+		fprintf(f, "serve: stopped: %s\n", strerror(abs(e->err)));
 		break;
 	case IBPOST_SRV_JOIN:
-		printf("conn %u: joined session %llu (%llu connections) from %s port %u\n",
+		fprintf(f, "conn %u: joined session %llu (%llu connections) from %s port %u\n",
 		       e->conn, (unsigned long long)e->value,
 		       (unsigned long long)e->limit,
 		       peer_str(addr, sizeof(addr), e), e->port);
 		break;
 	case IBPOST_SRV_KEPT:
-		printf("conn %u: kept: session %llu for %llu s after: %s: %s\n",
+		fprintf(f, "conn %u: kept: session %llu for %llu s after: %s: %s\n",
 		       e->conn, (unsigned long long)e->value,
 		       (unsigned long long)e->limit, strerror(abs(e->err)),
 		       ctl_reason_str(e->reason));
 		break;
 	case IBPOST_SRV_RESUMED:
-		printf("conn %u: resumed: session %llu (resume %llu) from %s port %u\n",
+		fprintf(f, "conn %u: resumed: session %llu (resume %llu) from %s port %u\n",
 		       e->conn, (unsigned long long)e->value,
 		       (unsigned long long)e->limit,
 		       peer_str(addr, sizeof(addr), e), e->port);
 		break;
 	default:
-		printf("serve: event of kind %u (unknown to this tool)\n",
+		fprintf(f, "serve: event of kind %u (unknown to this tool)\n",
 		       e->kind);
 		break;
 	}
@@ -501,16 +520,70 @@ static void json_event(const struct serve_opts *o,
 	json_end(&j);
 }
 
+/*
+ * journald stamps the lines it receives: JOURNAL_STREAM is the device and
+ * inode of its stream (systemd.exec(5)), which stdout still is when it
+ * was not redirected elsewhere.
+ */
+static bool to_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2 ||
+	    fstat(STDOUT_FILENO, &st))
+		return false;
+	return st.st_dev == dev && st.st_ino == ino;
+}
+
+/* @text on stdout, each line after the time when o->stamp. */
+static void put_lines(const struct serve_opts *o, const char *text)
+{
+	const char *nl;
+	struct timespec ts;
+	char when[48], zone[8];
+	struct tm tm;
+
+	if (!o->stamp) {
+		fputs(text, stdout);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	strftime(zone, sizeof(zone), "%z", &tm);
+	for (; *text; text = nl + 1) {
+		nl = strchr(text, '\n');
+		if (!nl)
+			nl = text + strlen(text) - 1;
+		printf("%s.%03ld%s %.*s\n", when, ts.tv_nsec / 1000000, zone,
+		       (int)(nl - text), text);
+	}
+}
+
 /* One event on stdout; false when it ends serving (STOPPED). */
 static bool print_event(const struct serve_opts *o,
 			const struct ibpost_serve *sv)
 {
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
 	if (o->json) {
 		json_event(o, sv);
 	} else {
+		f = open_memstream(&text, &len);
+		if (!f) {
+			perror(prog);
+			return false;
+		}
 		if (sv->event.dropped)
-			printf("serve: %u events dropped\n", sv->event.dropped);
-		text_event(o, sv);
+			fprintf(f, "serve: %u events dropped\n", sv->event.dropped);
+		text_event(f, o, sv);
+		fclose(f);
+		put_lines(o, text);
+		free(text);
 	}
 	fflush(stdout);
 	return sv->event.kind != IBPOST_SRV_STOPPED;
@@ -549,7 +622,10 @@ static int serve_loop(int fd, const struct serve_opts *o)
 		print_refusal(err, &sv.status);
 		return 1;
 	}
-	fprintf(o->json ? stderr : stdout, "serve: stopping\n");
+	if (o->json)
+		fprintf(stderr, "serve: stopping\n");
+	else
+		put_lines(o, "serve: stopping\n");
 	fflush(stdout);
 	return 0;
 }
@@ -569,6 +645,58 @@ static void on_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* One line of --config's file, into the options. */
+static int serve_conf_line(void *ctx, unsigned int lineno, int argc,
+			   char **argv)
+{
+	struct serve_opts *o = ctx;
+	int i;
+
+	if (o->conf.check)
+		for (i = 1; i < argc; i++)
+			printf(" %s", argv[i]);
+	return opt_parse_line(&serve_cmd, argv[0], lineno, argc, argv,
+			      serve_set, o);
+}
+
+/*
+ * --config FILE: the file's options, then the command line's again (so
+ * that they win).  --check-config prints the command line of both.
+ */
+static int serve_config(struct serve_opts *o, const char *file, bool check,
+			int argc, char **argv)
+{
+	int i, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->conf.in_file = true;
+	rc = opt_config(file, serve_conf_line, o);
+	if (rc)
+		return rc;
+	o->conf.in_file = false;
+	optind = 0;
+	rc = opt_parse(&serve_cmd, argc, argv, serve_set, o);
+	if (rc != OPT_GO || !check)
+		return rc == OPT_GO ? 0 : rc;
+	/* Valid: the file again, its words printed this time. */
+	printf("%s %s", prog, serve_cmd.name);
+	memset(o, 0, sizeof(*o));
+	o->conf.in_file = true;
+	o->conf.check = true;
+	opt_config(file, serve_conf_line, o);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--config")) {
+			i++;
+			continue;
+		}
+		if (strncmp(argv[i], "--config=", 9) &&
+		    strcmp(argv[i], "--check-config"))
+			printf(" %s", argv[i]);
+	}
+	putchar('\n');
+	return 0;
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct serve_opts o = { .json = false };
@@ -582,6 +710,19 @@ int cmd_serve(int argc, char **argv)
 			argv[optind]);
 		return 2;
 	}
+	if (o.conf.check && !o.conf.file) {
+		fprintf(stderr, "%s: serve: --check-config needs --config FILE\n",
+			prog);
+		return 2;
+	}
+	if (o.conf.file) {
+		bool check = o.conf.check;
+
+		rc = serve_config(&o, o.conf.file, check, argc, argv);
+		if (rc || check)
+			return rc;
+	}
+	o.stamp = !o.json && !to_journal();
 	on_signals();
 	fd = ctl_open();
 	if (fd < 0)

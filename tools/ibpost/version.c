@@ -47,7 +47,7 @@ int cmd_version(void)
 	printf("ibpost %s (ioctl ABI %d)\n", IBPOST_VERSION, IBPOST_ABI_VERSION);
 	ret = module_version(mod, sizeof(mod));
 	if (ret == 0) {
-		printf("module: not loaded\n");
+		printf("module: not loaded (modprobe ibpost)\n");
 		return 0;
 	}
 	if (ret < 0) {

@@ -7,13 +7,17 @@
 # runs `apt-get update` only when something is missing. Prints what it installs.
 set -euo pipefail
 
+# make deb and tools/tests/host/deb.sh: debhelper, dh-dkms, dpkg-dev,
+# lintian, and systemd for systemd-analyze verify (no systemd as PID 1
+# needed); shellcheck for the scripts.
 # Two stock kernels: Debian 12's 6.1 and the 6.12 LTS of its archive (the
 # kernel of Debian 13 and RHEL 10): make check builds for and boots both.
 pkgs=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	flex bison bc libelf-dev libssl-dev sparse rdma-core ibverbs-utils perftest iproute2
 	libibverbs-dev librdmacm-dev ibverbs-providers
-	fio nvme-cli e2fsprogs kmod cpio xz-utils zstd patch python3 gcc make dkms man-db "$@")
+	fio nvme-cli e2fsprogs kmod cpio xz-utils zstd patch python3 gcc make dkms man-db
+	debhelper dh-dkms dpkg-dev lintian systemd shellcheck "$@")
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -382,7 +382,7 @@ static void serve_listen(const void *arg)
 	};
 
 	(void)arg;
-	text_event(&sopts, &sv);
+	text_event(stdout, &sopts, &sv);
 }
 
 /* The @n networks case_serve() allows, each in out[]. */
@@ -398,6 +398,27 @@ static bool has_nets(unsigned int n)
 			return false;
 	}
 	return true;
+}
+
+static void serve_stamped(const void *arg)
+{
+	put_lines(&sopts, arg);
+}
+
+/* @line is "YYYY-MM-DDTHH:MM:SS.mmm+ZZZZ @rest". */
+static bool stamped(const char *line, const char *rest)
+{
+	static const char form[] = "dddd-dd-ddTdd:dd:dd.ddd+dddd ";
+	size_t i;
+
+	for (i = 0; i < sizeof(form) - 1; i++) {
+		if (form[i] == 'd' ? line[i] < '0' || line[i] > '9' :
+		    form[i] == '+' ? line[i] != '+' && line[i] != '-' :
+		    line[i] != form[i])
+			return false;
+	}
+	return !strncmp(line + i, rest, strlen(rest)) &&
+	       line[i + strlen(rest)] == '\n';
 }
 
 static void case_serve(void)
@@ -443,6 +464,35 @@ static void case_serve(void)
 			check(all && !strstr(out, "more") &&
 			      !strstr(out, "networks"), what);
 		}
+	}
+	/* Not under journald: each line after the local time. */
+	memset(&sopts, 0, sizeof(sopts));
+	sopts.stamp = true;
+	capture(serve_stamped, "conn 1: connected\nserve: stopping\n");
+	check(stamped(out, "conn 1: connected") && strchr(out, '\n') &&
+	      stamped(strchr(out, '\n') + 1, "serve: stopping"),
+	      "serve's text lines stamped 2026-12-04T16:40:24.123+0000 (no JOURNAL_STREAM)");
+	sopts.stamp = false;
+	capture(serve_stamped, "serve: stopping\n");
+	check(!strcmp(out, "serve: stopping\n"), "serve's lines unstamped under journald");
+	/* journald: JOURNAL_STREAM is stdout's device:inode */
+	{
+		struct stat st;
+		char js[64];
+		bool yes, other, none;
+
+		fstat(STDOUT_FILENO, &st);
+		snprintf(js, sizeof(js), "%llu:%llu",
+			 (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino);
+		setenv("JOURNAL_STREAM", js, 1);
+		yes = to_journal();
+		setenv("JOURNAL_STREAM", "1:1", 1);
+		other = to_journal();
+		unsetenv("JOURNAL_STREAM");
+		none = to_journal();
+		check(yes && !other && !none,
+		      "JOURNAL_STREAM: journald when it names stdout, not another stream nor unset");
 	}
 }
 

@@ -127,7 +127,7 @@ if python3 -c 'import json,sys; d=json.load(sys.stdin)["devices"]; assert d[0]["
 else
 	t_fail "list --json" "$json"
 fi
-t_check "list: one row for $NAME" bash -c "$IBPOST blk list | grep -q '^$NAME .*rxe_lo .*268435456'"
+t_check "list: one row for $NAME" bash -c "$IBPOST blk list | grep -q '^$NAME .*rxe_lo .* 256 MiB '"
 
 before=$(awk '{print $2}' $A/stats)
 fio_verify "$NAME" 4k 4M 3

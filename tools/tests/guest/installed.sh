@@ -8,7 +8,8 @@
 # a depmod here would take about 5 minutes under TCG); then 'modprobe ibpost' loads ib_core and
 # rdma_cm with it, /sys/module/ibpost/version is VERSION, and the installed
 # tool lists rxe_lo ('ibpost devices'), prints the module's version with -V
-# (and warns when it differs), and its completion names rxe_lo.
+# (and warns when it differs), and its completion names rxe_lo; with
+# ibpost unloaded, opening /dev/ibpost (modules.devname's node) loads it.
 # TAP on stdout and in $IBPOST_OUT/installed-$IBPOST_KERNEL.tap.
 # shellcheck source=tools/tests/lib/suite.sh
 . "$IBPOST_REPO/tools/tests/lib/suite.sh" installed
@@ -131,6 +132,31 @@ else
 	t_fail "completion of --dev rx names rxe_lo" "'$got'"
 fi
 t_check "rmmod ibpost" rmmod ibpost
+# Autoload: the node modules.devname lists (what kmod static-nodes gives
+# systemd-tmpfiles at boot), opened with ibpost unloaded, loads it through
+# its char-major-10-MINOR alias (the kernel's request_module).  The kernel
+# runs its modprobe in the rig's initramfs, outside this chroot (/host
+# there): a wrapper there runs this root's modprobe, for the row only.
+dn=$(awk '$1 == "ibpost" {print $3}' "$lib/modules.devname" 2>/dev/null)
+helper=$(cat /proc/sys/kernel/modprobe)
+wrap=/ibpost-modprobe
+printf '#!/bin/sh\nexec chroot /host /sbin/modprobe "$@"\n' >"/proc/1/root$wrap" &&
+	chmod 0755 "/proc/1/root$wrap" && echo "$wrap" >/proc/sys/kernel/modprobe
+if [[ $dn =~ ^c([0-9]+):([0-9]+)$ ]] && rm -f /dev/ibpost &&
+	mknod -m 0600 /dev/ibpost c "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" &&
+	[[ ! -d /sys/module/ibpost ]] && (exec 3</dev/ibpost) 2>/dev/null &&
+	[[ -d /sys/module/ibpost ]]; then
+	t_ok "open of /dev/ibpost ($dn, modules.devname) loads ibpost"
+	rmmod ibpost
+else
+	t_fail "open of /dev/ibpost (modules.devname) loads ibpost" \
+		"devname '$dn', modprobe $(cat /proc/sys/kernel/modprobe 2>&1), loaded: $([[ -d /sys/module/ibpost ]] && echo yes || echo no)"
+	rmmod ibpost 2>/dev/null
+fi
+echo "$helper" >/proc/sys/kernel/modprobe
+rm -f "/proc/1/root$wrap"
+# devtmpfs makes its own node at the next load (and removes only its own).
+rm -f /dev/ibpost
 rdma link del rxe_lo 2>/dev/null
 undo
 if [[ -d $lib/kernel/drivers && ! -e $lib/$to/ibpost.ko && ! -e $lib/$to/module/ibpost.ko ]] &&

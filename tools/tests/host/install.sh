@@ -5,7 +5,8 @@
 # On the host, for Debian's stock kernel (tools/rig/kver.sh), as make check
 # runs it after the build: 'make install' into a scratch DESTDIR lays out
 # every file (modules + depmod, tool, man page, bash completion, udev rule,
-# headers, Module.symvers) and no test module unless INSTALL_TESTS=1; the modules'
+# systemd units naming the tool's path, example configs, headers,
+# Module.symvers) and no test module unless INSTALL_TESTS=1; the modules'
 # version and dependencies; the tool's -V; the man page renders without
 # warnings and names every command and option of the tool's option tables;
 # the completion offers them (and device names); 'make uninstall' removes
@@ -78,6 +79,8 @@ files=("$mods/module/ibpost.ko" "$mods/module/blk/ibpost_blk.ko"
 	"$root/usr/sbin/ibpost" "$root/usr/share/man/man8/ibpost.8"
 	"$root/usr/share/bash-completion/completions/ibpost"
 	"$root/lib/udev/rules.d/60-ibpost.rules"
+	"$root/lib/systemd/system/ibpost-serve.service" "$root/lib/systemd/system/ibpost-blk.service"
+	"$root/usr/share/doc/ibpost/examples/serve.conf" "$root/usr/share/doc/ibpost/examples/blk.conf"
 	"$root/usr/include/ibpost/ibpost.h" "$root/usr/include/ibpost/uapi/ibpost.h"
 	"$root/usr/lib/ibpost/$kver/Module.symvers")
 for f in "${files[@]}"; do
@@ -89,11 +92,14 @@ t_check "Module.symvers has the in-kernel API (ibpost_run, ibpost_session_open)"
 	grep -qE '[[:space:]]ibpost_session_open[[:space:]].*[[:space:]]EXPORT_SYMBOL' \
 	"$root/usr/lib/ibpost/$kver/Module.symvers"
 t_check "the tool is executable" test -x "$root/usr/sbin/ibpost"
+t_check "the units run the installed tool (SBINDIR)" \
+	grep -qx 'ExecStart=/usr/sbin/ibpost serve --config /etc/ibpost/serve.conf' \
+	"$root/lib/systemd/system/ibpost-serve.service"
 # The udev rule: /dev/ibpost for the group rdma (listing devices), as
 # shipped; udevadm checks its syntax where it can (udev 253+: verify).
 rule=$root/lib/udev/rules.d/60-ibpost.rules
 if cmp -s tools/udev/60-ibpost.rules "$rule" &&
-	grep -qx 'SUBSYSTEM=="misc", KERNEL=="ibpost", GROUP="rdma", MODE="0660"' "$rule" &&
+	grep -qx 'SUBSYSTEM=="misc", KERNEL=="ibpost", GROUP="rdma", MODE="0660", OPTIONS+="static_node=ibpost"' "$rule" &&
 	[[ $(stat -c %a "$rule") == 644 ]]; then
 	t_ok "udev rule installed (0644): /dev/ibpost 0660 group rdma"
 else

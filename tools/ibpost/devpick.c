@@ -346,3 +346,94 @@ int devpick(struct run_opts *o)
 			      net_addr_str(addr, sizeof(addr), a->family,
 					   a->addr));
 }
+
+/* The first netdev of port @port of @dev's GID table (or netlink's). */
+static int port_netdev(const char *dev, unsigned int port, char *ifname,
+		       size_t len)
+{
+	char path[512], num[16], nd[IF_NAMESIZE + 2];
+	struct dirent **gids;
+	int n, i, found = -1;
+
+	snprintf(num, sizeof(num), "%u", port);
+	if (!sys_path(path, sizeof(path), dev, num, "gid_attrs/ndevs", NULL))
+		return -1;
+	n = list_dir(path, &gids);
+	for (i = 0; i < n && found < 0; i++) {
+		if (!sys_path(path, sizeof(path), dev, num, "gid_attrs/ndevs",
+			      gids[i]->d_name) ||
+		    sysfs_read(path, nd, sizeof(nd)) || !nd[0])
+			continue;
+		snprintf(ifname, len, "%s", nd);
+		found = 0;
+	}
+	if (n >= 0)
+		free_list(gids, n);
+	if (found < 0)
+		found = rdmanl_port_netdev(dev, port, ifname, len);
+	return found;
+}
+
+/*
+ * The address -R gives the loopback pair: the first IPv4 address of
+ * @ifname, else its first IPv6 one that is not link-local; 0 or -1.
+ */
+static int netdev_addr(const char *ifname, struct run_opts *o)
+{
+	struct ifaddrs *ifs, *i;
+	const struct in6_addr *a6;
+	int fam;
+
+	if (getifaddrs(&ifs))
+		return -1;
+	for (fam = AF_INET; !o->cm_family && fam; fam = fam == AF_INET ? AF_INET6 : 0) {
+		for (i = ifs; i && !o->cm_family; i = i->ifa_next) {
+			if (!i->ifa_addr || i->ifa_addr->sa_family != fam ||
+			    strcmp(i->ifa_name, ifname))
+				continue;
+			if (fam == AF_INET) {
+				memcpy(o->cm_addr,
+				       &((struct sockaddr_in *)i->ifa_addr)->sin_addr, 4);
+			} else {
+				a6 = &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
+				if (IN6_IS_ADDR_LINKLOCAL(a6))
+					continue;
+				memcpy(o->cm_addr, a6, 16);
+			}
+			o->cm_family = fam;
+		}
+	}
+	freeifaddrs(ifs);
+	return o->cm_family ? 0 : -1;
+}
+
+/*
+ * -R (perftest's rdma_cm) on the loopback pair: connect it through rdma_cm
+ * to the first address of the port's netdev, as --cm ADDR would; against a
+ * server (--connect) and with --cm there is nothing to do.  0, or -1
+ * having said why not.
+ */
+int devpick_rdma_cm(struct run_opts *o)
+{
+	unsigned int port = o->port ? o->port : 1;
+	char ifname[IF_NAMESIZE + 2];
+
+	if (!o->rdma_cm || o->peer.family || o->cm_family)
+		return 0;
+	if (port_netdev(o->dev, port, ifname, sizeof(ifname))) {
+		fprintf(stderr, "%s: run: -R/--rdma-cm: no netdev found for %s port %u (its GID table lists none), so no address to connect the loopback pair through rdma_cm; give --cm ADDR, or leave -R out (the pair connects directly)\n",
+			prog, o->dev, port);
+		return -1;
+	}
+	if (!strcmp(ifname, "lo")) {
+		fprintf(stderr, "%s: run: -R/--rdma-cm: %s port %u is on lo, where rdma_cm cannot route (no RDMA route to a loopback address); leave -R out: the loopback pair connects directly\n",
+			prog, o->dev, port);
+		return -1;
+	}
+	if (netdev_addr(ifname, o)) {
+		fprintf(stderr, "%s: run: -R/--rdma-cm: %s (the netdev of %s port %u) has no IPv4 or global IPv6 address for rdma_cm; add one, or leave -R out (the pair connects directly)\n",
+			prog, ifname, o->dev, port);
+		return -1;
+	}
+	return 0;
+}

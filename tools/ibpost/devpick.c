@@ -206,36 +206,47 @@ static int route_netdev(const struct net_addr *a, const char *what,
 }
 
 /*
- * Is port @port of @dev on @ifname?  Its GID table lists the netdevs of a
- * RoCE port (and their VLANs); an iWARP port's lists none on 6.1, so then
- * the port's netdev comes from RDMA netlink.
+ * The netdevs of port @port of @dev: its GID table lists those of a RoCE
+ * port (and their VLANs); an iWARP port's lists none on 6.1, so then the
+ * port's netdev comes from RDMA netlink.  With @want, whether it is one of
+ * them; without, the first into @ifname.  0 (found), or -1.
  */
-static bool port_has_netdev(const char *dev, const char *port,
-			    const char *ifname)
+static int port_netdevs(const char *dev, const char *port, const char *want,
+			char *ifname, size_t len)
 {
 	char path[512], nd[IF_NAMESIZE + 2];
 	struct dirent **gids;
-	bool has = false, any = false;
-	int n, i;
+	bool any = false;
+	int n, i, found = -1;
 
 	if (!sys_path(path, sizeof(path), dev, port, "gid_attrs/ndevs", NULL))
-		return false;
+		return -1;
 	n = list_dir(path, &gids);
-	for (i = 0; i < n && !has; i++) {
+	for (i = 0; i < n && found < 0; i++) {
 		/* unused entries fail to read (EINVAL) */
 		if (!sys_path(path, sizeof(path), dev, port, "gid_attrs/ndevs",
 			      gids[i]->d_name) ||
 		    sysfs_read(path, nd, sizeof(nd)) || !nd[0])
 			continue;
 		any = true;
-		has = !strcmp(nd, ifname);
+		if (!want || !strcmp(nd, want))
+			found = 0;
 	}
 	if (n >= 0)
 		free_list(gids, n);
 	if (!any && !rdmanl_port_netdev(dev, strtoul(port, NULL, 10), nd,
 					sizeof(nd)))
-		has = !strcmp(nd, ifname);
-	return has;
+		found = !want || !strcmp(nd, want) ? 0 : -1;
+	if (!found && !want)
+		snprintf(ifname, len, "%s", nd);
+	return found;
+}
+
+/* Is port @port of @dev on @ifname? */
+static bool port_has_netdev(const char *dev, const char *port,
+			    const char *ifname)
+{
+	return !port_netdevs(dev, port, ifname, NULL, 0);
 }
 
 /* Devices with a port on one netdev: how many, the first two. */
@@ -347,33 +358,6 @@ int devpick(struct run_opts *o)
 					   a->addr));
 }
 
-/* The first netdev of port @port of @dev's GID table (or netlink's). */
-static int port_netdev(const char *dev, unsigned int port, char *ifname,
-		       size_t len)
-{
-	char path[512], num[16], nd[IF_NAMESIZE + 2];
-	struct dirent **gids;
-	int n, i, found = -1;
-
-	snprintf(num, sizeof(num), "%u", port);
-	if (!sys_path(path, sizeof(path), dev, num, "gid_attrs/ndevs", NULL))
-		return -1;
-	n = list_dir(path, &gids);
-	for (i = 0; i < n && found < 0; i++) {
-		if (!sys_path(path, sizeof(path), dev, num, "gid_attrs/ndevs",
-			      gids[i]->d_name) ||
-		    sysfs_read(path, nd, sizeof(nd)) || !nd[0])
-			continue;
-		snprintf(ifname, len, "%s", nd);
-		found = 0;
-	}
-	if (n >= 0)
-		free_list(gids, n);
-	if (found < 0)
-		found = rdmanl_port_netdev(dev, port, ifname, len);
-	return found;
-}
-
 /*
  * The address -R gives the loopback pair: the first IPv4 address of
  * @ifname, else its first IPv6 one that is not link-local; 0 or -1.
@@ -416,17 +400,18 @@ static int netdev_addr(const char *ifname, struct run_opts *o)
 int devpick_rdma_cm(struct run_opts *o)
 {
 	unsigned int port = o->port ? o->port : 1;
-	char ifname[IF_NAMESIZE + 2];
+	char ifname[IF_NAMESIZE + 2], num[16];
 
 	if (!o->rdma_cm || o->peer.family || o->cm_family)
 		return 0;
-	if (port_netdev(o->dev, port, ifname, sizeof(ifname))) {
+	snprintf(num, sizeof(num), "%u", port);
+	if (port_netdevs(o->dev, num, NULL, ifname, sizeof(ifname))) {
 		fprintf(stderr, "%s: run: -R/--rdma-cm: no netdev found for %s port %u (its GID table lists none), so no address to connect the loopback pair through rdma_cm; give --cm ADDR, or leave -R out (the pair connects directly)\n",
 			prog, o->dev, port);
 		return -1;
 	}
 	if (!strcmp(ifname, "lo")) {
-		fprintf(stderr, "%s: run: -R/--rdma-cm: %s port %u is on lo, where rdma_cm cannot route (no RDMA route to a loopback address); leave -R out: the loopback pair connects directly\n",
+		fprintf(stderr, "%s: run: -R/--rdma-cm: %s port %u is on lo: rdma_cm binds a loopback address to no RDMA device, so it cannot connect the pair there; leave -R out: the loopback pair connects directly\n",
 			prog, o->dev, port);
 		return -1;
 	}

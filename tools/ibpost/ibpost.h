@@ -83,6 +83,8 @@ unsigned long long hist_percentile(const __u64 *b, unsigned long long min,
 
 /* devices.c */
 int cmd_devices(int argc, char **argv);
+/* Every (device, port) record of the module (free() it), or NULL (said). */
+struct ibpost_dev_attr *devices_fetch(int fd, unsigned int *n);
 void help_devices(FILE *f);
 /* devtable.c: the text table; 100 columns, every column when @wide. */
 void devices_table(const struct ibpost_dev_attr *r, unsigned int n, bool wide);
@@ -274,8 +276,9 @@ double runcpu_s_per_gib(const struct run_cpu *c, unsigned long long bytes);
 
 /* runreport.c: perftest's JSON file, the thresholds */
 /* --out-json-file: the result rows with perftest's keys; 0 or -1 (said). */
-int runreport_json_file(const struct run_opts *o, const struct run_row *rows,
-			unsigned int nrows, unsigned int max_inline);
+int runreport_json_file(const struct run_opts *o, int fd,
+			const struct run_row *rows, unsigned int nrows,
+			unsigned int max_inline);
 /* The thresholds over the result rows: 0 met (or none), RUN_EXIT_MISSED. */
 int runreport_thresholds(const struct run_opts *o, const struct run_row *rows,
 			 unsigned int nrows);

@@ -461,7 +461,7 @@ static int run_all(int fd, const struct run_opts *o)
 	if (s.started || o->json)
 		runprint_end(o, s.started, s.rows, s.nrows);
 	if (o->out_json_file && s.started &&
-	    runreport_json_file(o, s.rows, s.nrows, s.max_inline) && !rc)
+	    runreport_json_file(o, fd, s.rows, s.nrows, s.max_inline) && !rc)
 		rc = 1;
 	if (!rc)
 		rc = runreport_thresholds(o, s.rows, s.nrows);

@@ -6,10 +6,10 @@
  * in the thread that issued IBPOST_IOC_RUN, but the provider's share (rxe's
  * packet processing, completions) in softirq context and kernel threads,
  * which no task's times count.  So the figure is the one perftest's
- * --cpu_util takes: every CPU's non-idle time from /proc/stat's "cpu" line
- * (user, nice, system, irq, softirq, steal; not idle or iowait) over the
- * window, which counts all of it -- and whatever else ran on the host
- * then.  This process's own time (getrusage(RUSAGE_SELF): its threads,
+ * --cpu_util takes: the busy share of every CPU's ticks in /proc/stat's
+ * "cpu" line (user, nice, system, irq, softirq, steal against idle and
+ * iowait) over the window, times the window and the CPUs, which counts all
+ * of it -- and whatever else ran on the host then.  This process's own time (getrusage(RUSAGE_SELF): its threads,
  * mostly system time in the ioctl) is given beside it, a lower bound of
  * the job's cost.
  */
@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "ibpost.h"
 
@@ -97,7 +96,6 @@ struct run_cpu_mark *runcpu_start(void)
 void runcpu_stop(struct run_cpu_mark *m, struct run_cpu *c)
 {
 	struct run_cpu_mark e = { 0 };
-	long hz = sysconf(_SC_CLK_TCK);
 
 	memset(c, 0, sizeof(*c));
 	if (!m)
@@ -105,14 +103,20 @@ void runcpu_stop(struct run_cpu_mark *m, struct run_cpu *c)
 	e.t = now_s();
 	e.ok = read_stat(&e);
 	e.proc = proc_s();
-	if (m->ok && e.ok && hz > 0 && e.busy >= m->busy && e.t > m->t) {
+	if (m->ok && e.ok && e.busy >= m->busy && e.total > m->total &&
+	    e.t > m->t) {
 		c->valid = true;
 		c->ncpus = e.ncpus;
 		c->wall_s = e.t - m->t;
-		c->busy_s = (double)(e.busy - m->busy) / hz;
-		/* ticks are coarse: never more than every CPU for the window */
-		if (c->busy_s > c->wall_s * c->ncpus)
-			c->busy_s = c->wall_s * c->ncpus;
+		/*
+		 * The busy share of the ticks counted, over the CPUs and the
+		 * window: a tick-counting kernel that misses ticks (an
+		 * emulated guest's late timer) misses busy and idle ones
+		 * alike, so the share holds where the sum of busy ticks
+		 * would fall short (perftest takes the share too).
+		 */
+		c->busy_s = (double)(e.busy - m->busy) / (e.total - m->total) *
+			    c->wall_s * c->ncpus;
 		c->proc_s = e.proc - m->proc;
 	}
 	free(m);

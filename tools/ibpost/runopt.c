@@ -363,7 +363,8 @@ static const struct opt run_table[] = {
 	  .help = "connect through rdma_cm (perftest -R): --connect\n"
 		  "and HOST always do; the loopback pair gets --cm\n"
 		  "with the first address of the port's netdev\n"
-		  "(refused on lo: rdma_cm cannot route there)" },
+		  "(refused on lo: rdma_cm binds 127.0.0.1 to no\n"
+		  "RDMA device)" },
 	{ .name = "rdma_cm", .key = 'R', .help = PERFTEST, .flags = OPT_ALIAS },
 	{ .name = "connect", .key = OPT_CONNECT, .arg = "HOST[:PORT]",
 	  .help = "run against 'ibpost serve' on another host: the\n"

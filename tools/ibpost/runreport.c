@@ -34,27 +34,23 @@ static const char *test_name(const struct run_opts *o)
 	}
 }
 
-/* A sysfs attribute of the run's port ("1024 (3)" read as 1024), or 0. */
-static unsigned long port_attr(const struct run_opts *o, const char *attr,
-			       char *buf, size_t len)
+/* The module's record of the run's port (its first without -i), or NULL. */
+static const struct ibpost_dev_attr *port_rec(const struct run_opts *o,
+					      const struct ibpost_dev_attr *r,
+					      unsigned int n)
 {
-	const char *root = getenv("IBPOST_SYSFS_IB");
-	char path[512];
+	unsigned int i;
 
-	snprintf(path, sizeof(path), "%s/%s/ports/%u/%s",
-		 root && *root ? root : "/sys/class/infiniband", o->dev,
-		 o->port ? o->port : 1, attr);
-	if (sysfs_read(path, buf, len))
-		return 0;
-	return strtoul(buf, NULL, 10);
+	for (i = 0; i < n; i++)
+		if (!strcmp(r[i].name, o->dev) && (!o->port || r[i].port == o->port))
+			return &r[i];
+	return NULL;
 }
 
 static void json_test_info(struct json *j, const struct run_opts *o,
+			   const struct ibpost_dev_attr *port,
 			   unsigned int max_inline)
 {
-	char buf[64];
-	unsigned long mtu;
-
 	json_obj(j, "test_info");
 	json_str(j, "test", test_name(o));
 	json_str(j, "Dual_port", "OFF");
@@ -66,12 +62,12 @@ static void json_test_info(struct json *j, const struct run_opts *o,
 	json_u64(j, "TX_depth", o->depth);
 	json_u64(j, "CQ_Moderation", o->signal_every);
 	json_u64(j, "Post_List", o->batch);
-	mtu = port_attr(o, "active_mtu", buf, sizeof(buf));
-	if (mtu)
-		json_u64(j, "Mtu", mtu);
-	if (port_attr(o, "link_layer", buf, sizeof(buf)) || buf[0])
-		json_str(j, "Link_type", !strcmp(buf, "Ethernet") ? "Ethernet" :
-			 !strcmp(buf, "InfiniBand") ? "IB" : buf);
+	if (port) {
+		json_u64(j, "Mtu", port->active_mtu);
+		json_str(j, "Link_type",
+			 port->link_layer == IBPOST_LINK_INFINIBAND ? "IB" :
+			 out_link_layer(port->link_layer));
+	}
 	if (o->gid_index >= 0)
 		json_i64(j, "GID_index", o->gid_index);
 	json_u64(j, "Max_inline_data", max_inline);
@@ -114,24 +110,30 @@ static void json_result(struct json *j, const char *key,
 	json_end(j);
 }
 
-int runreport_json_file(const struct run_opts *o, const struct run_row *rows,
-			unsigned int nrows, unsigned int max_inline)
+int runreport_json_file(const struct run_opts *o, int fd,
+			const struct run_row *rows, unsigned int nrows,
+			unsigned int max_inline)
 {
-	unsigned int i, n = 0;
+	struct ibpost_dev_attr *ports;
+	unsigned int i, n = 0, nports = 0;
 	struct json j;
 	FILE *f;
 
 	for (i = 0; i < nrows; i++)
 		n += runreport_is_result(o, &rows[i]);
+	/* Mtu and Link_type: without them (no list) the keys are left out */
+	ports = devices_fetch(fd, &nports);
 	f = fopen(o->out_json_file, "w");
 	if (!f) {
 		fprintf(stderr, "%s: run: --out-json-file %s: %s\n", prog,
 			o->out_json_file, strerror(errno));
+		free(ports);
 		return -1;
 	}
 	json_start(&j, f);
 	json_obj(&j, NULL);
-	json_test_info(&j, o, max_inline);
+	json_test_info(&j, o, port_rec(o, ports, nports), max_inline);
+	free(ports);
 	/* one result: an object, as perftest writes it; a sweep: a list */
 	if (n != 1)
 		json_arr_lines(&j, "results");

@@ -387,7 +387,7 @@ picked "perftest's HOST: the device on lo" bb_up "the route to 127.0.0.1 leaves 
 mkdev "$T/b" aa_down "1: DOWN"
 IBPOST_SYSFS_IB=$T/b refused "ibpost: run: no --dev given and no RDMA device has an ACTIVE port (1 under $T/b); see 'ibpost devices'" --iters 10
 IBPOST_SYSFS_IB=$T/b refused "ibpost: run: no --dev given and no RDMA device has a GID on lo (the route to 127.0.0.1 leaves from it); give --dev, or add one: rdma link add rxe_lo type rxe netdev lo" --connect 127.0.0.1
-IBPOST_SYSFS_IB=$T/a refused "ibpost: run: -R/--rdma-cm: bb_up port 1 is on lo, where rdma_cm cannot route (no RDMA route to a loopback address); leave -R out: the loopback pair connects directly" -R
+IBPOST_SYSFS_IB=$T/a refused "ibpost: run: -R/--rdma-cm: bb_up port 1 is on lo: rdma_cm binds a loopback address to no RDMA device, so it cannot connect the pair there; leave -R out: the loopback pair connects directly" -R
 mkdev "$T/c" rxe_one "4: ACTIVE" lo
 mkdev "$T/c" rxe_two "4: ACTIVE" lo
 IBPOST_SYSFS_IB=$T/c refused "ibpost: run: no --dev given and lo (the route to 127.0.0.1) is under more than one ACTIVE RDMA device: rxe_one and rxe_two; give --dev" --connect 127.0.0.1

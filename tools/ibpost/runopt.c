@@ -45,9 +45,10 @@ static void run_about(FILE *f)
 static void run_tail(FILE *f)
 {
 	fprintf(f,
-		"perftest's -q, -s, -n, -D, -a and -h mean the same here; -o is --op (not\n"
-		"ib_read_bw's outstanding reads: --depth).  A perftest option ibpost lacks\n"
-		"is refused with its equivalent, or a word that there is none.\n"
+		"perftest's -q, -s, -n, -D, -a, -b, -R, -w, -y and -h mean the same here;\n"
+		"-o is --op (not ib_read_bw's outstanding reads: --depth).  A perftest\n"
+		"option ibpost lacks is refused with its equivalent, or a word that there\n"
+		"is none.\n"
 		"\n"
 		"Exit status: 0 ok, 1 the kernel (or the peer) refused or the run\n"
 		"failed (with -q: any QP; each failing QP's message starts \"qp I: \"),\n"

@@ -194,7 +194,8 @@ static void print_header(const struct run_opts *o, const struct ibpost_result *r
 
 /*
  * --cpu-util: the CPU cost of a point after its row (one QP's, or the
- * total of -q's).
+ * total of -q's): % of one CPU (every CPU's busy time over the window),
+ * CPU-seconds per GiB, this process's part of the busy CPU-seconds.
  */
 static void print_cpu(const struct run_row *w, const char *label)
 {
@@ -205,7 +206,8 @@ static void print_cpu(const struct run_row *w, const char *label)
 		       label ? label : "", label ? ": " : "");
 		return;
 	}
-	printf("# %s%scpu: %.1f%% of one CPU (%u CPUs, /proc/stat), %.3f CPU-s/GiB; this process %.3f of %.3f CPU-s; server: not reported\n",
+	/* in RUN_COLS up to "# total: cpu: 1000.0% (64 CPUs), 124.076 ..." */
+	printf("# %s%scpu: %.1f%% (%u CPUs), %.3f CPU-s/GiB; process %.2f of %.2f CPU-s; server: n/a\n",
 	       label ? label : "", label ? ": " : "", runcpu_pct(c), c->ncpus,
 	       runcpu_s_per_gib(c, w->res.bytes), c->proc_s, c->busy_s);
 }

@@ -385,7 +385,7 @@ static const struct opt run_table[] = {
 		  "resolution and connection set-up (default "
 		  OPT_STR(IBPOST_CM_TIMEOUT_MS) ",\n"
 		  "at most " OPT_STR(IBPOST_CM_TIMEOUT_MAX)
-		  "); with --connect or --cm" },
+		  "); with --connect, --cm or -R" },
 	{ .name = "qps", .letter = 'q', .arg = "N",
 	  .help = "run N identical jobs at once (1.." OPT_STR(RUN_MAX_QPS)
 		  ", default 1),\n"
@@ -802,8 +802,9 @@ static int finish_opts(struct run_opts *o)
 			prog);
 		return -1;
 	}
-	if (o->cm_timeout_set && !o->cm_family && !o->peer.family) {
-		fprintf(stderr, "%s: run: --cm-timeout needs --connect or --cm\n",
+	if (o->cm_timeout_set && !o->cm_family && !o->peer.family &&
+	    !o->rdma_cm) {
+		fprintf(stderr, "%s: run: --cm-timeout needs --connect, --cm or -R\n",
 			prog);
 		return -1;
 	}

@@ -173,6 +173,7 @@ refused "ibpost: run: -b/--bidirectional: not with --connect: 'ibpost serve' nev
 	-d x -b 192.0.2.1
 refused "ibpost: run: -b/--bidirectional runs -q's QPs each way: -q 33 is above 32" -d x -b -q 33
 refused "ibpost: run: -b/--bidirectional with --pingpong: a ping-pong already goes both ways; give one" -d x -b --pingpong
+refused "ibpost: run: --cm-timeout needs --connect, --cm or -R" -d x --cm-timeout 700
 refused "ibpost: run: bad --min-bw '0': expected MiB/s (Gb/s with --report-gbits) above 0" -d x --min-bw 0
 refused "ibpost: run: bad --min-bw 'nan': expected MiB/s (Gb/s with --report-gbits) above 0" -d x -w nan
 refused "ibpost: run: bad --min-mpps '1x': expected Mpps above 0" -d x --limit_msgrate 1x
@@ -387,6 +388,9 @@ picked "perftest's HOST: the device on lo" bb_up "the route to 127.0.0.1 leaves 
 mkdev "$T/b" aa_down "1: DOWN"
 IBPOST_SYSFS_IB=$T/b refused "ibpost: run: no --dev given and no RDMA device has an ACTIVE port (1 under $T/b); see 'ibpost devices'" --iters 10
 IBPOST_SYSFS_IB=$T/b refused "ibpost: run: no --dev given and no RDMA device has a GID on lo (the route to 127.0.0.1 leaves from it); give --dev, or add one: rdma link add rxe_lo type rxe netdev lo" --connect 127.0.0.1
+# -R with --cm-timeout passes the options (rdma_cm's bound) and finds no
+# address on cc_up's netdev
+IBPOST_SYSFS_IB=$T/a refused "ibpost: run: -R/--rdma-cm: nosuch0 (the netdev of cc_up port 1) has no IPv4 or global IPv6 address for rdma_cm; add one, or leave -R out (the pair connects directly)" -d cc_up -R --cm-timeout 700
 IBPOST_SYSFS_IB=$T/a refused "ibpost: run: -R/--rdma-cm: bb_up port 1 is on lo: rdma_cm binds a loopback address to no RDMA device, so it cannot connect the pair there; leave -R out: the loopback pair connects directly" -R
 mkdev "$T/c" rxe_one "4: ACTIVE" lo
 mkdev "$T/c" rxe_two "4: ACTIVE" lo

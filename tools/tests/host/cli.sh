@@ -126,6 +126,7 @@ fi
 has "perftest -x N HOST: accepted, not used" "-x 3 192.0.2.1" gid_index=3 gid_unused=1 \
 	connect=192.0.2.1 \
 	"ibpost: run: note: -x 3 is not used: through rdma_cm (--connect) the source GID is the one of the address"
+same "perftest's HOST before the options (getopt permutes)" "192.0.2.1 -x 3" "-x 3 --connect 192.0.2.1"
 has "perftest -x N with --cm: accepted, not used" "--gid-index 0 --cm 192.0.2.1" gid_index=0 \
 	gid_unused=1 cm=192.0.2.1
 has "-x on the loopback pair: used" "-x 1" gid_index=1 gid_unused=0

@@ -5,18 +5,22 @@
  * The work of a job is done in the kernel: ib_post_send() and the polling
  * in the thread that issued IBPOST_IOC_RUN, but the provider's share (rxe's
  * packet processing, completions) in softirq context and kernel threads,
- * which no task's times count.  So the figure is the one perftest's
- * --cpu_util takes: the busy share of every CPU's ticks in /proc/stat's
- * "cpu" line (user, nice, system, irq, softirq, steal against idle and
- * iowait) over the window, times the window and the CPUs, which counts all
- * of it -- and whatever else ran on the host then.  This process's own time (getrusage(RUSAGE_SELF): its threads,
- * mostly system time in the ioctl) is given beside it, a lower bound of
- * the job's cost.
+ * which no task's times count.  So the figure is system-wide, from
+ * /proc/stat's "cpu" line as perftest's --cpu_util reads it: the window
+ * times the CPUs, less the idle and iowait time in it.  Not the sum of the
+ * busy fields (user, nice, system, irq, softirq, steal): a tickless kernel
+ * counts idle time exactly but those only at the ticks, and an emulated
+ * guest misses ticks (in a TCG guest they showed half the posting thread's
+ * own time).  It counts all of the job's work -- and whatever else ran on
+ * the host then.  This process's own time (getrusage(RUSAGE_SELF): its
+ * threads, mostly system time in the ioctl) is given beside it, a lower
+ * bound of the job's cost.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ibpost.h"
 
@@ -24,7 +28,7 @@
 
 struct run_cpu_mark {
 	bool ok;
-	unsigned long long busy, total;	/* clock ticks, every CPU */
+	unsigned long long idle;	/* idle + iowait, clock ticks */
 	unsigned int ncpus;		/* "cpuN" lines */
 	double t;			/* CLOCK_MONOTONIC, s */
 	double proc;			/* user + system of this process, s */
@@ -48,14 +52,13 @@ static double proc_s(void)
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
-/* The "cpu" line of /proc/stat into @m (busy and total ticks), the CPUs. */
+/* The idle ticks of /proc/stat's "cpu" line into @m, and the CPUs. */
 static bool read_stat(struct run_cpu_mark *m)
 {
-	unsigned long long v[10] = { 0 };
+	unsigned long long v[5] = { 0 };
 	char line[512];
 	bool got = false;
 	FILE *f;
-	int n;
 
 	f = fopen(PROC_STAT, "r");
 	if (!f)
@@ -63,10 +66,9 @@ static bool read_stat(struct run_cpu_mark *m)
 	m->ncpus = 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "cpu ", 4)) {
-			n = sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-				   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-				   &v[6], &v[7], &v[8], &v[9]);
-			got = n >= 4;
+			/* user nice system idle iowait ... */
+			got = sscanf(line + 4, "%llu %llu %llu %llu %llu", &v[0],
+				     &v[1], &v[2], &v[3], &v[4]) == 5;
 		} else if (!strncmp(line, "cpu", 3) && line[3] >= '0' &&
 			   line[3] <= '9') {
 			m->ncpus++;
@@ -75,9 +77,7 @@ static bool read_stat(struct run_cpu_mark *m)
 	fclose(f);
 	if (!got || !m->ncpus)
 		return false;
-	/* user nice system idle iowait irq softirq steal (guest in user) */
-	m->busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-	m->total = m->busy + v[3] + v[4];
+	m->idle = v[3] + v[4];
 	return true;
 }
 
@@ -96,6 +96,7 @@ struct run_cpu_mark *runcpu_start(void)
 void runcpu_stop(struct run_cpu_mark *m, struct run_cpu *c)
 {
 	struct run_cpu_mark e = { 0 };
+	long hz = sysconf(_SC_CLK_TCK);
 
 	memset(c, 0, sizeof(*c));
 	if (!m)
@@ -103,20 +104,15 @@ void runcpu_stop(struct run_cpu_mark *m, struct run_cpu *c)
 	e.t = now_s();
 	e.ok = read_stat(&e);
 	e.proc = proc_s();
-	if (m->ok && e.ok && e.busy >= m->busy && e.total > m->total &&
-	    e.t > m->t) {
+	if (m->ok && e.ok && e.idle >= m->idle && e.t > m->t && hz > 0) {
 		c->valid = true;
 		c->ncpus = e.ncpus;
 		c->wall_s = e.t - m->t;
-		/*
-		 * The busy share of the ticks counted, over the CPUs and the
-		 * window: a tick-counting kernel that misses ticks (an
-		 * emulated guest's late timer) misses busy and idle ones
-		 * alike, so the share holds where the sum of busy ticks
-		 * would fall short (perftest takes the share too).
-		 */
-		c->busy_s = (double)(e.busy - m->busy) / (e.total - m->total) *
-			    c->wall_s * c->ncpus;
+		/* what the CPUs did not idle (see above) */
+		c->busy_s = c->wall_s * c->ncpus -
+			    (double)(e.idle - m->idle) / hz;
+		if (c->busy_s < 0)
+			c->busy_s = 0;
 		c->proc_s = e.proc - m->proc;
 	}
 	free(m);

@@ -233,7 +233,7 @@ if c["ncpus"] != n: bad.append("ncpus %s, not %d" % (c["ncpus"], n))
 if not 0 < c["pct"] <= 100 * n: bad.append("pct %s" % c["pct"])
 if not c["s_per_gib"] > 0: bad.append("s_per_gib %s" % c["s_per_gib"])
 if not 0 < c["busy_s"] <= c["wall_s"] * n + 0.01: bad.append("busy_s %s of wall_s %s" % (c["busy_s"], c["wall_s"]))
-# the process time is exact, the busy time a share of ticks: 10 % slack
+# the process time is exact, idle time too on a tickless kernel: 10 % slack
 if not 0 <= c["process_s"] <= c["busy_s"] * 1.1 + 0.05: bad.append("process_s %s" % c["process_s"])
 if c["server"] is not None: bad.append("server %s" % c["server"])
 print("; ".join(bad + [str(c)]) if bad else "pct %.1f, %.3f CPU-s/GiB, process %.2f of %.2f s" % (c["pct"], c["s_per_gib"], c["process_s"], c["busy_s"]))

@@ -45,7 +45,7 @@ static const struct perftest_opt perftest_opts[] = {
 	{ 0, "odp", "ibpost has none" },
 	{ 0, "mr_per_qp", "ibpost has none: each job registers its own buffers" },
 	{ 0, "reversed", "ibpost has none: --op read reads from the far side" },
-	{ 0, "report-both", "not needed: with -b every QP has its row (qp0..N-1 one way, qpN..2N-1 the other)" },
+	{ 0, "report-both", "not needed: with -b every QP pair has its row (qp0..N-1 one direction, qpN..2N-1 the other)" },
 	{ 0, "tclass", "ibpost has none" },
 	{ 0, "pkey_index", "ibpost has none" },
 	{ 0, "retry_count", "ibpost has none" },

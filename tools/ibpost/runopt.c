@@ -400,12 +400,12 @@ static const struct opt run_table[] = {
 		  "\"total\"" },
 	{ .name = "qp", .key = 'q', .help = PERFTEST, .flags = OPT_ALIAS },
 	{ .name = "bidirectional", .letter = 'b',
-	  .help = "both directions at once (perftest -b): on the\n"
-		  "loopback pair, whose two ends are one device and\n"
-		  "port, each direction is its own QP pair (-q N:\n"
-		  "N each way, qp0..N-1 one way, qpN..2N-1 the\n"
-		  "other) and the total is both.  Not with --connect:\n"
-		  "'ibpost serve' never posts toward a client" },
+	  .help = "both directions at once (perftest -b): a\n"
+		  "loopback's two directions are the same device and\n"
+		  "port, so each is a QP pair of its own, alike (-q N:\n"
+		  "2N pairs, qp0..N-1 and qpN..2N-1), and the total\n"
+		  "is both.  Not with --connect: 'ibpost serve'\n"
+		  "never posts toward a client" },
 	{ .name = "all-sizes", .letter = 'a',
 	  .help = "run 2, 4, 8, ... 4M bytes" },
 	{ .name = "all", .key = 'a', .help = PERFTEST, .flags = OPT_ALIAS },

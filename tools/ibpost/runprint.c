@@ -175,7 +175,7 @@ static void print_header(const struct run_opts *o, const struct ibpost_result *r
 		hl_add(&l, ", ping-pong (t = half a round trip)");
 	hl_end(o, &l);
 	if (o->bidir) {
-		hl_add(&l, "# -b: both directions at once: the loopback pair's two ends are one device and port, so each direction is its own QP pair: qp0..qp%u one way, qp%u..qp%u the other; the total is both directions",
+		hl_add(&l, "# -b: both directions at once: a loopback's two directions are the same device and port, so each is a QP pair of its own, alike (qp0..qp%u and qp%u..qp%u); the total is both directions",
 		       o->qps / 2 - 1, o->qps / 2, o->qps - 1);
 		hl_end(o, &l);
 	}

@@ -12,7 +12,9 @@
 # tools/tests/bench/bench-blkpair-client.sh), and print the comparison (also
 # left in build/bench/bench.txt; raw outputs in build/bench/bench-raw/,
 # build/bench/blk/, build/bench/pair/ and build/bench/blkpair/).  Every
-# figure is a median (of 5 runs; 3 in the block sections).  About 10-20
+# figure is a median (of 5 runs; 3 in the block sections); every bandwidth
+# row of the first guest and of the two also gives each tool's CPU-seconds
+# per GiB (tools/tests/lib/bench-cpu.sh).  About 10-20
 # minutes in the first guest, 15-25 in the block one (a third of it perf
 # profiles), then the two guests, then about 5 minutes for blkpair.
 # Other QEMU guests on the host skew the figures: they are reported
@@ -35,7 +37,7 @@ while (($#)); do
 	elif [[ $1 == --only && ${2:-} =~ ^(one|blk|pair|blkpair)$ ]]; then
 		only=$2
 	else
-		sed -n '3,28s/^# \{0,1\}//p' "$0" >&2
+		sed -n '3,30s/^# \{0,1\}//p' "$0" >&2
 		exit 2
 	fi
 	shift 2

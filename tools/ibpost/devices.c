@@ -68,7 +68,7 @@ static int devices_set(void *ctx, int key, const char *arg)
 }
 
 /* Ask the kernel for all records; retry while devices come and go. */
-static struct ibpost_dev_attr *fetch(int fd, unsigned int *n)
+struct ibpost_dev_attr *devices_fetch(int fd, unsigned int *n)
 {
 	struct ibpost_dev_list l;
 	struct ibpost_dev_attr *recs = NULL;
@@ -164,7 +164,7 @@ int cmd_devices(int argc, char **argv)
 	fd = ctl_open();
 	if (fd < 0)
 		return 1;
-	recs = fetch(fd, &n);
+	recs = devices_fetch(fd, &n);
 	close(fd);
 	if (!recs)
 		return 1;

@@ -206,36 +206,47 @@ static int route_netdev(const struct net_addr *a, const char *what,
 }
 
 /*
- * Is port @port of @dev on @ifname?  Its GID table lists the netdevs of a
- * RoCE port (and their VLANs); an iWARP port's lists none on 6.1, so then
- * the port's netdev comes from RDMA netlink.
+ * The netdevs of port @port of @dev: its GID table lists those of a RoCE
+ * port (and their VLANs); an iWARP port's lists none on 6.1, so then the
+ * port's netdev comes from RDMA netlink.  With @want, whether it is one of
+ * them; without, the first into @ifname.  0 (found), or -1.
  */
-static bool port_has_netdev(const char *dev, const char *port,
-			    const char *ifname)
+static int port_netdevs(const char *dev, const char *port, const char *want,
+			char *ifname, size_t len)
 {
 	char path[512], nd[IF_NAMESIZE + 2];
 	struct dirent **gids;
-	bool has = false, any = false;
-	int n, i;
+	bool any = false;
+	int n, i, found = -1;
 
 	if (!sys_path(path, sizeof(path), dev, port, "gid_attrs/ndevs", NULL))
-		return false;
+		return -1;
 	n = list_dir(path, &gids);
-	for (i = 0; i < n && !has; i++) {
+	for (i = 0; i < n && found < 0; i++) {
 		/* unused entries fail to read (EINVAL) */
 		if (!sys_path(path, sizeof(path), dev, port, "gid_attrs/ndevs",
 			      gids[i]->d_name) ||
 		    sysfs_read(path, nd, sizeof(nd)) || !nd[0])
 			continue;
 		any = true;
-		has = !strcmp(nd, ifname);
+		if (!want || !strcmp(nd, want))
+			found = 0;
 	}
 	if (n >= 0)
 		free_list(gids, n);
 	if (!any && !rdmanl_port_netdev(dev, strtoul(port, NULL, 10), nd,
 					sizeof(nd)))
-		has = !strcmp(nd, ifname);
-	return has;
+		found = !want || !strcmp(nd, want) ? 0 : -1;
+	if (!found && !want)
+		snprintf(ifname, len, "%s", nd);
+	return found;
+}
+
+/* Is port @port of @dev on @ifname? */
+static bool port_has_netdev(const char *dev, const char *port,
+			    const char *ifname)
+{
+	return !port_netdevs(dev, port, ifname, NULL, 0);
 }
 
 /* Devices with a port on one netdev: how many, the first two. */
@@ -345,4 +356,69 @@ int devpick(struct run_opts *o)
 	return pick_by_netdev(o, ifname,
 			      net_addr_str(addr, sizeof(addr), a->family,
 					   a->addr));
+}
+
+/*
+ * The address -R gives the loopback pair: the first IPv4 address of
+ * @ifname, else its first IPv6 one that is not link-local; 0 or -1.
+ */
+static int netdev_addr(const char *ifname, struct run_opts *o)
+{
+	struct ifaddrs *ifs, *i;
+	const struct in6_addr *a6;
+	int fam;
+
+	if (getifaddrs(&ifs))
+		return -1;
+	for (fam = AF_INET; !o->cm_family && fam; fam = fam == AF_INET ? AF_INET6 : 0) {
+		for (i = ifs; i && !o->cm_family; i = i->ifa_next) {
+			if (!i->ifa_addr || i->ifa_addr->sa_family != fam ||
+			    strcmp(i->ifa_name, ifname))
+				continue;
+			if (fam == AF_INET) {
+				memcpy(o->cm_addr,
+				       &((struct sockaddr_in *)i->ifa_addr)->sin_addr, 4);
+			} else {
+				a6 = &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
+				if (IN6_IS_ADDR_LINKLOCAL(a6))
+					continue;
+				memcpy(o->cm_addr, a6, 16);
+			}
+			o->cm_family = fam;
+		}
+	}
+	freeifaddrs(ifs);
+	return o->cm_family ? 0 : -1;
+}
+
+/*
+ * -R (perftest's rdma_cm) on the loopback pair: connect it through rdma_cm
+ * to the first address of the port's netdev, as --cm ADDR would; against a
+ * server (--connect) and with --cm there is nothing to do.  0, or -1
+ * having said why not.
+ */
+int devpick_rdma_cm(struct run_opts *o)
+{
+	unsigned int port = o->port ? o->port : 1;
+	char ifname[IF_NAMESIZE + 2], num[16];
+
+	if (!o->rdma_cm || o->peer.family || o->cm_family)
+		return 0;
+	snprintf(num, sizeof(num), "%u", port);
+	if (port_netdevs(o->dev, num, NULL, ifname, sizeof(ifname))) {
+		fprintf(stderr, "%s: run: -R/--rdma-cm: no netdev found for %s port %u (its GID table lists none), so no address to connect the loopback pair through rdma_cm; give --cm ADDR, or leave -R out (the pair connects directly)\n",
+			prog, o->dev, port);
+		return -1;
+	}
+	if (!strcmp(ifname, "lo")) {
+		fprintf(stderr, "%s: run: -R/--rdma-cm: %s port %u is on lo: rdma_cm binds a loopback address to no RDMA device, so it cannot connect the pair there; leave -R out: the loopback pair connects directly\n",
+			prog, o->dev, port);
+		return -1;
+	}
+	if (netdev_addr(ifname, o)) {
+		fprintf(stderr, "%s: run: -R/--rdma-cm: %s (the netdev of %s port %u) has no IPv4 or global IPv6 address for rdma_cm; add one, or leave -R out (the pair connects directly)\n",
+			prog, ifname, o->dev, port);
+		return -1;
+	}
+	return 0;
 }

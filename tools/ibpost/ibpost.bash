@@ -71,10 +71,26 @@ _ibpost()
 	--max-job-time | --max-per-addr | --keep | --queues | -i | --ib-port | -x | \
 	--gid-index | -t | --tx-depth | -l | --post_list | -Q | --cq-mod | -I | \
 	--inline-size | --inline_size | --cm-port | --qp | -c | --io-timeout | \
-	--serial | -S | --reconnect-delay | -R | --ctrl-loss-tmo | -L | \
-	--fast-io-fail-tmo | -F)
+	--serial | -S | --reconnect-delay | --ctrl-loss-tmo | -L | \
+	--fast-io-fail-tmo | -F | --min-bw | -w | --limit_bw | --min-mpps | -y | \
+	--limit_msgrate | --max-lat-p50 | --max-lat-p99)
 		# A value of the user's: nothing to offer.
 		COMPREPLY=()
+		return
+		;;
+	-R)
+		# blk map's --reconnect-delay; run's -R (rdma_cm) takes none
+		if [[ $cmd == blk ]]; then
+			COMPREPLY=()
+			return
+		fi
+		;;
+	--out-json-file | --out_json_file)
+		[[ $cmd == run ]] || return
+		local f IFS=$'\n'
+		f=$(compgen -f -- "$cur")
+		# shellcheck disable=SC2206 # one name a line, IFS is a newline
+		COMPREPLY=($f)
 		return
 		;;
 	esac
@@ -95,7 +111,10 @@ _ibpost()
 			--cm-timeout --qps --print-options --version --help
 			--ib-dev --ib-port --tx-depth --post_list --cq-mod
 			--inline_size --all --qp --report_gbits --CPU-freq
-			--run_infinitely --wide'
+			--run_infinitely --wide --rdma-cm --rdma_cm --bidirectional
+			--out-json --out_json --out-json-file --out_json_file
+			--cpu-util --cpu_util --min-bw --limit_bw --min-mpps
+			--limit_msgrate --max-lat-p50 --max-lat-p99'
 		;;
 	serve)
 		words='--addr --port --allow --max-conns --idle --max-mem

@@ -83,6 +83,8 @@ unsigned long long hist_percentile(const __u64 *b, unsigned long long min,
 
 /* devices.c */
 int cmd_devices(int argc, char **argv);
+/* Every (device, port) record of the module (free() it), or NULL (said). */
+struct ibpost_dev_attr *devices_fetch(int fd, unsigned int *n);
 void help_devices(FILE *f);
 /* devtable.c: the text table; 100 columns, every column when @wide. */
 void devices_table(const struct ibpost_dev_attr *r, unsigned int n, bool wide);
@@ -143,7 +145,29 @@ struct run_opts {
 	unsigned int cm_port;		/* -p/--cm-port, 0: none */
 	unsigned int cm_timeout_ms;
 	bool cm_timeout_set;
-	unsigned int qps;		/* jobs at once (-q) */
+	unsigned int qps;		/* jobs at once (-q; twice -q's with -b) */
+	bool rdma_cm;			/* -R: connect through rdma_cm */
+	bool bidir;			/* -b: both directions (loopback) */
+	bool gid_unused;		/* -x given where rdma_cm picks the GID */
+	const char *out_json_file;	/* --out-json[-file]: perftest's JSON */
+	bool cpu_util;			/* --cpu-util */
+	/* Thresholds (--min-bw, ...; below 0: none); exit RUN_EXIT_MISSED. */
+	double min_bw;			/* MiB/s, Gb/s with --report-gbits */
+	double min_mpps;
+	double max_p50_us;
+	double max_p99_us;
+};
+
+/* Exit status of a run that missed a threshold (--min-bw, ...). */
+#define RUN_EXIT_MISSED	3
+
+/* CPU time over one point's run window (--cpu-util, runcpu.c). */
+struct run_cpu {
+	bool valid;
+	unsigned int ncpus;		/* CPUs /proc/stat counted */
+	double wall_s;			/* the window */
+	double busy_s;			/* every CPU's non-idle time in it */
+	double proc_s;			/* this process's (its threads') */
 };
 
 /* One row of results: one job (of one QP with -q) of one size and SGE count. */
@@ -156,6 +180,7 @@ struct run_row {
 	unsigned int reason;		/* IBPOST_R_NONE unless it failed */
 	__u64 *hist;			/* its log-linear histogram, or NULL */
 	bool total;			/* the total of a -q point */
+	struct run_cpu cost;		/* --cpu-util: the point's window */
 };
 
 /* One row of progress (--report-every): the jobs of one point so far. */
@@ -208,8 +233,14 @@ int rdmanl_port_netdev(const char *dev, unsigned int port, char *ifname,
 /* devpick.c: the device of a run without --dev */
 /* Fill @o->dev (and port) when not given: 0, or -1 having said why. */
 int devpick(struct run_opts *o);
+/* -R on the loopback pair: --cm with the first address of the port's netdev. */
+int devpick_rdma_cm(struct run_opts *o);
 
 /* runprint.c: results on stdout, the text table or JSON */
+/* The rates of @r: MiB/s, Gb/s (10^9 bits), millions of WRs a second. */
+double run_bw_mib(const struct ibpost_result *r);
+double run_bw_gbps(const struct ibpost_result *r);
+double run_mpps(const struct ibpost_result *r);
 /* The header: text header and column names, or the JSON parameters. */
 void runprint_start(const struct run_opts *o, const struct ibpost_result *r);
 /* One row; text: @label (or NULL) first; JSON: the next of its list. */
@@ -224,13 +255,35 @@ void runprint_json_qp_error(const struct run_opts *o, const struct qp_job *j,
 void runprint_total(const struct run_opts *o, const struct run_row *w,
 		    unsigned int nok, unsigned int nfail);
 /* --csv: the header row. */
-void runprint_csv_header(void);
+void runprint_csv_header(const struct run_opts *o);
 /* One progress row: text, a JSON object on its own line, or a CSV row. */
 void runprint_progress(const struct run_opts *o, const struct progress_row *r,
 		       const struct ibpost_progress *qp);
 /* The end: JSON closes its object, text adds the --hist histograms. */
 void runprint_end(const struct run_opts *o, bool started,
 		  const struct run_row *rows, unsigned int nrows);
+
+/* runcpu.c: --cpu-util, the CPU time of a run window */
+struct run_cpu_mark;
+/* Start a window: /proc/stat and this process's times now. */
+struct run_cpu_mark *runcpu_start(void);
+/* End the window of @m (freed) into @c; @c->valid false when unknown. */
+void runcpu_stop(struct run_cpu_mark *m, struct run_cpu *c);
+/* Percent of one CPU busy (0 .. 100 * ncpus). */
+double runcpu_pct(const struct run_cpu *c);
+/* CPU-seconds per GiB of @bytes (0 without bytes). */
+double runcpu_s_per_gib(const struct run_cpu *c, unsigned long long bytes);
+
+/* runreport.c: perftest's JSON file, the thresholds */
+/* --out-json-file: the result rows with perftest's keys; 0 or -1 (said). */
+int runreport_json_file(const struct run_opts *o, int fd,
+			const struct run_row *rows, unsigned int nrows,
+			unsigned int max_inline);
+/* The thresholds over the result rows: 0 met (or none), RUN_EXIT_MISSED. */
+int runreport_thresholds(const struct run_opts *o, const struct run_row *rows,
+			 unsigned int nrows);
+/* A row that is a result (one QP's point, or a -q point's total). */
+bool runreport_is_result(const struct run_opts *o, const struct run_row *w);
 
 /* runerr.c: refusals and failures on stderr */
 /* The line of a refused or failed job (@qp >= 0: "qp I: "), what it found. */

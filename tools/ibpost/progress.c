@@ -92,7 +92,7 @@ static void report(struct progress *p)
 	p->wrs_prev = r->wrs;
 	p->bytes_prev = r->bytes;
 	if (p->o->csv && !*p->header_done) {
-		runprint_csv_header();
+		runprint_csv_header(p->o);
 		*p->header_done = true;
 	}
 	runprint_progress(p->o, r, p->qp);

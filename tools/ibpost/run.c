@@ -93,7 +93,7 @@ static void fill_run(const struct run_opts *o, struct ibpost_run *r,
 		r->cm_port = o->peer.port;
 	}
 	r->cm_timeout_ms = o->cm_timeout_ms;
-	if (o->gid_index >= 0) {
+	if (o->gid_index >= 0 && !o->gid_unused) {
 		r->flags |= IBPOST_RUN_GID;
 		r->gid_index = (unsigned int)o->gid_index;
 	}
@@ -125,6 +125,8 @@ struct run_state {
 	unsigned int nrows;
 	bool started;		/* header printed */
 	bool sweep;		/* more than one run */
+	struct run_cpu cpu;	/* --cpu-util: the point running now */
+	unsigned int max_inline; /* of the first result */
 };
 
 static void start_output(struct run_state *s, const struct ibpost_result *r)
@@ -132,6 +134,7 @@ static void start_output(struct run_state *s, const struct ibpost_result *r)
 	if (s->started)
 		return;
 	s->started = true;
+	s->max_inline = r->max_inline;
 	runprint_start(s->o, r);
 }
 
@@ -170,6 +173,7 @@ static struct run_row *keep_row(struct run_state *s, const struct ibpost_run *r,
 	w->cpu = cpu;
 	w->res = r->result;
 	w->reason = r->status.reason;
+	w->cost = s->cpu;
 	if (r->flags & IBPOST_RUN_HIST)
 		w->hist = hist_dup((const __u64 *)(uintptr_t)r->hist);
 	return w;
@@ -188,14 +192,17 @@ static int run_one(int fd, struct run_state *s, unsigned long long size,
 {
 	__u64 hist[IBPOST_HIST_LL_BUCKETS];
 	struct progress *prog_thread;
+	struct run_cpu_mark *mark;
 	struct ibpost_run r;
 	int err = 0;
 
 	fill_run(s->o, &r, size, num_sge, hist);
 	prog_thread = progress_start(s->o, &fd, 1, run_bytes(s->o, size),
 				     num_sge, &s->started);
+	mark = s->o->cpu_util ? runcpu_start() : NULL;
 	if (ioctl(fd, IBPOST_IOC_RUN, &r))
 		err = errno;
+	runcpu_stop(mark, &s->cpu);
 	progress_stop(prog_thread);
 	if (!err) {
 		start_output(s, &r.result);
@@ -286,7 +293,8 @@ static void report_total(struct run_state *s, const struct qp_job *jobs,
 			 unsigned int nfail)
 {
 	__u64 tot_hist[IBPOST_HIST_LL_BUCKETS];
-	struct run_row w = { .qp = -1, .cpu = -1, .total = true };
+	struct run_row w = { .qp = -1, .cpu = -1, .total = true,
+			     .cost = s->cpu };
 
 	qps_total(res, hist, nres, &w.res, tot_hist);
 	w.bytes = msg_bytes(&jobs[0].run, &w.res);
@@ -381,6 +389,7 @@ static int run_qps(struct run_state *s, unsigned long long size,
 {
 	unsigned int i, n = s->o->qps;
 	struct progress *prog_thread;
+	struct run_cpu_mark *mark;
 	struct qp_job *jobs;
 	int rc, *fds;
 
@@ -401,7 +410,9 @@ static int run_qps(struct run_state *s, unsigned long long size,
 	}
 	prog_thread = progress_start(s->o, fds, n, run_bytes(s->o, size),
 				     num_sge, &s->started);
+	mark = s->o->cpu_util ? runcpu_start() : NULL;
 	rc = qps_run(jobs, n, SIGINT, interrupted);
+	runcpu_stop(mark, &s->cpu);
 	progress_stop(prog_thread);
 	if (rc) {
 		fprintf(stderr, "%s: run: cannot start %u jobs: %s\n", prog, n,
@@ -449,6 +460,11 @@ static int run_all(int fd, const struct run_opts *o)
 	}
 	if (s.started || o->json)
 		runprint_end(o, s.started, s.rows, s.nrows);
+	if (o->out_json_file && s.started &&
+	    runreport_json_file(o, fd, s.rows, s.nrows, s.max_inline) && !rc)
+		rc = 1;
+	if (!rc)
+		rc = runreport_thresholds(o, s.rows, s.nrows);
 	for (i = 0; i < s.nrows; i++)
 		free(s.rows[i].hist);
 	free(s.rows);
@@ -464,8 +480,12 @@ int cmd_run(int argc, char **argv)
 	rc = runopt_parse(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	if (devpick(&o))
+	if (devpick(&o) || devpick_rdma_cm(&o))
 		return 2;
+	if (o.gid_unused)
+		fprintf(stderr, "%s: run: note: -x %d is not used: through rdma_cm (%s) the source GID is the one of the address\n",
+			prog, o.gid_index, o.peer.family ? "--connect" :
+			o.rdma_cm ? "-R" : "--cm");
 	if (o.print_opts) {
 		runopt_print(&o);
 		return 0;

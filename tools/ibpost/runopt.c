@@ -4,6 +4,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <unistd.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,14 +45,17 @@ static void run_about(FILE *f)
 static void run_tail(FILE *f)
 {
 	fprintf(f,
-		"perftest's -q, -s, -n, -D, -a and -h mean the same here; -o is --op (not\n"
-		"ib_read_bw's outstanding reads: --depth).  A perftest option ibpost lacks\n"
-		"is refused with its equivalent, or a word that there is none.\n"
+		"perftest's -q, -s, -n, -D, -a, -b, -R, -w, -y and -h mean the same here;\n"
+		"-o is --op (not ib_read_bw's outstanding reads: --depth).  A perftest\n"
+		"option ibpost lacks is refused with its equivalent, or a word that there\n"
+		"is none.\n"
 		"\n"
 		"Exit status: 0 ok, 1 the kernel (or the peer) refused or the run\n"
 		"failed (with -q: any QP; each failing QP's message starts \"qp I: \"),\n"
-		"2 bad options, 130 interrupted (the partial rows are printed; with\n"
-		"--forever a signal is how a run ends: 0).\n");
+		"2 bad options, " OPT_STR(RUN_EXIT_MISSED) " a result missed a threshold (--min-bw,\n"
+		"--min-mpps, --max-lat-p50, --max-lat-p99: every result printed, then\n"
+		"one line on stderr per miss), 130 interrupted (the partial rows are\n"
+		"printed; with --forever a signal is how a run ends: 0).\n");
 }
 
 static int opt_err(const char *opt, const char *arg, const char *why)
@@ -255,8 +259,12 @@ enum {
 	OPT_RECV_SGE, OPT_RECV_LAYOUT, OPT_RECV_SGE_LAYOUT, OPT_WARMUP,
 	OPT_IMM, OPT_INLINE, OPT_VERIFY, OPT_HIST, OPT_CM, OPT_PINGPONG,
 	OPT_CONNECT, OPT_CM_TIMEOUT, OPT_CSV, OPT_GBITS, OPT_PRINT,
-	OPT_FOREVER, OPT_REPORT_EVERY, OPT_WIDE,
+	OPT_FOREVER, OPT_REPORT_EVERY, OPT_WIDE, OPT_OUT_JSON,
+	OPT_OUT_JSON_FILE, OPT_CPU_UTIL, OPT_MAX_P50, OPT_MAX_P99,
 };
+
+/* perftest's --out_json file when no --out-json-file names one. */
+#define RUN_OUT_JSON_DEFAULT	"perftest_out.json"
 
 #define PERFTEST	"perftest"
 
@@ -278,8 +286,9 @@ static const struct opt run_table[] = {
 	  .help = "source GID of the loopback pair: index N of the\n"
 		  "port's GID table (perftest --gid-index); default:\n"
 		  "the first RoCE v2 IPv4-mapped GID, perftest's.\n"
-		  "Not with --cm or --connect (rdma_cm uses the GID\n"
-		  "of the address)" },
+		  "With --connect, HOST, --cm or -R it is not used\n"
+		  "(rdma_cm takes the GID of the address; a note on\n"
+		  "stderr says so)" },
 	{ .name = "op", .letter = 'o', .arg = "OP",
 	  .help = "send, send_imm, write (default), write_imm, read" },
 	{ .name = "size", .letter = 's', .arg = "SIZE",
@@ -351,6 +360,13 @@ static const struct opt run_table[] = {
 	  .help = "connect the QP pair through rdma_cm to ADDR, an\n"
 		  "IPv4/IPv6 address of the device's netdev (default:\n"
 		  "connect directly, which also works on rxe over lo)" },
+	{ .name = "rdma-cm", .letter = 'R',
+	  .help = "connect through rdma_cm (perftest -R): --connect\n"
+		  "and HOST always do; the loopback pair gets --cm\n"
+		  "with the first address of the port's netdev\n"
+		  "(refused on lo: rdma_cm binds 127.0.0.1 to no\n"
+		  "RDMA device)" },
+	{ .name = "rdma_cm", .key = 'R', .help = PERFTEST, .flags = OPT_ALIAS },
 	{ .name = "connect", .key = OPT_CONNECT, .arg = "HOST[:PORT]",
 	  .help = "run against 'ibpost serve' on another host: the\n"
 		  "initiator QP is on DEV here, the target QP and\n"
@@ -369,7 +385,7 @@ static const struct opt run_table[] = {
 		  "resolution and connection set-up (default "
 		  OPT_STR(IBPOST_CM_TIMEOUT_MS) ",\n"
 		  "at most " OPT_STR(IBPOST_CM_TIMEOUT_MAX)
-		  "); with --connect or --cm" },
+		  "); with --connect, --cm or -R" },
 	{ .name = "qps", .letter = 'q', .arg = "N",
 	  .help = "run N identical jobs at once (1.." OPT_STR(RUN_MAX_QPS)
 		  ", default 1),\n"
@@ -383,10 +399,27 @@ static const struct opt run_table[] = {
 		  "result has \"qps\" (one object per QP) and\n"
 		  "\"total\"" },
 	{ .name = "qp", .key = 'q', .help = PERFTEST, .flags = OPT_ALIAS },
+	{ .name = "bidirectional", .letter = 'b',
+	  .help = "both directions at once (perftest -b): a\n"
+		  "loopback's two directions are the same device and\n"
+		  "port, so each is a QP pair of its own, alike (-q N:\n"
+		  "2N pairs, qp0..N-1 and qpN..2N-1), and the total\n"
+		  "is both.  Not with --connect: 'ibpost serve'\n"
+		  "never posts toward a client" },
 	{ .name = "all-sizes", .letter = 'a',
 	  .help = "run 2, 4, 8, ... 4M bytes" },
 	{ .name = "all", .key = 'a', .help = PERFTEST, .flags = OPT_ALIAS },
 	{ .name = "json", .letter = 'j', .help = "print one JSON object" },
+	{ .name = "out-json", .key = OPT_OUT_JSON,
+	  .help = "also write the results with perftest's JSON keys\n"
+		  "(test_info, results: MsgSize, BW_average, ...)\n"
+		  "to " RUN_OUT_JSON_DEFAULT " (perftest --out_json)" },
+	{ .name = "out_json", .key = OPT_OUT_JSON, .help = PERFTEST,
+	  .flags = OPT_ALIAS },
+	{ .name = "out-json-file", .key = OPT_OUT_JSON_FILE, .arg = "FILE",
+	  .help = "--out-json into FILE (perftest --out_json_file)" },
+	{ .name = "out_json_file", .key = OPT_OUT_JSON_FILE, .help = PERFTEST,
+	  .flags = OPT_ALIAS },
 	{ .name = "csv", .key = OPT_CSV,
 	  .help = "print CSV: one header row, one row per result" },
 	{ .name = "hist", .key = OPT_HIST,
@@ -400,6 +433,27 @@ static const struct opt run_table[] = {
 		  "MsgRate, t_avg, the long column names; the default\n"
 		  "fits 100 columns with one bandwidth (MiB/s, Gb/s with\n"
 		  "--report-gbits) and the same first four columns" },
+	{ .name = "cpu-util", .key = OPT_CPU_UTIL,
+	  .help = "CPU cost of each point: every CPU's busy time\n"
+		  "(/proc/stat) over the run, as % of one CPU and\n"
+		  "CPU-seconds per GiB, and this process's share\n"
+		  "(perftest --cpu_util); a server's is not reported" },
+	{ .name = "cpu_util", .key = OPT_CPU_UTIL, .help = PERFTEST,
+	  .flags = OPT_ALIAS },
+	{ .name = "min-bw", .letter = 'w', .arg = "BW",
+	  .help = "fail (exit " OPT_STR(RUN_EXIT_MISSED) ") when a result's bandwidth is\n"
+		  "below BW MiB/s (Gb/s with --report-gbits)" },
+	{ .name = "limit_bw", .key = 'w', .help = PERFTEST, .flags = OPT_ALIAS },
+	{ .name = "min-mpps", .letter = 'y', .arg = "MPPS",
+	  .help = "fail (exit " OPT_STR(RUN_EXIT_MISSED) ") below MPPS million WRs a second" },
+	{ .name = "limit_msgrate", .key = 'y', .help = PERFTEST,
+	  .flags = OPT_ALIAS },
+	{ .name = "max-lat-p50", .key = OPT_MAX_P50, .arg = "US",
+	  .help = "fail (exit " OPT_STR(RUN_EXIT_MISSED) ") when a result's median latency\n"
+		  "is above US microseconds" },
+	{ .name = "max-lat-p99", .key = OPT_MAX_P99, .arg = "US",
+	  .help = "fail (exit " OPT_STR(RUN_EXIT_MISSED) ") when its 99th percentile is\n"
+		  "above US microseconds" },
 	{ .name = "CPU-freq", .letter = 'F',
 	  .help = "accepted, does nothing: perftest -F silences its\n"
 		  "cpufreq warning; ibpost times with the kernel's\n"
@@ -503,6 +557,36 @@ static int parse_cm_timeout(const char *arg, struct run_opts *o)
 		return opt_err("--cm-timeout", arg,
 			       "at most 600000 ms (0: the default, 5000)");
 	o->cm_timeout_ms = v;
+	return 0;
+}
+
+/* A threshold: a finite number above 0 (below 0 in @out: none given). */
+static int parse_threshold(const char *opt, const char *arg, const char *unit,
+			   double *out)
+{
+	char why[64];
+	double v;
+	char *end;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || !(v > 0)) {
+		snprintf(why, sizeof(why), "expected %s above 0", unit);
+		return opt_err(opt, arg, why);
+	}
+	*out = v;
+	return 0;
+}
+
+/* --out-json-file FILE: a path, not an option that lost its value. */
+static int parse_out_json_file(const char *arg, struct run_opts *o)
+{
+	if (!*arg)
+		return opt_err("--out-json-file", arg, "empty");
+	if (*arg == '-' && arg[1])
+		return opt_err("--out-json-file", arg,
+			       "looks like an option; write ./FILE for a file starting with '-'");
+	o->out_json_file = arg;
 	return 0;
 }
 
@@ -629,6 +713,33 @@ static int run_set(void *ctx, int c, const char *arg)
 	case 'F':
 		/* perftest's cpufreq warning: ibpost has none (see --help) */
 		return 0;
+	case 'R':
+		o->rdma_cm = true;
+		return 0;
+	case 'b':
+		o->bidir = true;
+		return 0;
+	case OPT_OUT_JSON:
+		if (!o->out_json_file)
+			o->out_json_file = RUN_OUT_JSON_DEFAULT;
+		return 0;
+	case OPT_OUT_JSON_FILE:
+		return parse_out_json_file(arg, o);
+	case OPT_CPU_UTIL:
+		o->cpu_util = true;
+		return 0;
+	case 'w':
+		return parse_threshold("--min-bw", arg,
+				       "MiB/s (Gb/s with --report-gbits)",
+				       &o->min_bw);
+	case 'y':
+		return parse_threshold("--min-mpps", arg, "Mpps", &o->min_mpps);
+	case OPT_MAX_P50:
+		return parse_threshold("--max-lat-p50", arg, "microseconds",
+				       &o->max_p50_us);
+	case OPT_MAX_P99:
+		return parse_threshold("--max-lat-p99", arg, "microseconds",
+				       &o->max_p99_us);
 	default:
 		return -1;
 	}
@@ -644,12 +755,30 @@ static int finish_opts(struct run_opts *o)
 			prog, prog);
 		return -1;
 	}
-	/* The kernel checks N against the port's GID table. */
-	if (o->gid_index >= 0 && (o->peer.family || o->cm_family)) {
-		fprintf(stderr, "%s: run: -x/--gid-index: with %s rdma_cm uses the GID of the address; give the address instead\n",
-			prog, o->peer.family ? "--connect" : "--cm");
+	/*
+	 * The kernel checks N against the port's GID table; through rdma_cm
+	 * (as perftest -x N -R HOST) the address decides the GID: N is kept
+	 * for the output and not sent (cmd_run() says so).
+	 */
+	o->gid_unused = o->gid_index >= 0 &&
+			(o->peer.family || o->cm_family || o->rdma_cm);
+	if (o->bidir && o->peer.family) {
+		fprintf(stderr, "%s: run: -b/--bidirectional: not with --connect: '%s serve' never posts toward its client (the server's QP only receives and answers; its buffers are the only ones the job registers), so run '%s serve' here and 'ibpost run --connect' from the other host as well\n",
+			prog, prog, prog);
 		return -1;
 	}
+	if (o->bidir && o->qps > RUN_MAX_QPS / 2) {
+		fprintf(stderr, "%s: run: -b/--bidirectional runs -q's QPs each way: -q %u is above %u\n",
+			prog, o->qps, RUN_MAX_QPS / 2);
+		return -1;
+	}
+	if (o->bidir && o->pingpong) {
+		fprintf(stderr, "%s: run: -b/--bidirectional with --pingpong: a ping-pong already goes both ways; give one\n",
+			prog);
+		return -1;
+	}
+	if (o->bidir)
+		o->qps *= 2;
 	if (o->cm_port) {
 		if (!o->peer.family) {
 			fprintf(stderr, "%s: run: -p/--cm-port is the port of --connect HOST (the loopback pair needs none)\n",
@@ -673,8 +802,9 @@ static int finish_opts(struct run_opts *o)
 			prog);
 		return -1;
 	}
-	if (o->cm_timeout_set && !o->cm_family && !o->peer.family) {
-		fprintf(stderr, "%s: run: --cm-timeout needs --connect or --cm\n",
+	if (o->cm_timeout_set && !o->cm_family && !o->peer.family &&
+	    !o->rdma_cm) {
+		fprintf(stderr, "%s: run: --cm-timeout needs --connect, --cm or -R\n",
 			prog);
 		return -1;
 	}
@@ -769,7 +899,8 @@ int runopt_parse(int argc, char **argv, struct run_opts *o)
 	*o = (struct run_opts){
 		.op = IBPOST_OP_WRITE, .layout = IBPOST_LAYOUT_EQUAL,
 		.iters = 1000, .warmup = 16, .batch = 1, .qps = 1,
-		.gid_index = -1,
+		.gid_index = -1, .min_bw = -1, .min_mpps = -1,
+		.max_p50_us = -1, .max_p99_us = -1,
 	};
 	rc = opt_parse(&run_cmd, argc, argv, run_set, o);
 	if (rc != OPT_GO)
@@ -843,4 +974,9 @@ void runopt_print(const struct run_opts *o)
 	       o->cm_timeout_ms, o->cm_timeout_set, o->qps);
 	printf("forever=%d\nreport_ms=%u\nreport_set=%d\n", o->forever,
 	       o->report_ms, o->report_set);
+	printf("rdma_cm=%d\nbidir=%d\ngid_unused=%d\nout_json_file=%s\ncpu_util=%d\n",
+	       o->rdma_cm, o->bidir, o->gid_unused,
+	       o->out_json_file ? o->out_json_file : "", o->cpu_util);
+	printf("min_bw=%g\nmin_mpps=%g\nmax_lat_p50_us=%g\nmax_lat_p99_us=%g\n",
+	       o->min_bw, o->min_mpps, o->max_p50_us, o->max_p99_us);
 }

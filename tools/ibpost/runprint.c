@@ -10,17 +10,17 @@
 #include "ibpost.h"
 #include "json.h"
 
-static double bw_mib(const struct ibpost_result *r)
+double run_bw_mib(const struct ibpost_result *r)
 {
 	return r->elapsed_ns ? r->bytes * 1e9 / r->elapsed_ns / 1048576.0 : 0;
 }
 
-static double bw_gbps(const struct ibpost_result *r)
+double run_bw_gbps(const struct ibpost_result *r)
 {
 	return r->elapsed_ns ? r->bytes * 8.0 / r->elapsed_ns : 0;
 }
 
-static double mpps(const struct ibpost_result *r)
+double run_mpps(const struct ibpost_result *r)
 {
 	return r->elapsed_ns ? r->wrs * 1e3 / r->elapsed_ns : 0;
 }
@@ -174,12 +174,42 @@ static void print_header(const struct run_opts *o, const struct ibpost_result *r
 	if (o->pingpong)
 		hl_add(&l, ", ping-pong (t = half a round trip)");
 	hl_end(o, &l);
+	if (o->bidir) {
+		hl_add(&l, "# -b: both directions at once: a loopback's two directions are the same device and port, so each is a QP pair of its own, alike (qp0..qp%u and qp%u..qp%u); the total is both directions",
+		       o->qps / 2 - 1, o->qps / 2, o->qps - 1);
+		hl_end(o, &l);
+	}
+	if (o->rdma_cm && o->cm_family && !o->peer.family) {
+		hl_add(&l, "# -R: the loopback pair connects through rdma_cm to %s",
+		       net_addr_str(addr, sizeof(addr), o->cm_family, o->cm_addr));
+		hl_end(o, &l);
+	}
 	if (o->qps > 1) {
 		hl_add(&l, "# %u QPs at once, qp i on CPU i %% ncpus; total: bytes and WRs summed, bandwidth and rate over the longest elapsed time, t_min and t_max over all QPs, t_avg over all samples, t_median, t_p99 and t_p99.9 of the QPs' latency histograms merged (2 significant digits)",
 		       o->qps);
 		hl_end(o, &l);
 	}
 	print_columns(o);
+}
+
+/*
+ * --cpu-util: the CPU cost of a point after its row (one QP's, or the
+ * total of -q's): % of one CPU (every CPU's busy time over the window),
+ * CPU-seconds per GiB, this process's part of the busy CPU-seconds.
+ */
+static void print_cpu(const struct run_row *w, const char *label)
+{
+	const struct run_cpu *c = &w->cost;
+
+	if (!c->valid) {
+		printf("# %s%scpu: unknown (/proc/stat unreadable)\n",
+		       label ? label : "", label ? ": " : "");
+		return;
+	}
+	/* in RUN_COLS up to "# total: cpu: 1000.0% (64 CPUs), 124.076 ..." */
+	printf("# %s%scpu: %.1f%% (%u CPUs), %.3f CPU-s/GiB; process %.2f of %.2f CPU-s; server: n/a\n",
+	       label ? label : "", label ? ": " : "", runcpu_pct(c), c->ncpus,
+	       runcpu_s_per_gib(c, w->res.bytes), c->proc_s, c->busy_s);
 }
 
 /* One table row; @label (qp0, ..., total) in a first column with -q. */
@@ -204,7 +234,7 @@ static void print_row(const struct run_opts *o, const struct run_row *w,
 		printf("%-8llu %3u %9llu %9.*f %7.3f %7.2f %7.2f %7.2f %7.2f %7.2f %s\n",
 		       w->bytes, w->num_sge, (unsigned long long)r->wrs,
 		       o->report_gbits ? 3 : 2,
-		       o->report_gbits ? bw_gbps(r) : bw_mib(r), mpps(r),
+		       o->report_gbits ? run_bw_gbps(r) : run_bw_mib(r), run_mpps(r),
 		       r->lat_min_ns / 1e3, r->lat_median_ns / 1e3,
 		       r->lat_p99_ns / 1e3, r->lat_p999_ns / 1e3,
 		       r->lat_max_ns / 1e3, v);
@@ -215,14 +245,16 @@ static void print_row(const struct run_opts *o, const struct run_row *w,
 		printf("%-9llu %5u %9llu ", w->bytes, w->num_sge,
 		       (unsigned long long)r->wrs);
 		if (!o->report_gbits)
-			printf("%11.2f ", bw_mib(r));
+			printf("%11.2f ", run_bw_mib(r));
 		printf("%9.3f %13.6f %10.2f %12.2f %10.2f %10.2f %12.2f %10.2f  %s%s\n",
-		       bw_gbps(r), mpps(r), r->lat_min_ns / 1e3,
+		       run_bw_gbps(r), run_mpps(r), r->lat_min_ns / 1e3,
 		       r->lat_median_ns / 1e3, r->lat_avg_ns / 1e3,
 		       r->lat_p99_ns / 1e3, r->lat_p999_ns / 1e3,
 		       r->lat_max_ns / 1e3, v,
 		       r->interrupted && !o->forever ? " (interrupted)" : "");
 	}
+	if (o->cpu_util && (label ? w->total : true))
+		print_cpu(w, label);
 	if (r->lat_samples_capped && o->wide)
 		printf("# %s%s%llu latency samples: t_median, t_p99, t_p99.9 from the histogram (2 significant digits) beyond %llu samples kept whole\n",
 		       label ? label : "", label ? ": " : "",
@@ -327,6 +359,10 @@ static void json_peer_params(const struct run_opts *o)
 		json_u64(&js, "cm_timeout_ms", o->cm_timeout_ms);
 	if (o->qps > 1)
 		json_u64(&js, "qps", o->qps);
+	if (o->bidir)
+		json_bool(&js, "bidirectional", true);
+	if (o->rdma_cm)
+		json_bool(&js, "rdma_cm", true);
 }
 
 /* The document's opening: the device, the parameters, "results": [. */
@@ -410,9 +446,9 @@ static void json_lat(const char *key, const struct ibpost_result *r)
 static void json_rates(const struct ibpost_result *r)
 {
 	json_u64(&js, "elapsed_ns", r->elapsed_ns);
-	json_dbl(&js, "bw_mib_s", bw_mib(r), 3);
-	json_dbl(&js, "bw_gbps", bw_gbps(r), 4);
-	json_dbl(&js, "mpps", mpps(r), 6);
+	json_dbl(&js, "bw_mib_s", run_bw_mib(r), 3);
+	json_dbl(&js, "bw_gbps", run_bw_gbps(r), 4);
+	json_dbl(&js, "mpps", run_mpps(r), 6);
 }
 
 static void json_wc(const struct ibpost_result *r)
@@ -431,6 +467,29 @@ static void json_wc(const struct ibpost_result *r)
 	json_str(&js, "status", out_wc_status(r->first_err_status));
 	json_u64(&js, "vendor_err", r->first_err_vendor);
 	json_u64(&js, "wr", r->first_err_wr);
+	json_end(&js);
+}
+
+/* --cpu-util: "cpu", the cost of the point's window (this host's). */
+static void json_cpu(const struct run_opts *o, const struct run_row *w)
+{
+	const struct run_cpu *c = &w->cost;
+
+	if (!o->cpu_util)
+		return;
+	if (!c->valid) {
+		json_null(&js, "cpu");
+		return;
+	}
+	json_obj(&js, "cpu");
+	json_str(&js, "source", "/proc/stat");
+	json_u64(&js, "ncpus", c->ncpus);
+	json_dbl(&js, "wall_s", c->wall_s, 3);
+	json_dbl(&js, "busy_s", c->busy_s, 3);
+	json_dbl(&js, "process_s", c->proc_s, 3);
+	json_dbl(&js, "pct", runcpu_pct(c), 2);
+	json_dbl(&js, "s_per_gib", runcpu_s_per_gib(c, w->res.bytes), 4);
+	json_null(&js, "server");
 	json_end(&js);
 }
 
@@ -480,6 +539,8 @@ static void json_row(const struct run_opts *o, const struct run_row *w)
 		json_u64(&js, "peer_conn", r->peer_conn);
 		json_u64(&js, "peer_msgs", r->peer_msgs);
 	}
+	if (w->qp < 0)
+		json_cpu(o, w);
 	if (w->reason != IBPOST_R_NONE)
 		json_str(&js, "error", ctl_reason_str(w->reason));
 	json_end(&js);
@@ -527,14 +588,29 @@ static void json_total(const struct run_opts *o, const struct run_row *w,
 	json_bool(&js, "interrupted", r->interrupted);
 	if (o->peer.family)
 		json_u64(&js, "peer_msgs", r->peer_msgs);
+	json_cpu(o, w);
 	json_end(&js);
 	json_end(&js);
 }
 
-/* --csv: the one header row. */
-void runprint_csv_header(void)
+/* --csv: the one header row (--cpu-util: two columns more). */
+void runprint_csv_header(const struct run_opts *o)
 {
-	printf("device,op,qp,bytes,num_sge,iters,elapsed_ns,bw_mib_s,bw_gbps,mpps,lat_min_ns,lat_median_ns,lat_avg_ns,lat_stdev_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,wc_errors,verify_errors,sq_max_used,interrupted\n");
+	printf("device,op,qp,bytes,num_sge,iters,elapsed_ns,bw_mib_s,bw_gbps,mpps,lat_min_ns,lat_median_ns,lat_avg_ns,lat_stdev_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,wc_errors,verify_errors,sq_max_used,interrupted%s\n",
+	       o->cpu_util ? ",cpu_pct,cpu_s_per_gib" : "");
+}
+
+/* --csv --cpu-util: the two columns of a row (empty: none or unknown). */
+static void csv_cpu(const struct run_opts *o, const struct run_row *w,
+		    bool result)
+{
+	if (!o->cpu_util)
+		return;
+	if (result && w->cost.valid)
+		printf(",%.2f,%.4f", runcpu_pct(&w->cost),
+		       runcpu_s_per_gib(&w->cost, w->res.bytes));
+	else
+		printf(",,");
 }
 
 /* --csv: one result; @label "" (one QP), qp0, ... or total. */
@@ -544,11 +620,11 @@ static void csv_row(const struct run_opts *o, const struct run_row *w,
 	const struct ibpost_result *r = &w->res;
 
 	/* device names are one word without commas (IB_DEVICE_NAME_MAX) */
-	printf("%s,%s,%s,%llu,%u,%llu,%llu,%.3f,%.4f,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%u,%u,%u,%d\n",
+	printf("%s,%s,%s,%llu,%u,%llu,%llu,%.3f,%.4f,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%u,%u,%u,%d",
 	       o->dev, out_op_name(o->op), label ? label : "", w->bytes,
 	       w->num_sge, (unsigned long long)r->wrs,
-	       (unsigned long long)r->elapsed_ns, bw_mib(r), bw_gbps(r),
-	       mpps(r), (unsigned long long)r->lat_min_ns,
+	       (unsigned long long)r->elapsed_ns, run_bw_mib(r), run_bw_gbps(r),
+	       run_mpps(r), (unsigned long long)r->lat_min_ns,
 	       (unsigned long long)r->lat_median_ns,
 	       (unsigned long long)r->lat_avg_ns,
 	       (unsigned long long)r->lat_stdev_ns,
@@ -556,6 +632,8 @@ static void csv_row(const struct run_opts *o, const struct run_row *w,
 	       (unsigned long long)r->lat_p999_ns,
 	       (unsigned long long)r->lat_max_ns, r->wc_errors,
 	       r->verify_errors, r->sq_max_used, r->interrupted ? 1 : 0);
+	csv_cpu(o, w, label ? w->total || !*label : true);
+	printf("\n");
 	fflush(stdout);
 }
 
@@ -694,10 +772,10 @@ static void csv_progress(const struct run_opts *o, const struct progress_row *r)
 {
 	double el = r->elapsed_ns;
 
-	printf("%s,%s,progress,%llu,%u,%llu,%llu,%.3f,%.4f,%.6f,,,,,,,,%u,,,0\n",
+	printf("%s,%s,progress,%llu,%u,%llu,%llu,%.3f,%.4f,%.6f,,,,,,,,%u,,,0%s\n",
 	       o->dev, out_op_name(o->op), r->msg_bytes, r->num_sge, r->wrs,
 	       r->elapsed_ns, rate_mib(r->bytes, el), rate_gbps(r->bytes, el),
-	       rate_mpps(r->wrs, el), r->wc_errors);
+	       rate_mpps(r->wrs, el), r->wc_errors, o->cpu_util ? ",," : "");
 }
 
 /*
@@ -725,7 +803,7 @@ void runprint_start(const struct run_opts *o, const struct ibpost_result *r)
 	if (o->json)
 		json_params(o, r->max_inline);
 	else if (o->csv)
-		runprint_csv_header();
+		runprint_csv_header(o);
 	else
 		print_header(o, r);
 }

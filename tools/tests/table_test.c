@@ -233,7 +233,10 @@ static void fill_result(struct ibpost_result *r, unsigned int k)
 static void run_rows(const void *arg)
 {
 	const struct run_case *c = arg;
-	struct run_row w = { .bytes = 4194304, .num_sge = 256, .qp = -1 };
+	struct run_row w = { .bytes = 4194304, .num_sge = 256, .qp = -1,
+			     /* --cpu-util's widest: 1000 % of 64 CPUs */
+			     .cost = { .valid = true, .ncpus = 64, .wall_s = 1,
+				       .busy_s = 10, .proc_s = 11.82 } };
 	char label[8];
 	unsigned int k, n = 4;
 
@@ -278,6 +281,8 @@ static void run_opts_wide(struct run_case *c, bool gbits, bool qps)
 		  o->peer.addr);
 	o->peer.port = 65535;
 	o->qps = qps ? 4 : 1;
+	o->bidir = qps;
+	o->cpu_util = true;
 	o->report_ms = 500;
 	c->qps = qps;
 }
@@ -310,6 +315,13 @@ static void case_run(bool gbits)
 		      !strncmp(row + 1 + (q ? 7 : 0), "4194304  256 123456789 ", 23) &&
 		      strstr(out, " 23.46 ") && !strstr(out, " 34.57 ") &&
 		      (!q || strstr(out, "\ntotal  4194304 ")), what);
+		snprintf(what, sizeof(what),
+			 "run%s%s --cpu-util: its line after the %s",
+			 gbits ? " --report-gbits" : "", q ? " -q 4 -b" : "",
+			 q ? "total (and the -b note)" : "rows");
+		check(strstr(out, q ? "\n# total: cpu: 1000.0% (64 CPUs), " :
+			     "\n# cpu: 1000.0% (64 CPUs), ") &&
+		      (!q || strstr(out, "# -b: both directions at once")), what);
 		c.o.wide = true;
 		capture(run_rows, &c);
 		snprintf(what, sizeof(what), "run --wide%s%s: every column",

@@ -17,6 +17,8 @@ cd "$IBPOST_REPO" || exit 1
 . tools/tests/lib/peer-bw.sh
 # shellcheck source=tools/tests/lib/bench-pair-profile.sh
 . tools/tests/lib/bench-pair-profile.sh
+# shellcheck source=tools/tests/lib/bench-cpu.sh
+. tools/tests/lib/bench-cpu.sh
 
 rig_ibpost_paths
 S=$(rig_arg peer)
@@ -42,16 +44,31 @@ spread() {
 }
 
 rows=() rc=0
-fmt='%-6s %5s %9s %15s %9s %15s %6s %7s\n'
+fmt='%-6s %5s %9s %15s %9s %15s %6s %7s %8s %8s\n'
+# cost T0 FIGURE: CPU-s/GiB of this guest since T0 for a run that moved
+# $iters 64 KiB WRs (n/a when it gave no figure).
+cost() {
+	if [[ -n $2 ]]; then
+		bench_cpu_per_gib "$1" $((PBW_SIZE * iters))
+	else
+		echo n/a
+	fi
+}
 # row OP: REPS runs of each tool in turn, one table row.
 row() {
-	local op=$1 r i=() p=() mi mp ni np ratio
+	local op=$1 r i=() p=() ic=() pc=() mi mp mic mpc ni np ratio t0
 	for ((r = 1; r <= reps; r++)); do
+		t0=$(bench_cpu_ticks)
 		i+=("$(ibpost_bw "$op" "$iters")")
+		ic+=("$(cost "$t0" "${i[-1]}")")
+		t0=$(bench_cpu_ticks)
 		p+=("$(perf_bw "$op" "$iters")")
-		echo "bench: pair $op run $r: ibpost ${i[-1]:-failed}, perftest ${p[-1]:-failed} MiB/s ($((SECONDS - t_start)) s)"
+		pc+=("$(cost "$t0" "${p[-1]}")")
+		echo "bench: pair $op run $r: ibpost ${i[-1]:-failed} (${ic[-1]} CPU-s/GiB), perftest ${p[-1]:-failed} MiB/s (${pc[-1]} CPU-s/GiB) ($((SECONDS - t_start)) s)"
 	done
 	mi=$(printf '%s\n' "${i[@]}" | median)
+	mic=$(printf '%s\n' "${ic[@]}" | median)
+	mpc=$(printf '%s\n' "${pc[@]}" | median)
 	mp=$(printf '%s\n' "${p[@]}" | median)
 	ni=$(printf '%s\n' "${i[@]}" | awk '$1 > 0' | wc -l)
 	np=$(printf '%s\n' "${p[@]}" | awk '$1 > 0' | wc -l)
@@ -59,7 +76,8 @@ row() {
 	[[ $ratio == - ]] && rc=1
 	# shellcheck disable=SC2059 # the format is $fmt
 	rows+=("$(printf "$fmt" "$op" 64K "${mi:--}" "$(printf '%s\n' "${i[@]}" | spread)" \
-		"${mp:--}" "$(printf '%s\n' "${p[@]}" | spread)" "$ratio" "$ni/$np")")
+		"${mp:--}" "$(printf '%s\n' "${p[@]}" | spread)" "$ratio" "$ni/$np" \
+		"${mic:--}" "${mpc:--}")")
 	echo "bench: pair ${rows[-1]}"
 }
 row write
@@ -84,8 +102,10 @@ rmmod ibpost || echo "bench: client: rmmod ibpost failed" >&2
 	echo "# $reps runs of each tool, taken in turn (ibpost, perftest, ibpost, ...): the median and the spread"
 	echo "# (min-max) of each, MiB/s (perftest's 'BW average[MB/sec]' is bytes / 2^20);"
 	echo "# ratio = ibpost / perftest (medians); ok: runs with a figure, ibpost/perftest"
+	echo "# i_cpu, p_cpu: CPU-seconds per GiB in the client guest (every CPU's busy time, /proc/stat,"
+	echo "# over the command; median); the server guest's is not measured"
 	# shellcheck disable=SC2059 # the format is $fmt
-	printf "$fmt" op size ibpost min-max perftest min-max ratio ok
+	printf "$fmt" op size ibpost min-max perftest min-max ratio ok i_cpu p_cpu
 	printf '%s\n' "${rows[@]}"
 } >"$IBPOST_OUT/bench-pair.txt"
 cat "$IBPOST_OUT/bench-pair.txt"

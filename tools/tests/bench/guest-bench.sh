@@ -24,6 +24,8 @@ cd "$IBPOST_REPO" || exit 1
 . tools/tests/lib/bench-profile.sh
 # shellcheck source=tools/tests/lib/bench-stats.sh
 . tools/tests/lib/bench-stats.sh
+# shellcheck source=tools/tests/lib/bench-cpu.sh
+. tools/tests/lib/bench-cpu.sh
 rig_load_rxe || exit 1
 rig_rxe_lo || exit 1
 # Without the module the ibpost column reads n/a; perftest still runs.
@@ -81,7 +83,7 @@ result_line() {
 # perftest TOOL NAME ARGS...: server in the background, client to 127.0.0.1;
 # prints the client's result line (or nothing).
 perftest() {
-	local tool=$1 name=$2 line
+	local tool=$1 name=$2 line t0
 	shift 2
 	port=$((port + 1))
 	if ! command -v "$tool" >/dev/null; then
@@ -89,25 +91,38 @@ perftest() {
 		return 1
 	fi
 	perftest_server "$tool" "$port" "$raw/$name.perftest-server.txt" "$@"
+	t0=$(bench_cpu_ticks)
 	timeout 300 "$tool" -d "$dev" -F -p "$port" "$@" 127.0.0.1 >"$raw/$name.perftest.txt" 2>&1 ||
 		echo "bench: $tool $name failed: $(tail -n1 "$raw/$name.perftest.txt")" >&2
 	wait "$srv"
 	line=$(result_line "$raw/$name.perftest.txt")
+	# CPU-s/GiB of client and server (both in this guest): bytes = size *
+	# #iterations (with -q N the sum of the QPs': 4000 for -q 2 -n 2000)
+	bench_cpu_per_gib "$t0" "$(awk '{ print $1 * $2 }' <<<"${line:-0 0}")" >"$raw/$name.perftest.cpu"
 	[[ -n $line ]] && echo "$line"
 }
 
 # ibpost_rows REGEX NAME ARGS...: one ibpost run; prints its lines that
 # match REGEX (or nothing).
 ibpost_rows() {
-	local re=$1 name=$2
+	local re=$1 name=$2 t0
 	shift 2
+	t0=$(bench_cpu_ticks)
 	# --wide: the fields read below (6 MsgRate, 8 t_median) are the wide table's
 	if ! timeout 600 "$ib" run --wide --dev "$dev" "$@" >"$raw/$name.ibpost.txt" 2>&1; then
 		echo "bench: ibpost $name failed: $(grep -m1 '^ibpost:' "$raw/$name.ibpost.txt")" >&2
+		echo n/a >"$raw/$name.ibpost.cpu"
 		return 1
 	fi
+	# CPU-s/GiB of the command: bytes = the rows' size * iters (one point,
+	# or -q's total)
+	bench_cpu_per_gib "$t0" "$(awk '$1 == "total" { t = $2 * $4 } $1 ~ /^[0-9]+$/ { b += $1 * $3 }
+		END { print t ? t : b + 0 }' "$raw/$name.ibpost.txt")" >"$raw/$name.ibpost.cpu"
 	grep -E "$re" "$raw/$name.ibpost.txt"
 }
+
+# cpu NAME TOOL: the CPU-s/GiB of that run (n/a).
+cpu() { cat "$raw/$1.$2.cpu" 2>/dev/null || echo n/a; }
 
 # ibpost NAME ARGS...: the table rows.
 ibpost() { ibpost_rows '^[0-9]+ ' "$@"; }
@@ -119,19 +134,25 @@ ibpost_total() { ibpost_rows '^total ' "$@"; }
 # once; prints the sum of FIELD of their result lines (4: BW average, 5:
 # MsgRate), n/a if any failed.
 perftest_procs() {
-	local nproc=$1 f=$2 name=$3 k sp=() cp=() sum=0 v
+	local nproc=$1 f=$2 name=$3 k sp=() cp=() sum=0 v t0 bytes=0
 	shift 3
 	for ((k = 0; k < nproc; k++)); do
 		port=$((port + 1))
 		perftest_server ib_write_bw "$port" "$raw/$name.$k.perftest-server.txt" "$@"
 		sp+=("$srv")
 	done
+	t0=$(bench_cpu_ticks)
 	for ((k = 0; k < nproc; k++)); do
 		timeout 300 ib_write_bw -d "$dev" -F -p "$((port - nproc + 1 + k))" "$@" 127.0.0.1 \
 			>"$raw/$name.$k.perftest.txt" 2>&1 &
 		cp+=($!)
 	done
 	wait "${cp[@]}" "${sp[@]}"
+	for ((k = 0; k < nproc; k++)); do
+		bytes=$(awk -v b="$bytes" '{ b += $1 * $2 } END { print b + 0 }' \
+			<<<"$(result_line "$raw/$name.$k.perftest.txt")")
+	done
+	bench_cpu_per_gib "$t0" "$bytes" >"$raw/$name.perftest.cpu"
 	for ((k = 0; k < nproc; k++)); do
 		v=$(field "$(result_line "$raw/$name.$k.perftest.txt")" "$f")
 		[[ $v =~ ^[0-9.]+$ ]] || { echo n/a; return; }
@@ -161,11 +182,12 @@ ratio() {
 	fi
 }
 
-# add TEST SIZE UNIT PERFTEST IBPOST
+# add TEST SIZE UNIT PERFTEST IBPOST [PERFTEST_CPU IBPOST_CPU]: the CPU
+# columns (CPU-s/GiB) on bandwidth rows, '-' elsewhere.
 add() {
 	local r
 	r=$(ratio "$4" "$5")
-	table+=("$(printf '%-14s %8s %-6s %10s %10s %8s' "$1" "$2" "$3" "$4" "$5" "$r")")
+	table+=("$(printf '%-14s %8s %-6s %10s %10s %8s %9s %9s' "$1" "$2" "$3" "$4" "$5" "$r" "${6:--}" "${7:--}")")
 	echo "bench: ${table[-1]}  ($((SECONDS - t_start)) s)"
 }
 
@@ -235,15 +257,18 @@ note "picked for write/send bw rows: --depth $bw_depth (read: the default, 16)"
 # --- side by side ---------------------------------------------------------
 # Bandwidth: perftest BW average vs ibpost BW[MiB/s] (both MiB/s).
 bw() {
-	local test=$1 tool=$2 op=$3 size=$4 n r p=() i=()
+	local test=$1 tool=$2 op=$3 size=$4 n r p=() i=() pc=() ic=()
 	shift 4
 	n=$(iters_for "$size")
 	for ((r = 1; r <= REPS; r++)); do
 		p+=("$(field "$(perftest "$tool" "$test-$size.r$r" -s "$size" -n "$n")" 4)")
+		pc+=("$(cpu "$test-$size.r$r" perftest)")
 		i+=("$(field "$(ibpost "$test-$size.r$r" --op "$op" --size "$size" --iters "$n" "$@")" 4)")
+		ic+=("$(cpu "$test-$size.r$r" ibpost)")
 	done
-	echo "bench: $test $size perftest ${p[*]} / ibpost ${i[*]}"
-	add "$test" "$size" MiB/s "$(median "${p[@]}")" "$(median "${i[@]}")"
+	echo "bench: $test $size perftest ${p[*]} (${pc[*]} CPU-s/GiB) / ibpost ${i[*]} (${ic[*]} CPU-s/GiB)"
+	add "$test" "$size" MiB/s "$(median "${p[@]}")" "$(median "${i[@]}")" \
+		"$(median "${pc[@]}")" "$(median "${ic[@]}")"
 }
 
 for size in 64 4096 65536 1048576; do
@@ -279,17 +304,23 @@ add msgrate-noinline 64 Mpps "$(median "${p[@]}")" "$(median "${i0[@]}")"
 # per_cpu TEST SIZE UNIT PFIELD IFIELD ITERS ARGS...: ARGS are ibpost's.
 per_cpu() {
 	local test=$1 size=$2 unit=$3 pf=$4 f=$5 iters=$6 r p=() pn=() i=() m
+	local pc=() pnc=() ic=() mc=() c=()
 	shift 6
 	for ((r = 1; r <= REPS; r++)); do
 		p+=("$(field "$(perftest ib_write_bw "$test-$size-q$nq.r$r" -s "$size" -n "$iters" -q "$nq")" "$pf")")
+		pc+=("$(cpu "$test-$size-q$nq.r$r" perftest)")
 		pn+=("$(perftest_procs "$nq" "$pf" "$test-$size-${nq}proc.r$r" -s "$size" -n "$iters")")
+		pnc+=("$(cpu "$test-$size-${nq}proc.r$r" perftest)")
 		i+=("$(field "$(ibpost_total "$test-$size-q$nq.r$r" -q "$nq" --op write --size "$size" \
 			--iters "$iters" "$@")" "$f")")
+		ic+=("$(cpu "$test-$size-q$nq.r$r" ibpost)")
 	done
 	echo "bench: $test-q$nq perftest ${p[*]} / $nq processes ${pn[*]} / ibpost ${i[*]}"
 	m=$(median "${i[@]}")
-	add "$test-q$nq" "$size" "$unit" "$(median "${p[@]}")" "$m"
-	add "$test-${nq}proc" "$size" "$unit" "$(median "${pn[@]}")" "$m"
+	# CPU-s/GiB on the bandwidth rows
+	[[ $unit == MiB/s ]] && c=("$(median "${pc[@]}")" "$(median "${pnc[@]}")") mc=("$(median "${ic[@]}")")
+	add "$test-q$nq" "$size" "$unit" "$(median "${p[@]}")" "$m" "${c[@]:0:1}" "${mc[@]}"
+	add "$test-${nq}proc" "$size" "$unit" "$(median "${pn[@]}")" "$m" "${c[@]:1:1}" "${mc[@]}"
 }
 nq=$(nproc)
 if ((nq > 1)); then
@@ -327,18 +358,24 @@ done
 add write_p2c 64 us - "$(median "${p[@]}")"
 
 # SGE sweep: 64 KiB WRITEs split into N equal SGEs (perftest has no SGE knob).
+# Its CPU column is ibpost's own --cpu-util (each point's ioctl window:
+# one command runs them all).
 sges=(1 2 4 8 16 32)
-declare -A sv
+declare -A sv sc
 for ((r = 1; r <= REPS; r++)); do
 	rows=$(ibpost "sge-sweep.r$r" --op write --size 64K --sge "$(IFS=,; echo "${sges[*]}")" \
-		--iters "$(iters_for 65536)" --depth "$bw_depth")
+		--iters "$(iters_for 65536)" --depth "$bw_depth" --cpu-util)
 	for sge in "${sges[@]}"; do
 		sv[$sge]+=" $(field "$(awk -v s="$sge" '$2 == s' <<<"$rows")" 4)"
+		# the "# cpu: ... N CPU-s/GiB; ..." line after the point's row
+		sc[$sge]+=" $(awk -v s="$sge" '$1 ~ /^[0-9]+$/ { cur = $2 == s }
+			cur && /^# cpu: / { for (k = 2; k <= NF; k++) if ($k == "CPU-s/GiB;") print $(k - 1); cur = 0 }' \
+			"$raw/sge-sweep.r$r.ibpost.txt")"
 	done
 done
 for sge in "${sges[@]}"; do
 	# shellcheck disable=SC2086 # a list of values
-	add "write_sge$sge" 65536 MiB/s - "$(median ${sv[$sge]})"
+	add "write_sge$sge" 65536 MiB/s - "$(median ${sv[$sge]})" - "$(median ${sc[$sge]})"
 done
 
 # Where the time goes, one QP each (tools/tests/lib/bench-profile.sh).
@@ -384,8 +421,12 @@ targets+=" $(check 'write_lat 64B median' "$(rat write_lat 64)" '<=' 0.9)"
 	echo "# both half a ping-pong round trip; send_lat: perftest t_typical vs ibpost t_median of one"
 	echo "# SEND post->completion; write_p2c: ibpost post->completion of one WRITE (perftest: none)."
 	echo "# ratio = ibpost / perftest; '-': perftest has no such test."
+	echo "# p_cpu, i_cpu (bandwidth rows): CPU-seconds per GiB moved, perftest and ibpost: every CPU's"
+	echo "# busy time in the guest (/proc/stat) over the command (perftest: client and server), the"
+	echo "# median of the runs; lower is cheaper.  The window holds each command's set-up too, which"
+	echo "# weighs most on the short runs (64 B).  write_sge*: ibpost's --cpu-util (each point's ioctl)."
 	printf '%s\n' "${notes[@]}"
-	printf '%-14s %8s %-6s %10s %10s %8s\n' test size unit perftest ibpost ratio
+	printf '%-14s %8s %-6s %10s %10s %8s %9s %9s\n' test size unit perftest ibpost ratio p_cpu i_cpu
 	printf '%s\n' "${table[@]}"
 	echo "$targets"
 } >"$out/bench.txt"

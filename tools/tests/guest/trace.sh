@@ -17,6 +17,15 @@
 #     ibpost_wc event REM_ACCESS_ERR on the QP the tool names, the server's
 #     connection LOST, and exactly one kernel log line for it, with the
 #     status text and that QP.
+# Then, tracing off, perftest's spellings of issue 29 on the same device:
+#   - -R: the loopback pair through rdma_cm to an address of d0 (the header
+#     names it); -x N HOST and -R HOST against `ibpost serve` run (the note);
+#   - --cpu-util: the JSON figures plausible (above 0, at most 100 % per
+#     CPU, CPU-s/GiB above 0, the process's share within the busy time) and
+#     the text line; -b: two QP pairs, the total both directions;
+#   - --out_json_file: perftest's keys, valid JSON, the figures of the run;
+#   - a threshold missed (--min-bw, --max-lat-p50): exit 3, the line on
+#     stderr, the rows printed; thresholds met: exit 0.
 # TAP on stdout and in $IBPOST_OUT/trace-$IBPOST_KERNEL.tap; its time in
 # $IBPOST_OUT/trace-time-$IBPOST_KERNEL.txt.
 # shellcheck source=tools/tests/lib/suite.sh
@@ -202,6 +211,110 @@ echo 0 >$FAULT
 echo 0 >$T/events/ibpost/enable
 cp "$TMP/trace" "$IBPOST_OUT/trace-events-$IBPOST_KERNEL.txt"
 echo >$T/trace
+
+# --- perftest's spellings (issue 29), tracing off ------------------------------
+# -R on the loopback pair: --cm with d0's first address.
+out=$(run -R --op write --size 4K -n 200 2>&1)
+rc=$?
+if ((rc == 0)) && grep -Eq "^# -R: the loopback pair connects through rdma_cm to ($src)\$" <<<"$out"; then
+	t_ok "-R: the loopback pair through rdma_cm to $(sed -n 's/^# -R: .* to //p' <<<"$out") (d0's)"
+else
+	t_fail "-R: the loopback pair through rdma_cm to an address of d0" "rc $rc: $(head -n 3 <<<"$out" | tr '\n' ' ')"
+fi
+# --cpu-util: one point of 1 s (ticks are 10 ms), JSON.
+out=$(run --op write --size 64K -D 1 --cpu-util --json 2>&1)
+rc=$?
+why=$(python3 -c '
+import json, os, sys
+c = json.loads(sys.stdin.read())["results"][0]["cpu"]
+n = os.cpu_count()
+bad = []
+if c["ncpus"] != n: bad.append("ncpus %s, not %d" % (c["ncpus"], n))
+if not 0 < c["pct"] <= 100 * n: bad.append("pct %s" % c["pct"])
+if not c["s_per_gib"] > 0: bad.append("s_per_gib %s" % c["s_per_gib"])
+if not 0 < c["busy_s"] <= c["wall_s"] * n + 0.01: bad.append("busy_s %s of wall_s %s" % (c["busy_s"], c["wall_s"]))
+# the process time is exact, idle time too on a tickless kernel: 10 % slack
+if not 0 <= c["process_s"] <= c["busy_s"] * 1.1 + 0.05: bad.append("process_s %s" % c["process_s"])
+if c["server"] is not None: bad.append("server %s" % c["server"])
+print("; ".join(bad + [str(c)]) if bad else "pct %.1f, %.3f CPU-s/GiB, process %.2f of %.2f s" % (c["pct"], c["s_per_gib"], c["process_s"], c["busy_s"]))
+' <<<"$out" 2>&1)
+if ((rc == 0)) && [[ $why == pct* ]]; then
+	t_ok "--cpu-util: plausible ($why; $(nproc) CPUs)"
+else
+	t_fail "--cpu-util: plausible" "rc $rc: $why: $(head -c 200 <<<"$out")"
+fi
+# -b: a QP pair each way, the total is both.
+out=$(run -b --op write --size 4K -n 100 --json 2>&1)
+rc=$?
+why=$(python3 -c '
+import json, sys
+p = json.loads(sys.stdin.read())["results"][0]
+q, t = p["qps"], p["total"]
+print("ok" if len(q) == 2 and t["qps_ok"] == 2 and t["iters"] == 200 and t["total_bytes"] == 200 * 4096
+      else "qps %d, total %s" % (len(q), t))' <<<"$out" 2>&1)
+if ((rc == 0)) && [[ $why == ok ]]; then
+	t_ok "-b: two QP pairs, one each way; the total is 200 WRs (both)"
+else
+	t_fail "-b: two QP pairs, the total both" "rc $rc: $why"
+fi
+# --out_json_file: perftest's keys.
+out=$(run --op write --size 4096 -n 100 --out_json --out_json_file "$TMP/p.json" --cpu_util 2>&1)
+rc=$?
+why=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+i, r = d["test_info"], d["results"]
+bad = [k for k in ("test", "Device", "Number_of_qps", "TX_depth", "CQ_Moderation", "Mtu", "Link_type", "Max_inline_data", "rdma_cm_QPs") if k not in i]
+if i.get("Device") != "rxe_d0" or i.get("test") != "RDMA_Write BW Test": bad.append("test_info %s" % i)
+if r.get("MsgSize") != 4096 or r.get("n_iterations") != 100: bad.append("results %s" % r)
+if not r.get("BW_average", 0) > 0 or not r.get("MsgRate", 0) > 0 or not r.get("t_typical", 0) > 0: bad.append("figures %s" % r)
+if not 0 < r.get("CPU_util", 0) <= 100: bad.append("CPU_util %s" % r.get("CPU_util"))
+print("; ".join(bad + [str(d)]) if bad else "BW_average %s MiB/s, CPU_util %s %%" % (r["BW_average"], r["CPU_util"]))
+' "$TMP/p.json" 2>&1)
+if ((rc == 0)) && [[ $why == BW_average* ]]; then
+	t_ok "--out_json_file: perftest's keys, valid JSON ($why)"
+else
+	t_fail "--out_json_file: perftest's keys, valid JSON" "rc $rc: $why"
+fi
+# Thresholds: missed (exit 3, a line each, the rows printed), met (0).
+out=$(run --op write --size 4K -n 200 --min-bw 1000000 --max-lat-p50 0.001 2>"$TMP/err")
+rc=$?
+if ((rc == 3)) && grep -Eq '^4096 +1 +200 ' <<<"$out" &&
+	grep -Eq '^ibpost: run: threshold missed: 4096 bytes, 1 sge: bandwidth [0-9.e+]+ MiB/s below --min-bw 1e\+06$' "$TMP/err" &&
+	grep -Eq '^ibpost: run: threshold missed: 4096 bytes, 1 sge: median latency [0-9.e+]+ us above --max-lat-p50 0.001$' "$TMP/err"; then
+	t_ok "thresholds missed: exit 3, the rows printed, one line per miss"
+else
+	t_fail "thresholds missed: exit 3, the rows printed, one line per miss" "rc $rc: $(tr '\n' '|' <"$TMP/err") $(tail -n 1 <<<"$out")"
+fi
+out=$(run --op write --size 4K -n 200 -w 0.001 -y 0.000001 --max-lat-p99 100000000 --cpu_util 2>&1)
+rc=$?
+if ((rc == 0)) && ! grep -q 'threshold' <<<"$out"; then
+	t_ok "thresholds met: exit 0"
+else
+	t_fail "thresholds met: exit 0" "rc $rc: $(tail -n 2 <<<"$out" | tr '\n' ' ')"
+fi
+if grep -Eq '^# cpu: [0-9.]+% \([0-9]+ CPUs\), [0-9.]+ CPU-s/GiB; process [0-9.]+ of [0-9.]+ CPU-s; server: n/a$' <<<"$out"; then
+	t_ok "--cpu_util: the text line after the row"
+else
+	t_fail "--cpu_util: the text line after the row" "$(tail -n 3 <<<"$out" | tr '\n' ' ')"
+fi
+# Against a server: -x N HOST (accepted, not used) and -R HOST (a no-op).
+"$IBPOST" serve --port $((PORT + 1)) --idle 3000 >"$TMP/serve2.log" 2>&1 &
+spid=$!
+for _ in $(seq 50); do
+	grep -q listening "$TMP/serve2.log" && break
+	sleep 0.1
+done
+out=$(run -x 0 -R -p $((PORT + 1)) --op write --size 4K -n 20 $A4 2>&1)
+rc=$?
+if ((rc == 0)) && grep -Fxq "ibpost: run: note: -x 0 is not used: through rdma_cm (--connect) the source GID is the one of the address" <<<"$out" &&
+	grep -q "^# measures: peer $A4 port $((PORT + 1))" <<<"$out"; then
+	t_ok "perftest -x 0 -R HOST: runs against the server, -x noted as unused"
+else
+	t_fail "perftest -x 0 -R HOST: runs against the server" "rc $rc: $(head -n 3 <<<"$out" | tr '\n' ' ')"
+fi
+kill -INT $spid 2>/dev/null
+wait $spid 2>/dev/null
 ((loaded)) && { rmmod ibpost || t_fail "rmmod ibpost" "busy"; }
 if ((made_link)); then
 	rdma link del rxe_d0

@@ -120,6 +120,44 @@ else
 	t_fail "-x 3 gives gid_index 3, none gives -1 (ibpost's pick)" "$(grep gid_index <<<"$out")"
 fi
 
+# -x N through rdma_cm (perftest's -x N -R HOST, ib_write_bw -x 3 HOST): kept
+# for the output, not sent (rdma_cm takes the GID of the address), and a
+# note says so.
+has "perftest -x N HOST: accepted, not used" "-x 3 192.0.2.1" gid_index=3 gid_unused=1 \
+	connect=192.0.2.1 \
+	"ibpost: run: note: -x 3 is not used: through rdma_cm (--connect) the source GID is the one of the address"
+same "perftest's HOST before the options (getopt permutes)" "192.0.2.1 -x 3" "-x 3 --connect 192.0.2.1"
+has "perftest -x N with --cm: accepted, not used" "--gid-index 0 --cm 192.0.2.1" gid_index=0 \
+	gid_unused=1 cm=192.0.2.1
+has "-x on the loopback pair: used" "-x 1" gid_index=1 gid_unused=0
+
+# perftest's spellings of what issue 29 added: -R, -b, --out_json[_file],
+# --cpu_util, -w/--limit_bw, -y/--limit_msgrate; and the thresholds.
+same "perftest -b" "-b" "--bidirectional"
+has "-b: -q's QPs each way" "-b -q 3" bidir=1 qps=6
+same "perftest -R" "-R" "--rdma-cm" noop
+same "perftest --rdma_cm" "--rdma_cm" "-R" noop
+has "perftest -R HOST: rdma_cm already (a no-op)" "-R 192.0.2.1" rdma_cm=1 connect=192.0.2.1 cm=
+has "perftest -R with --cm: a no-op" "-R --cm 192.0.2.9" rdma_cm=1 cm=192.0.2.9
+same "perftest --out_json" "--out_json" "--out-json"
+has "--out-json: perftest's file name" "--out-json" out_json_file=perftest_out.json
+same "perftest --out_json_file" "--out_json_file r.json" "--out-json-file r.json"
+has "--out_json_file: the file" "--out_json --out_json_file r.json" out_json_file=r.json
+same "perftest --cpu_util" "--cpu_util" "--cpu-util"
+same "perftest -w (--limit_bw)" "-w 100.5" "--min-bw 100.5"
+same "perftest --limit_bw" "--limit_bw 100.5" "--min-bw 100.5"
+same "perftest -y (--limit_msgrate)" "-y 0.25" "--min-mpps 0.25"
+same "perftest --limit_msgrate" "--limit_msgrate 0.25" "--min-mpps 0.25"
+has "thresholds: none by default" "" min_bw=-1 min_mpps=-1 max_lat_p50_us=-1 max_lat_p99_us=-1
+has "thresholds: the four" "--min-bw 10 --min-mpps 0.01 --max-lat-p50 200 --max-lat-p99 900.5" \
+	min_bw=10 min_mpps=0.01 max_lat_p50_us=200 max_lat_p99_us=900.5
+v=$("$IBPOST" run --help)
+if grep -q "^2 bad options, 3 a result missed a threshold" <<<"$v"; then
+	t_ok "run --help: exit status 3, a threshold missed"
+else
+	t_fail "run --help: exit status 3, a threshold missed" "$(grep -A3 '^Exit status' <<<"$v" | tr '\n' ' ')"
+fi
+
 # --- refusals and perftest's options ibpost lacks ---------------------------------
 # refused WANT_LINE ARGS...: exit 2 and WANT_LINE among the output.
 refused() {
@@ -132,17 +170,22 @@ refused() {
 		t_fail "run $*: $want" "exit $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
 	fi
 }
-refused "ibpost: run: -x/--gid-index: with --connect rdma_cm uses the GID of the address; give the address instead" \
-	-d rxe_t0 -x 1 --connect 192.0.2.1
-refused "ibpost: run: -x/--gid-index: with --cm rdma_cm uses the GID of the address; give the address instead" \
-	-d rxe_t0 --gid-index 0 --cm 192.0.2.1
-refused "ibpost: run: perftest's -b (--bidirectional): ibpost has none: a job runs one way (run 'ibpost run --connect' from each host)" -d x -b
+refused "ibpost: run: -b/--bidirectional: not with --connect: 'ibpost serve' never posts toward its client (the server's QP only receives and answers; its buffers are the only ones the job registers), so run 'ibpost serve' here and 'ibpost run --connect' from the other host as well" \
+	-d x -b 192.0.2.1
+refused "ibpost: run: -b/--bidirectional runs -q's QPs each way: -q 33 is above 32" -d x -b -q 33
+refused "ibpost: run: -b/--bidirectional with --pingpong: a ping-pong already goes both ways; give one" -d x -b --pingpong
+refused "ibpost: run: --cm-timeout needs --connect, --cm or -R" -d x --cm-timeout 700
+refused "ibpost: run: bad --min-bw '0': expected MiB/s (Gb/s with --report-gbits) above 0" -d x --min-bw 0
+refused "ibpost: run: bad --min-bw 'nan': expected MiB/s (Gb/s with --report-gbits) above 0" -d x -w nan
+refused "ibpost: run: bad --min-mpps '1x': expected Mpps above 0" -d x --limit_msgrate 1x
+refused "ibpost: run: bad --max-lat-p99 '-5': expected microseconds above 0" -d x --max-lat-p99 -5
+refused "ibpost: run: bad --max-lat-p50 'inf': expected microseconds above 0" -d x --max-lat-p50 inf
+refused "ibpost: run: bad --out-json-file '--json': looks like an option; write ./FILE for a file starting with '-'" -d x --out_json_file --json
+refused "ibpost: run: -R/--rdma-cm: no netdev found for nosuch0 port 1 (its GID table lists none), so no address to connect the loopback pair through rdma_cm; give --cm ADDR, or leave -R out (the pair connects directly)" -d nosuch0 -R
 refused "ibpost: run: perftest's -c (--connection): ibpost has none: RC only" -d x -c RC
-refused "ibpost: run: perftest's -R (--rdma_cm): use --cm ADDR (an address of the device) for the loopback pair; --connect always uses rdma_cm" -d x -R
 refused "ibpost: run: perftest's -H (--report-histogram): use --hist (and --json for every number)" -d x -H
 refused "ibpost: run: perftest's -m (--mtu): ibpost has none: the port's active MTU is used" -d x -m 1024
 refused "ibpost: run: perftest's -e (--events): ibpost has none: the module reaps completions itself" -d x -e
-refused "ibpost: run: perftest's --out_json: use --json (on stdout)" -d x --out_json
 refused "ibpost: run: perftest's --perform_warm_up: use --warmup N" -d x --perform_warm_up
 refused "ibpost: run: --forever runs until a signal: give it, --iters or --duration" -d x --run_infinitely -n 10
 refused "ibpost: run: --forever runs until a signal: give it, --iters or --duration" -d x --forever -D 2
@@ -304,7 +347,8 @@ for c in devices run serve "blk map" "blk unmap" "blk list"; do
 	unknown "$c"
 done
 tbl=$("$IBPOST" run --list-options) miss=
-for a in ib-dev ib-port tx-depth post_list cq-mod inline_size report_gbits all qp run_infinitely; do
+for a in ib-dev ib-port tx-depth post_list cq-mod inline_size report_gbits all qp run_infinitely \
+	rdma_cm out_json out_json_file cpu_util limit_bw limit_msgrate; do
 	grep -qx -- "--$a"$'\t-\talias' <<<"$tbl" || miss+=" --$a"
 done
 [[ $(grep -c $'\thidden$' <<<"$tbl") == 1 ]] || miss+=" hidden:$(grep $'\thidden$' <<<"$tbl" | cut -f1 | tr '\n' ' ')"
@@ -345,6 +389,10 @@ picked "perftest's HOST: the device on lo" bb_up "the route to 127.0.0.1 leaves 
 mkdev "$T/b" aa_down "1: DOWN"
 IBPOST_SYSFS_IB=$T/b refused "ibpost: run: no --dev given and no RDMA device has an ACTIVE port (1 under $T/b); see 'ibpost devices'" --iters 10
 IBPOST_SYSFS_IB=$T/b refused "ibpost: run: no --dev given and no RDMA device has a GID on lo (the route to 127.0.0.1 leaves from it); give --dev, or add one: rdma link add rxe_lo type rxe netdev lo" --connect 127.0.0.1
+# -R with --cm-timeout passes the options (rdma_cm's bound) and finds no
+# address on cc_up's netdev
+IBPOST_SYSFS_IB=$T/a refused "ibpost: run: -R/--rdma-cm: nosuch0 (the netdev of cc_up port 1) has no IPv4 or global IPv6 address for rdma_cm; add one, or leave -R out (the pair connects directly)" -d cc_up -R --cm-timeout 700
+IBPOST_SYSFS_IB=$T/a refused "ibpost: run: -R/--rdma-cm: bb_up port 1 is on lo: rdma_cm binds a loopback address to no RDMA device, so it cannot connect the pair there; leave -R out: the loopback pair connects directly" -R
 mkdev "$T/c" rxe_one "4: ACTIVE" lo
 mkdev "$T/c" rxe_two "4: ACTIVE" lo
 IBPOST_SYSFS_IB=$T/c refused "ibpost: run: no --dev given and lo (the route to 127.0.0.1) is under more than one ACTIVE RDMA device: rxe_one and rxe_two; give --dev" --connect 127.0.0.1

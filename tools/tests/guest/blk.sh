@@ -220,6 +220,7 @@ else
 	t_fail "map --serial db-1.a_b" "$N4"
 fi
 rm -f /run/udev/rules.d/60-ibpost.rules
+blk_config
 # A read-only device: reads work, writes fail before they reach the
 # session (its request count does not move), the data is untouched.
 N3=$($IBPOST blk map --dev rxe_lo --size 4M --queues 1 --depth 4 --read-only 2>&1)

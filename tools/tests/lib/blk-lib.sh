@@ -104,6 +104,43 @@ sys.exit(not (j["error"] == 0 and j["trim"]["total_ios"] == 64 and
               j["write"]["total_ios"] == 64 and j["read"]["total_ios"] == 64))' <<<"$js"
 }
 
+# blk_config: the commands of ibpost-blk.service (tools/systemd) with a
+# config file of two local devices (a comment, a blank line): map
+# --config maps both (found by their serials), again skips both (mapped
+# already), unmap --force --config unmaps both; a line without --serial
+# is refused with FILE:LINE and maps nothing.
+blk_config() {
+	local cfg=/tmp/ibpost-blk.conf out1 out2 out3 rc1 rc2 rc3 n1 n3
+	printf '%s\n' '# two local devices' '' \
+		'--dev rxe_lo --size 4M --queues 1 --depth 4 --serial svc-a' \
+		'--dev rxe_lo --size 4M --read-only --serial svc-b' >"$cfg"
+	out1=$($IBPOST blk map --config "$cfg" 2>&1)
+	rc1=$?
+	n1=$(grep -lx 'svc-[ab]' /sys/block/ibpostb*/ibpost/serial 2>/dev/null | wc -l)
+	out2=$($IBPOST blk map --config "$cfg" 2>&1)
+	rc2=$?
+	out3=$($IBPOST blk unmap --force --config "$cfg" 2>&1)
+	rc3=$?
+	n3=$(grep -lx 'svc-[ab]' /sys/block/ibpostb*/ibpost/serial 2>/dev/null | wc -l)
+	echo "blk.conf: map exit $rc1 ($n1 mapped): $out1 | again exit $rc2: $out2 | unmap exit $rc3 ($n3 left): $out3" >>"$FIG"
+	if [[ $rc1$rc2$rc3 == 000 && $n1 == 2 && $n3 == 0 &&
+		$(grep -c 'mapped already' <<<"$out2") == 2 ]]; then
+		t_ok "blk.conf (the service's commands): 2 devices mapped by serial, mapped again: both skipped, unmap --force --config: none left"
+	else
+		t_fail "blk.conf: map, map again, unmap --force" "exits $rc1 $rc2 $rc3, mapped $n1, left $n3: $(tr '\n' ' ' <<<"$out2")"
+	fi
+	printf '%s\n' '--dev rxe_lo --size 4M --serial svc-c' '--dev rxe_lo --size 4M' >"$cfg"
+	out1=$($IBPOST blk map --config "$cfg" 2>&1)
+	rc1=$?
+	n1=$(grep -lx 'svc-c' /sys/block/ibpostb*/ibpost/serial 2>/dev/null | wc -l)
+	if [[ $rc1 == 2 && $out1 == *"$cfg:2: a device needs --dev, --size and --serial"* && $n1 == 0 ]]; then
+		t_ok "blk.conf: a line without --serial refused with its place ($cfg:2), nothing mapped"
+	else
+		t_fail "blk.conf: a line without --serial refused" "exit $rc1, $n1 mapped: $out1"
+	fi
+	rm -f "$cfg"
+}
+
 # The checksums of every file under a directory.
 sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 

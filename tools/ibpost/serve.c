@@ -97,7 +97,7 @@ static void serve_tail(FILE *f)
 		"\n"
 		"Each text line starts with the local time (2026-12-04T16:40:24.123+0000)\n"
 		"unless standard output is journald's (JOURNAL_STREAM), which stamps\n"
-		"lines itself.\n"
+		"lines itself, or IBPOST_SERVE_STAMP=0 is set (1: always).\n"
 		"\n"
 		"Exit status: 0 stopped by SIGINT or SIGTERM, 1 the kernel refused or\n"
 		"serving stopped, 2 bad options.\n",
@@ -523,14 +523,18 @@ static void json_event(const struct serve_opts *o,
 /*
  * journald stamps the lines it receives: JOURNAL_STREAM is the device and
  * inode of its stream (systemd.exec(5)), which stdout still is when it
- * was not redirected elsewhere.
+ * was not redirected elsewhere.  IBPOST_SERVE_STAMP=0 or 1 decides
+ * instead (a script that reads the lines, a log collector that stamps).
  */
 static bool to_journal(void)
 {
+	const char *force = getenv("IBPOST_SERVE_STAMP");
 	const char *js = getenv("JOURNAL_STREAM");
 	unsigned long long dev, ino;
 	struct stat st;
 
+	if (force && (!strcmp(force, "0") || !strcmp(force, "1")))
+		return *force == '0';
 	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2 ||
 	    fstat(STDOUT_FILENO, &st))
 		return false;

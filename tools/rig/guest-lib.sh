@@ -28,6 +28,10 @@
 # Functions return non-zero on failure (messages on stderr).
 # shellcheck shell=bash
 
+# The suites read serve's lines as they are, without the time it puts
+# before each when its output is not journald's (ibpost(8)).
+export IBPOST_SERVE_STAMP=0
+
 # rig_modprobe MOD...: load each module; skip ones this kernel lacks (built-in ones load as no-ops).
 rig_modprobe() {
 	local m

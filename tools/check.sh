@@ -78,31 +78,27 @@ else
 	record fail "build" "see $out/build.log"
 	finish
 fi
-# host_step TITLE NAME: tools/tests/host/NAME.sh, its TAP rows counted as
-# "NAME: ..." (its log in $out/NAME.log).
+# host_run NAME: tools/tests/host/NAME.sh, its TAP in $out/NAME.tap (its
+# log in $out/NAME.log); host_count NAME: its rows, as "NAME: ...";
+# host_step TITLE NAME: both.
+host_run() {
+	TAP_FILE=$out/$1.tap "tools/tests/host/$1.sh" >"$out/$1.log" 2>&1
+}
+host_count() {
+	if [[ -s $out/$1.tap ]]; then
+		count_tap "$1" "$out/$1.tap"
+	else
+		tail -5 "$out/$1.log"; record fail "$1 results present" "see $out/$1.log"
+	fi
+}
 host_step() {
 	step "$1"
-	TAP_FILE=$out/$2.tap "tools/tests/host/$2.sh" >"$out/$2.log" 2>&1
-	if [[ -s $out/$2.tap ]]; then
-		count_tap "$2" "$out/$2.tap"
-	else
-		tail -5 "$out/$2.log"; record fail "$2 results present" "see $out/$2.log"
-	fi
+	host_run "$2"
+	host_count "$2"
 }
 # The tool's command line on the host (about a second): perftest's
 # spellings against the long options, the hints, --dev picked from sysfs.
 host_step "command line (host)" cli
-# make install into a scratch root, man page, completion, uninstall, and DKMS
-# add/build/install for the stock kernel in DKMS trees of its own (about 15 s
-# plus one module build, 1-3 min).  The stock guest loads what DKMS installed
-# and runs the tool make install laid out (tools/tests/guest/installed.sh).  Before
-# sparse: install.sh builds with W=1 as above, so nothing is rebuilt.
-host_step "install and DKMS (host)" install
-# The Debian packages (make deb), lintian, their files in a scratch root,
-# systemd-analyze verify of the units and the units' commands on example
-# and bad configs (about a minute; after install.sh, whose DKMS sources the
-# package's are compared with).
-host_step "Debian packages (host)" deb
 
 step "sparse"
 if make -s KDIR="$kdir" sparse >"$out/sparse.log" 2>&1 && ! grep -Eq 'warning:|error:' "$out/sparse.log"; then
@@ -209,9 +205,30 @@ guest_status() {
 # boot; every guest's rows are counted here after both end, in one order.
 long=${IBPOST_CHECK_LONG:-0}
 gcheck=tools/tests/guest/guest-check.sh
+# Beside the first guests: make install into a scratch root, man page,
+# completion, uninstall, and DKMS add/build/install for the stock kernels
+# in DKMS trees of their own (install.sh, 3-5 min: two module builds),
+# then the Debian packages (deb.sh: make deb, lintian, their files in a
+# scratch root, systemd-analyze verify of the units and the units'
+# commands on example and bad configs, about a minute; after install.sh,
+# whose DKMS sources the package's are compared with).  Their builds are
+# copies or build with the flags above (nothing of the tree is rebuilt
+# under the guests); the stock guest, which loads what DKMS installed and
+# runs the tool make install laid out (tools/tests/guest/installed.sh),
+# waits for them.
+step "host: install, DKMS, Debian packages (beside the guests)"
+{
+	host_run install
+	host_run deb
+	touch "$out/host-pkg.done"
+} &
+hostpkg=$!
 step "guests: test (rxe), stock, forcemr | stock-6.12, test (siw)"
 {
 	guest_boot test test 6.1 $((long ? 9000 : 2400)) "rig.part=rxe" "$gcheck"
+	while [[ ! -e $out/host-pkg.done ]] && kill -0 "$hostpkg" 2>/dev/null; do
+		sleep 5
+	done
 	guest_boot stock stock 6.1 $((long ? 9000 : 900)) "" "$gcheck"
 	guest_boot forcemr stock 6.1 900 "ib_core.force_mr=1" "$gcheck"
 } &
@@ -221,7 +238,10 @@ lane1=$!
 	guest_boot test-siw test 6.1 $((long ? 9000 : 1200)) "rig.part=siw" "$gcheck"
 } &
 lane2=$!
-wait "$lane1" "$lane2"
+wait "$lane1" "$lane2" "$hostpkg"
+step "host: install and DKMS, Debian packages"
+host_count install
+host_count deb
 
 # count_guest NAME KIND PREFIX: a guest's exit status, its KUnit suites
 # (test kernel), the TAP files the registry gives it (rows "PREFIX: "; a

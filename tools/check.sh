@@ -231,14 +231,14 @@ step "host: install, DKMS, Debian packages (beside the guests)"
 hostpkg=$!
 step "guests: test (rxe), stock, forcemr | test (siw), stock-6.12"
 {
-	guest_boot test test 6.1 $((long ? 9000 : 2400)) "rig.part=rxe" "$gcheck"
+	guest_boot test test 6.1 $((long ? 9000 : 3000)) "rig.part=rxe" "$gcheck"
 	wait_for "$hostpkg" "$out/host-pkg.done"
 	guest_boot stock stock 6.1 $((long ? 9000 : 900)) "" "$gcheck"
 	guest_boot forcemr stock 6.1 900 "ib_core.force_mr=1" "$gcheck"
 } &
 lane1=$!
 {
-	guest_boot test-siw test 6.1 $((long ? 9000 : 1200)) "rig.part=siw" "$gcheck"
+	guest_boot test-siw test 6.1 $((long ? 9000 : 1800)) "rig.part=siw" "$gcheck"
 	wait_for "$build612" "$out/mod-6.12.rc"
 	guest_boot stock-6.12 stock 6.12 $((long ? 9000 : 1800)) "" "$gcheck"
 } &

@@ -108,6 +108,24 @@ peer_blk_state() {
 	return 1
 }
 
+# peer_blk_fill NAME PAT: 4 MiB of random bytes into PAT and the start of
+# NAME; 1 when the write failed.
+peer_blk_fill() {
+	head -c 4M /dev/urandom >"$2"
+	dd if="$2" of="/dev/$1" bs=1M oflag=direct status=none
+}
+
+# peer_blk_same NAME PAT GOT: the first 4 MiB of NAME (read into GOT) are
+# PAT's bytes.
+peer_blk_same() {
+	dd if="/dev/$1" of="$3" bs=1M count=4 iflag=direct status=none && cmp -s "$2" "$3"
+}
+
+# peer_blk_fio_unverified FOUT: fio's output FOUT names a verify failure.
+peer_blk_fio_unverified() {
+	grep -qi 'verify.*fail\|bad magic\|crc32c: verify' "$1"
+}
+
 # peer_blk_blip S: a device on the server at S port 18522, which keeps a
 # lost session's region for 30 s (peer-server.sh: serve --keep 30), 4 MiB
 # of random data written, then this guest's wire cut for 8 s
@@ -127,8 +145,7 @@ peer_blk_blip() {
 		return
 	fi
 	A=/sys/block/$name/ibpost
-	head -c 4M /dev/urandom >"$pat"
-	if ! dd if="$pat" of="/dev/$name" bs=1M oflag=direct status=none; then
+	if ! peer_blk_fill "$name" "$pat"; then
 		t_fail "blip: 4 MiB written" "dd failed"
 	fi
 	# The second 4 MiB: fio writes them with crc32c across the cut and
@@ -152,7 +169,7 @@ peer_blk_blip() {
 	frc=0
 	wait "$fpid" || frc=$?
 	echo "blip: $st while the wire was cut, then $rcs after $((SECONDS - t0)) s; the read exit $rc, fio exit $frc" >>"$FIG"
-	if [[ $frc == 0 ]] && grep -q 'err= 0' "$fout" && ! grep -qi 'verify.*fail\|bad magic\|crc32c: verify' "$fout"; then
+	if [[ $frc == 0 ]] && grep -q 'err= 0' "$fout" && ! peer_blk_fio_unverified "$fout"; then
 		t_ok "blip: fio's crc32c writes across the cut ended with 0 errors and verified clean"
 	else
 		t_fail "blip: fio --verify=crc32c across the cut" "exit $frc: $(grep -m 3 -iE 'err=|verify|error' "$fout" | tr '\n' ' ')"
@@ -167,7 +184,7 @@ peer_blk_blip() {
 	else
 		t_fail "blip: the read across the blip" "exit $rc, $(cmp "$pat" "$got" 2>&1 | head -n 1)"
 	fi
-	if dd if="/dev/$name" of="$got" bs=1M count=4 iflag=direct status=none && cmp -s "$pat" "$got"; then
+	if peer_blk_same "$name" "$pat" "$got"; then
 		t_ok "blip: the 4 MiB read back after the reconnect are what was written ($(md5sum <"$pat" | cut -c1-32))"
 	else
 		t_fail "blip: the data survives the reconnect" "$(cmp "$pat" "$got" 2>&1 | head -n 1)"
@@ -196,8 +213,7 @@ peer_blk_resets() {
 		return
 	fi
 	A=/sys/block/$name/ibpost
-	head -c 4M /dev/urandom >"$pat"
-	dd if="$pat" of="/dev/$name" bs=1M oflag=direct status=none || t_fail "resets: 4 MiB written" "dd failed"
+	peer_blk_fill "$name" "$pat" || t_fail "resets: 4 MiB written" "dd failed"
 	: >"$fout"
 	t0=$SECONDS
 	for ((i = 1; i <= n; i++)); do
@@ -221,12 +237,12 @@ peer_blk_resets() {
 	else
 		t_fail "resets: $n resets, each reconnected" "reconnects $(cat "$A/reconnects"), failures $rbad, refused again $busy of $n"
 	fi
-	if ((fbad == 0)) && [[ $(grep -c 'err= 0' "$fout") == "$n" ]] && ! grep -qi 'verify.*fail\|bad magic\|crc32c: verify' "$fout"; then
+	if ((fbad == 0)) && [[ $(grep -c 'err= 0' "$fout") == "$n" ]] && ! peer_blk_fio_unverified "$fout"; then
 		t_ok "resets: $n fio runs of crc32c writes, one across each reset, ended with 0 errors and verified clean"
 	else
 		t_fail "resets: fio --verify=crc32c across the resets" "$fbad failed: $(grep -m 3 -iE 'err=|verify|error' "$fout" | grep -v 'err= 0' | tr '\n' ' ')"
 	fi
-	if dd if="/dev/$name" of="$got" bs=1M count=4 iflag=direct status=none && cmp -s "$pat" "$got"; then
+	if peer_blk_same "$name" "$pat" "$got"; then
 		t_ok "resets: the 4 MiB written before them read back as written"
 	else
 		t_fail "resets: the data survives the resets" "$(cmp "$pat" "$got" 2>&1 | head -n 1)"

@@ -272,6 +272,12 @@ static const char *const blk_names[] = { "dev", "size", "queues", "depth",
 					 "reconnect_delay", "ctrl_loss_tmo",
 					 "fast_io_fail_tmo" };
 
+/* Where blk_names[] (and blk_map_args.val[]) hold what the code names. */
+enum {
+	BLK_V_DEV, BLK_V_SIZE, BLK_V_CONNECT = 5, BLK_V_SERVER_PORT,
+	BLK_V_SERIAL = 9,
+};
+
 struct blk_map_args {
 	const char *val[ARRAY_SIZE(blk_names)];
 	char host[64], port[16];
@@ -293,8 +299,8 @@ static int blk_map_set(void *ctx, int key, const char *arg)
 		    blk_connect(arg, m->host, sizeof(m->host), m->port,
 				sizeof(m->port)))
 			return -1;
-		m->val[5] = m->host;
-		m->val[6] = m->port[0] ? m->port : NULL;
+		m->val[BLK_V_CONNECT] = m->host;
+		m->val[BLK_V_SERVER_PORT] = m->port[0] ? m->port : NULL;
 		return 0;
 	}
 	if (!key || !k)
@@ -387,7 +393,7 @@ static int blk_conf_line(void *ctx, unsigned int lineno, int argc,
 			    blk_map_set, &m);
 	if (rc)
 		return rc;
-	if (!m.val[0] || !m.val[1] || !m.val[9]) {
+	if (!m.val[BLK_V_DEV] || !m.val[BLK_V_SIZE] || !m.val[BLK_V_SERIAL]) {
 		fprintf(stderr, "%s: %s:%u: a device needs --dev, --size and --serial\n",
 			prog, argv[0], lineno);
 		return 2;
@@ -399,14 +405,14 @@ static int blk_conf_line(void *ctx, unsigned int lineno, int argc,
 		opt_print_line(stdout, &blk_map_cmd, argc, argv);
 		break;
 	case BLK_CONF_MAP:
-		if (blk_by_serial(m.val[9], name, sizeof(name)))
+		if (blk_by_serial(m.val[BLK_V_SERIAL], name, sizeof(name)))
 			printf("%s (serial %s, mapped already)\n", name,
-			       m.val[9]);
+			       m.val[BLK_V_SERIAL]);
 		else if (blk_map_write(&m))
 			c->rc = 1;
 		break;
 	case BLK_CONF_UNMAP:
-		if (blk_by_serial(m.val[9], name, sizeof(name)) &&
+		if (blk_by_serial(m.val[BLK_V_SERIAL], name, sizeof(name)) &&
 		    blk_unmap_name(name, c->force))
 			c->rc = 1;
 		break;
@@ -450,7 +456,7 @@ static int blk_map(int argc, char **argv)
 			return 1;
 		return blk_conf(m.conf.file, BLK_CONF_MAP, false);
 	}
-	if (optind != argc || !m.val[0] || !m.val[1]) {
+	if (optind != argc || !m.val[BLK_V_DEV] || !m.val[BLK_V_SIZE]) {
 		fprintf(stderr, "%s: blk map: --dev and --size are required, nothing else\n",
 			prog);
 		return 2;

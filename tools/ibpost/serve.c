@@ -523,22 +523,32 @@ static void json_event(const struct serve_opts *o,
 /*
  * journald stamps the lines it receives: JOURNAL_STREAM is the device and
  * inode of its stream (systemd.exec(5)), which stdout still is when it
- * was not redirected elsewhere.  IBPOST_SERVE_STAMP=0 or 1 decides
- * instead (a script that reads the lines, a log collector that stamps).
+ * was not redirected elsewhere.
  */
 static bool to_journal(void)
 {
-	const char *force = getenv("IBPOST_SERVE_STAMP");
 	const char *js = getenv("JOURNAL_STREAM");
 	unsigned long long dev, ino;
 	struct stat st;
 
-	if (force && (!strcmp(force, "0") || !strcmp(force, "1")))
-		return *force == '0';
 	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2 ||
 	    fstat(STDOUT_FILENO, &st))
 		return false;
 	return st.st_dev == dev && st.st_ino == ino;
+}
+
+/*
+ * Whether text lines start with the time: IBPOST_SERVE_STAMP=0 or 1 says
+ * (a script that reads the lines, a log collector that stamps), else
+ * unless journald stamps them.
+ */
+static bool serve_stamps(void)
+{
+	const char *force = getenv("IBPOST_SERVE_STAMP");
+
+	if (force && (!strcmp(force, "0") || !strcmp(force, "1")))
+		return *force == '1';
+	return !to_journal();
 }
 
 /* @text on stdout, each line after the time when o->stamp. */
@@ -726,7 +736,7 @@ int cmd_serve(int argc, char **argv)
 		if (rc || check)
 			return rc;
 	}
-	o.stamp = !o.json && !to_journal();
+	o.stamp = !o.json && serve_stamps();
 	on_signals();
 	fd = ctl_open();
 	if (fd < 0)

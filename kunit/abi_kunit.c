@@ -76,7 +76,10 @@ static void ibpost_reason_cap_test(struct kunit *test)
 	/* ... then a kept region that is gone (issue 27). */
 	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_REGION_LOST,
 			(u32)IBPOST_R_NO_JOB + 1);
-	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_REGION_LOST + 1);
+	/* ... then the server's CPU time without a server (issue 29). */
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_PEER_CPU,
+			(u32)IBPOST_R_REGION_LOST + 1);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_PEER_CPU + 1);
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_REGION_LOST),
 			   "region lost: the server no longer has the session's region (restarted, or its keep time ran out)");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_NO_JOB),

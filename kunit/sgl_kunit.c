@@ -422,6 +422,7 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	{ "valid inline at max_inline", { { RF_FLAGS, IBPOST_RUN_FLAGS &
 					    ~(IBPOST_RUN_PINGPONG |
 					      IBPOST_RUN_PEER |
+					      IBPOST_RUN_PEER_CPU |
 					      IBPOST_RUN_GID) },
 					  { RF_CM_FAMILY, AF_INET },
 					  { RF_HIST, 4096 },
@@ -480,6 +481,12 @@ static const struct ibpost_run_case ibpost_run_cases[] = {
 	  -EINVAL, IBPOST_R_HIST, IBPOST_RUN_HIST, 0 },
 	{ "valid IBPOST_RUN_HIST with hist", { { RF_FLAGS, IBPOST_RUN_HIST },
 					       { RF_HIST, 4096 } } },
+	{ "IBPOST_RUN_PEER_CPU without IBPOST_RUN_PEER",
+	  { { RF_FLAGS, IBPOST_RUN_PEER_CPU } },
+	  -EINVAL, IBPOST_R_PEER_CPU, IBPOST_RUN_PEER_CPU, 0 },
+	{ "valid IBPOST_RUN_PEER_CPU with IBPOST_RUN_PEER",
+	  { { RF_FLAGS, IBPOST_RUN_PEER | IBPOST_RUN_PEER_CPU },
+	    { RF_CM_FAMILY, AF_INET } } },
 	{ "cm_port without IBPOST_RUN_PEER", { { RF_CM_PORT, 7 } },
 	  -EINVAL, IBPOST_R_CM_ADDR, 7, 0 },
 	{ "cm_port with IBPOST_RUN_CM", { { RF_FLAGS, IBPOST_RUN_CM },

@@ -2,7 +2,7 @@
 /*
  * KUnit: what a peer sends `ibpost serve`, checked (module/lib/wire.c), the
  * server's answer to a session as its client checks it, the chunks of a
- * region (ibpost_target_chunk()), and who may connect (module/lib/allow.c).  Every malformed case the server must
+ * region (ibpost_target_chunk()), the server's CPU time in a result, and who may connect (module/lib/allow.c).  Every malformed case the server must
  * refuse, with its reason, value and limit, and the well-formed ones it
  * must take.
  */
@@ -459,6 +459,81 @@ static void ibpost_wire_order_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_NONE);
 }
 
+/* ---- the server's CPU time in a result ---- */
+
+/* Check @w; on a refusal, the value and limit it names. */
+static int cpu_get(const struct ibpost_wire_cpu *w, struct ibpost_result *res,
+		   u64 *value, u64 *limit)
+{
+	struct ibpost_status st = {};
+	int ret = ibpost_wire_cpu_get(w, res, &st);
+
+	*value = st.value;
+	*limit = st.limit;
+	if (ret && st.reason != IBPOST_R_PEER_PROTO)
+		return -EINVAL;
+	return ret;
+}
+
+static void ibpost_wire_cpu_test(struct kunit *test)
+{
+	struct ibpost_result res = {};
+	struct ibpost_wire_cpu w;
+	u64 v, l;
+
+	/* What a server puts: clamped to what the checks accept. */
+	ibpost_wire_cpu_put(&w, 1000, 2500, 400, 2);
+	KUNIT_EXPECT_EQ(test, cpu_get(&w, &res, &v, &l), 0);
+	KUNIT_EXPECT_EQ(test, res.peer_cpu_wall_ns, 1000ULL);
+	KUNIT_EXPECT_EQ(test, res.peer_cpu_busy_ns, 2000ULL);
+	KUNIT_EXPECT_EQ(test, res.peer_cpu_thread_ns, 400ULL);
+	KUNIT_EXPECT_EQ(test, res.peer_cpu_ncpus, 2U);
+	ibpost_wire_cpu_put(&w, 1000, 10, 1001, 0);
+	KUNIT_EXPECT_EQ(test, cpu_get(&w, &res, &v, &l), 0);
+	KUNIT_EXPECT_EQ(test, res.peer_cpu_thread_ns, 1000ULL);
+	KUNIT_EXPECT_EQ(test, res.peer_cpu_ncpus, 1U);
+	/* window * CPUs past 2^64: no wrap, any busy time fits */
+	ibpost_wire_cpu_put(&w, U64_MAX, U64_MAX, 0, 8);
+	KUNIT_EXPECT_EQ(test, cpu_get(&w, &res, &v, &l), 0);
+	KUNIT_EXPECT_EQ(test, res.peer_cpu_busy_ns, U64_MAX);
+
+	/* What a hostile server may send: each field past its bound. */
+	memset(&res, 0, sizeof(res));
+	ibpost_wire_cpu_put(&w, 1000, 0, 0, 4);
+	w.ncpus = 0;
+	KUNIT_EXPECT_EQ(test, cpu_get(&w, &res, &v, &l), -EPROTO);
+	KUNIT_EXPECT_EQ(test, v, 0ULL);
+	KUNIT_EXPECT_EQ(test, l, (u64)IBPOST_WIRE_MAX_CPUS);
+	w.ncpus = cpu_to_be32(IBPOST_WIRE_MAX_CPUS + 1);
+	KUNIT_EXPECT_EQ(test, cpu_get(&w, &res, &v, &l), -EPROTO);
+	KUNIT_EXPECT_EQ(test, v, IBPOST_WIRE_MAX_CPUS + 1ULL);
+	w.ncpus = cpu_to_be32(4);
+	w.busy_ns = cpu_to_be64(4001);
+	KUNIT_EXPECT_EQ(test, cpu_get(&w, &res, &v, &l), -EPROTO);
+	KUNIT_EXPECT_EQ(test, v, 4001ULL);
+	KUNIT_EXPECT_EQ(test, l, 4000ULL);
+	w.busy_ns = cpu_to_be64(4000);
+	w.thread_ns = cpu_to_be64(1001);
+	KUNIT_EXPECT_EQ(test, cpu_get(&w, &res, &v, &l), -EPROTO);
+	KUNIT_EXPECT_EQ(test, v, 1001ULL);
+	KUNIT_EXPECT_EQ(test, l, 1000ULL);
+	w.thread_ns = cpu_to_be64(1000);
+	w.pad = cpu_to_be32(1);
+	KUNIT_EXPECT_EQ(test, cpu_get(&w, &res, &v, &l), -EPROTO);
+	KUNIT_EXPECT_EQ(test, v, 1ULL);
+	/* Nothing was taken from a refused record. */
+	KUNIT_EXPECT_EQ(test, res.peer_cpu_ncpus, 0U);
+	KUNIT_EXPECT_EQ(test, res.peer_cpu_wall_ns, 0ULL);
+	w.pad = 0;
+	KUNIT_EXPECT_EQ(test, cpu_get(&w, &res, &v, &l), 0);
+	KUNIT_EXPECT_EQ(test, res.peer_cpu_busy_ns, 4000ULL);
+	/* The result's size follows the job's flag. */
+	KUNIT_EXPECT_EQ(test, ibpost_wire_result_size(IBPOST_WIRE_VERIFY),
+			sizeof(struct ibpost_wire_result));
+	KUNIT_EXPECT_EQ(test, ibpost_wire_result_size(IBPOST_WIRE_CPU),
+			sizeof(struct ibpost_wire_result) + 32);
+}
+
 /* ---- who may connect ---- */
 
 /* May a client of address @a (IPv4 or IPv6 text) connect? */
@@ -557,6 +632,7 @@ static struct kunit_case ibpost_wire_cases[] = {
 	KUNIT_CASE(ibpost_wire_chunk_test),
 	KUNIT_CASE(ibpost_wire_ready_region_test),
 	KUNIT_CASE(ibpost_wire_order_test),
+	KUNIT_CASE(ibpost_wire_cpu_test),
 	KUNIT_CASE(ibpost_allow_match_test),
 	KUNIT_CASE(ibpost_allow_check_test),
 	{}

@@ -29,7 +29,7 @@
 
 static_assert(sizeof(struct ibpost_dev_attr) == IBPOST_DEV_ATTR_SIZE_VER0);
 static_assert(sizeof(struct ibpost_dev_list) == IBPOST_DEV_LIST_SIZE_VER0);
-static_assert(sizeof(struct ibpost_run) == IBPOST_RUN_SIZE_VER0);
+static_assert(sizeof(struct ibpost_run) == IBPOST_RUN_SIZE_VER1);
 static_assert(sizeof(struct ibpost_progress) == IBPOST_PROGRESS_SIZE_VER0);
 
 /* Copy the status back; the caller's struct is known to hold it. */

@@ -144,6 +144,8 @@
  *	--keep``) ran out, or it never kept regions; @value is the session,
  *	@limit its generation.  The data that was there is gone: a consumer
  *	must not go on as if a new, zeroed region held it.
+ * @IBPOST_R_PEER_CPU: IBPOST_RUN_PEER_CPU without IBPOST_RUN_PEER: only
+ *	a server can report its CPU time.
  * @IBPOST_R_MAX: number of codes (not a code).
  */
 enum ibpost_reason {
@@ -213,6 +215,7 @@ enum ibpost_reason {
 	IBPOST_R_HIST,
 	IBPOST_R_NO_JOB,
 	IBPOST_R_REGION_LOST,
+	IBPOST_R_PEER_CPU,
 	IBPOST_R_MAX
 };
 
@@ -284,6 +287,7 @@ enum ibpost_reason {
 	[IBPOST_R_HIST] = "IBPOST_RUN_HIST and the histogram pointer (hist) go together", \
 	[IBPOST_R_NO_JOB] = "no job runs on this file descriptor", \
 	[IBPOST_R_REGION_LOST] = "region lost: the server no longer has the session's region (restarted, or its keep time ran out)", \
+	[IBPOST_R_PEER_CPU] = "the server's CPU time (IBPOST_RUN_PEER_CPU) is for a run against a server (IBPOST_RUN_PEER)", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
@@ -493,10 +497,17 @@ struct ibpost_dev_list {
  * &struct ibpost_run.hist when the run ends.
  */
 #define IBPOST_RUN_HIST		(1U << 6)
+/**
+ * IBPOST_RUN_PEER_CPU - with IBPOST_RUN_PEER: ask the server for its CPU
+ * time over the job (&struct ibpost_result.peer_cpu_wall_ns and the
+ * fields after it; ``ibpost run --cpu-util``).  Without IBPOST_RUN_PEER
+ * refused with IBPOST_R_PEER_CPU.
+ */
+#define IBPOST_RUN_PEER_CPU	(1U << 7)
 #define IBPOST_RUN_FLAGS	(IBPOST_RUN_INLINE | IBPOST_RUN_VERIFY | \
 				 IBPOST_RUN_CM | IBPOST_RUN_PINGPONG | \
 				 IBPOST_RUN_PEER | IBPOST_RUN_GID | \
-				 IBPOST_RUN_HIST)
+				 IBPOST_RUN_HIST | IBPOST_RUN_PEER_CPU)
 
 /** rdma_cm port of ``ibpost serve`` when none is given. */
 #define IBPOST_PEER_PORT	18520
@@ -610,6 +621,19 @@ struct ibpost_sge_desc {
  *	log-linear histogram (2 significant digits, see
  *	ibpost_llhist_percentile() in module/lib/llhist.c) and @lat_stdev_ns is
  *	over the samples kept whole.  Uncapped, every figure is exact.
+ * @peer_cpu_wall_ns: IBPOST_RUN_PEER_CPU: the server's window over which
+ *	it counted its CPU time, from its ready to the client's fin; 0 when
+ *	not asked for (or the job ended before the server's result).
+ * @peer_cpu_busy_ns: the time every CPU of the server's host did not idle
+ *	(nor wait for I/O) in that window, summed over its CPUs: the job's
+ *	cost there, the provider's softirq work included, and whatever else
+ *	ran on that host then (as ``/proc/stat`` gives it, and perftest's
+ *	--cpu_util).
+ * @peer_cpu_thread_ns: the CPU time of the server's thread of this
+ *	connection in the window (its receives and byte checks), part of
+ *	@peer_cpu_busy_ns.
+ * @peer_cpu_ncpus: the server's online CPUs counted; 0 when not asked.
+ * @peer_cpu_pad: zero.
  */
 struct ibpost_result {
 	__u64 bytes;
@@ -647,6 +671,11 @@ struct ibpost_result {
 	__u32 qpn;
 	__u32 target_qpn;
 	__u64 lat_samples_capped;
+	__u64 peer_cpu_wall_ns;
+	__u64 peer_cpu_busy_ns;
+	__u64 peer_cpu_thread_ns;
+	__u32 peer_cpu_ncpus;
+	__u32 peer_cpu_pad;
 };
 
 /**
@@ -727,6 +756,8 @@ struct ibpost_run {
 };
 
 #define IBPOST_RUN_SIZE_VER0	856
+/* With the server's CPU time (struct ibpost_result.peer_cpu_*). */
+#define IBPOST_RUN_SIZE_VER1	(IBPOST_RUN_SIZE_VER0 + 32)
 
 #define IBPOST_IOC_RUN		_IOWR(IBPOST_IOC_MAGIC, 0x02, struct ibpost_run)
 

@@ -77,7 +77,7 @@ static void ibpost_ctl_send_done(struct ib_cq *cq, struct ib_wc *wc)
 size_t ibpost_ctl_size(u32 nslots)
 {
 	size_t n = max3(ibpost_wire_ready_size(nslots), IBPOST_WIRE_JOB_MAX,
-			sizeof(struct ibpost_wire_result));
+			ibpost_wire_result_size(IBPOST_WIRE_CPU));
 
 	return PAGE_ALIGN(n);
 }

@@ -160,8 +160,10 @@ static u32 ibpost_peer_build_job(struct ibpost_job *job)
 	if (job->peer.fault & IBPOST_PEER_FAULT_JOB_CONN)
 		m->hdr.conn = cpu_to_be32(7);
 	m->op = cpu_to_be32(run->op);
-	m->flags = cpu_to_be32(run->flags & IBPOST_RUN_VERIFY ?
-			       IBPOST_WIRE_VERIFY : 0);
+	m->flags = cpu_to_be32((run->flags & IBPOST_RUN_VERIFY ?
+				IBPOST_WIRE_VERIFY : 0) |
+			       (run->flags & IBPOST_RUN_PEER_CPU ?
+				IBPOST_WIRE_CPU : 0));
 	m->msg_size = cpu_to_be32(run->msg_size);
 	m->depth = cpu_to_be32(job->depth);
 	m->num_sge = cpu_to_be32(run->num_sge);
@@ -310,11 +312,22 @@ static void ibpost_peer_merge(struct ibpost_job *job,
 {
 	struct ibpost_result *res = &job->run->result;
 	u32 bad = be32_to_cpu(m->verify_errors);
+	int ret;
 
 	res->peer_msgs = be64_to_cpu(m->msgs);
 	if (m->st.err) {
 		ibpost_peer_refused(job, &m->st);
 		return;
+	}
+	if (job->run->flags & IBPOST_RUN_PEER_CPU) {
+		/* ibpost_peer_fin() asked for the bytes of one */
+		ret = ibpost_wire_cpu_get((const struct ibpost_wire_cpu *)(m + 1),
+					  res, &job->run->status);
+		if (ret) {
+			/* the status says which field: keep its value */
+			job->err = ret;
+			return;
+		}
 	}
 	if (!bad)
 		return;
@@ -350,7 +363,11 @@ int ibpost_peer_fin(struct ibpost_job *job)
 		ibpost_job_fail(job, ret, IBPOST_R_POST, IBPOST_STATUS_NONE);
 		return ret;
 	}
-	m = ibpost_peer_answer(job, IBPOST_WIRE_RESULT, sizeof(*m), &len);
+	m = ibpost_peer_answer(job, IBPOST_WIRE_RESULT,
+			       ibpost_wire_result_size(job->run->flags &
+						       IBPOST_RUN_PEER_CPU ?
+						       IBPOST_WIRE_CPU : 0),
+			       &len);
 	if (!m)
 		return job->err;
 	if (!job->err)

@@ -377,6 +377,9 @@ int ibpost_run_check(const struct ibpost_run *r, const struct ibpost_limits *lim
 	if (!(r->flags & IBPOST_RUN_HIST) != !r->hist)
 		return ibpost_refuse(st, IBPOST_R_HIST, IBPOST_STATUS_NONE,
 				     r->flags, 0);
+	if ((r->flags & IBPOST_RUN_PEER_CPU) && !(r->flags & IBPOST_RUN_PEER))
+		return ibpost_refuse(st, IBPOST_R_PEER_CPU, IBPOST_STATUS_NONE,
+				     r->flags, 0);
 	ret = ibpost_run_check_cm(r, st);
 	if (ret)
 		return ret;

@@ -14,6 +14,7 @@
 #include <linux/errno.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
+#include <linux/overflow.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
@@ -25,6 +26,8 @@
 static_assert(offsetof(struct ibpost_wire_job, reserved2) == 52);
 static_assert(offsetof(struct ibpost_wire_job, region_bytes) == 56);
 static_assert(sizeof(struct ibpost_wire_job) == 64);
+static_assert(sizeof(struct ibpost_wire_result) == 88);
+static_assert(sizeof(struct ibpost_wire_cpu) == 32);
 static_assert(offsetof(struct ibpost_wire_ready, slot) == 80);
 
 static int ibpost_wirechk_fail(struct ibpost_status *st, int err, u32 reason,
@@ -271,6 +274,77 @@ int ibpost_wire_ready_region_check(const struct ibpost_wire_ready *m, u32 len,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_ready_region_check);
+
+/**
+ * ibpost_wire_cpu_put() - the server's CPU time over a job, on the wire.
+ * @w: out.
+ * @wall_ns: the window.
+ * @busy_ns: the non-idle time of every CPU in it (clamped to
+ *	@wall_ns * @ncpus: the idle counters and the clock are read apart).
+ * @thread_ns: the connection thread's CPU time in it (clamped to @wall_ns:
+ *	a task's runtime is brought up to date at ticks).
+ * @ncpus: the CPUs counted.
+ */
+void ibpost_wire_cpu_put(struct ibpost_wire_cpu *w, u64 wall_ns,
+			 u64 busy_ns, u64 thread_ns, u32 ncpus)
+{
+	u64 all;
+
+	ncpus = clamp_t(u32, ncpus, 1, IBPOST_WIRE_MAX_CPUS);
+	if (check_mul_overflow(wall_ns, (u64)ncpus, &all))
+		all = U64_MAX;
+	memset(w, 0, sizeof(*w));
+	w->wall_ns = cpu_to_be64(wall_ns);
+	w->busy_ns = cpu_to_be64(min(busy_ns, all));
+	w->thread_ns = cpu_to_be64(min(thread_ns, wall_ns));
+	w->ncpus = cpu_to_be32(ncpus);
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_cpu_put);
+
+/**
+ * ibpost_wire_cpu_get() - the server's CPU time from its result, checked.
+ * @w: what the server sent.
+ * @res: out: its peer_cpu_* fields, set only when every field holds.
+ * @st: out: the field that does not (IBPOST_R_PEER_PROTO: value and limit).
+ *
+ * Return: 0, or -EPROTO: a CPU count of 0 or above IBPOST_WIRE_MAX_CPUS,
+ * busy time above the window times the CPUs, the thread's above the
+ * window, or a pad that is not zero.
+ */
+int ibpost_wire_cpu_get(const struct ibpost_wire_cpu *w,
+			struct ibpost_result *res, struct ibpost_status *st)
+{
+	u64 wall = be64_to_cpu(w->wall_ns), busy = be64_to_cpu(w->busy_ns);
+	u64 thread = be64_to_cpu(w->thread_ns), all;
+	u32 ncpus = be32_to_cpu(w->ncpus);
+
+	if (!ncpus || ncpus > IBPOST_WIRE_MAX_CPUS) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO, ncpus,
+				  IBPOST_WIRE_MAX_CPUS);
+		return -EPROTO;
+	}
+	if (check_mul_overflow(wall, (u64)ncpus, &all))
+		all = U64_MAX;
+	if (busy > all) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO, busy, all);
+		return -EPROTO;
+	}
+	if (thread > wall) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO, thread, wall);
+		return -EPROTO;
+	}
+	if (w->pad) {
+		ibpost_status_set(st, IBPOST_R_PEER_PROTO, be32_to_cpu(w->pad),
+				  0);
+		return -EPROTO;
+	}
+	res->peer_cpu_wall_ns = wall;
+	res->peer_cpu_busy_ns = busy;
+	res->peer_cpu_thread_ns = thread;
+	res->peer_cpu_ncpus = ncpus;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_cpu_get);
 
 /**
  * ibpost_wire_order_check() - may this control message come now?

@@ -170,12 +170,20 @@ struct ibpost_wire_sge {
  * The hello must have said IBPOST_WIRE_HELLO_REGION.
  */
 #define IBPOST_WIRE_SESSION	(1U << 1)
+/*
+ * The client asks for the server's CPU time over the job: the result then
+ * carries a struct ibpost_wire_cpu after its fixed part.  Not with
+ * IBPOST_WIRE_SESSION.
+ */
+#define IBPOST_WIRE_CPU		(1U << 2)
+#define IBPOST_WIRE_JOB_FLAGS	(IBPOST_WIRE_VERIFY | IBPOST_WIRE_SESSION | \
+				 IBPOST_WIRE_CPU)
 
 /**
  * struct ibpost_wire_job - what the client will do (client -> server).
  * @hdr: type IBPOST_WIRE_JOB.
  * @op: IBPOST_OP_*.
- * @flags: IBPOST_WIRE_VERIFY, IBPOST_WIRE_SESSION.
+ * @flags: IBPOST_WIRE_VERIFY, IBPOST_WIRE_SESSION, IBPOST_WIRE_CPU.
  * @msg_size: bytes per message.
  * @depth: as in the hello (must match).
  * @num_sge: SGEs of the sender's layout (patterns are built from it).
@@ -296,6 +304,35 @@ struct ibpost_wire_result {
 	__be16 pad;
 };
 
+/**
+ * struct ibpost_wire_cpu - the server's CPU time over a job (after the
+ *	result's fixed part when the job asked with IBPOST_WIRE_CPU).
+ * @wall_ns: the window, from the server's ready to the client's fin.
+ * @busy_ns: the time the server's online CPUs did not idle (nor wait for
+ *	I/O) in the window, summed over them: at most @wall_ns * @ncpus.
+ * @thread_ns: the connection's thread's CPU time in the window: at most
+ *	@wall_ns.
+ * @ncpus: the online CPUs counted, 1 to IBPOST_WIRE_MAX_CPUS.
+ * @pad: zero.
+ */
+struct ibpost_wire_cpu {
+	__be64 wall_ns;
+	__be64 busy_ns;
+	__be64 thread_ns;
+	__be32 ncpus;
+	__be32 pad;
+};
+
+/* Most CPUs a server may say it has (the kernel's NR_CPUS limit). */
+#define IBPOST_WIRE_MAX_CPUS	8192
+
+/* Bytes of the result of a job with the job flags @flags. */
+static inline size_t ibpost_wire_result_size(u32 flags)
+{
+	return sizeof(struct ibpost_wire_result) +
+	       (flags & IBPOST_WIRE_CPU ? sizeof(struct ibpost_wire_cpu) : 0);
+}
+
 /* Room for the largest job message. */
 #define IBPOST_WIRE_JOB_MAX	(sizeof(struct ibpost_wire_job) + \
 				 2 * IBPOST_WIRE_MAX_SGE * \
@@ -315,6 +352,7 @@ static inline size_t ibpost_wire_ready_size(u32 nslots)
  */
 struct ibpost_sge_desc;
 struct ibpost_status;
+struct ibpost_result;
 
 void ibpost_wire_hdr_init(struct ibpost_wire_hdr *h, u16 type, u32 len,
 			  u32 conn);
@@ -340,6 +378,10 @@ int ibpost_wire_region_check(const struct ibpost_wire_job *m, u16 hello_flags,
 int ibpost_wire_ready_region_check(const struct ibpost_wire_ready *m, u32 len,
 				   u64 bytes, u32 *chunk, u32 *n,
 				   struct ibpost_status *st);
+void ibpost_wire_cpu_put(struct ibpost_wire_cpu *w, u64 wall_ns,
+			 u64 busy_ns, u64 thread_ns, u32 ncpus);
+int ibpost_wire_cpu_get(const struct ibpost_wire_cpu *w,
+			struct ibpost_result *res, struct ibpost_status *st);
 int ibpost_wire_order_check(bool job_running, const void *m, u32 len,
 			    struct ibpost_status *st);
 #endif /* __KERNEL__ */

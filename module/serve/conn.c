@@ -338,10 +338,12 @@ static int ibpost_sconn_counts(struct ibpost_sconn *sc,
 	if (sc->op >= IBPOST_OP_MAX)
 		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_OPCODE, sc->op,
 					 IBPOST_OP_MAX - 1);
-	if (sc->flags & ~(IBPOST_WIRE_VERIFY | IBPOST_WIRE_SESSION))
+	if (sc->flags & ~IBPOST_WIRE_JOB_FLAGS)
 		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_FLAGS,
-					 sc->flags, IBPOST_WIRE_VERIFY |
-					 IBPOST_WIRE_SESSION);
+					 sc->flags, IBPOST_WIRE_JOB_FLAGS);
+	if (ibpost_sconn_session(sc) && (sc->flags & IBPOST_WIRE_CPU))
+		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_FLAGS,
+					 sc->flags, IBPOST_WIRE_SESSION);
 	if (ibpost_sconn_session(sc) &&
 	    (sc->op != IBPOST_OP_WRITE || sc->flags & IBPOST_WIRE_VERIFY))
 		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_OPCODE, sc->op,
@@ -559,6 +561,9 @@ static int ibpost_sconn_ready(struct ibpost_sconn *sc, int err,
 		m->slot[i].rkey = cpu_to_be32(rkey);
 		m->slot[i].length = cpu_to_be32(sc->target.buf.slot_size);
 	}
+	/* The client's --cpu-util counts from here (its first post). */
+	if (!err && (sc->flags & IBPOST_WIRE_CPU))
+		ibpost_cpu_mark(&sc->cpu);
 	ret = ibpost_ctl_send(&sc->ctl, len, false, 0);
 	if (ret)
 		return ibpost_sconn_fail(st, ret, IBPOST_R_POST, 0, 0);
@@ -593,8 +598,10 @@ static int ibpost_sconn_result(struct ibpost_sconn *sc, int err,
 			       struct ibpost_status *st)
 {
 	struct ibpost_wire_result *m = ibpost_ctl_sbuf(&sc->ctl);
+	u32 len = ibpost_wire_result_size(sc->flags);
 	const struct ibpost_target *t = &sc->target;
 	struct ibpost_status none = {};
+	struct ibpost_cpu_cost cost;
 	int ret;
 
 	/* A keep-alive in flight: its completion would race our count. */
@@ -604,8 +611,8 @@ static int ibpost_sconn_result(struct ibpost_sconn *sc, int err,
 		return ret;
 	if (!err && sc->op == IBPOST_OP_WRITE && ibpost_sconn_verify(sc))
 		ibpost_sconn_check_writes(sc);
-	memset(m, 0, sizeof(*m));
-	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_RESULT, sizeof(*m), sc->num);
+	memset(m, 0, len);
+	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_RESULT, len, sc->num);
 	ibpost_wire_st_put(&m->st, err, err ? why : &none);
 	m->msgs = cpu_to_be64(t->msgs);
 	m->bytes = cpu_to_be64(t->bytes);
@@ -615,7 +622,17 @@ static int ibpost_sconn_result(struct ibpost_sconn *sc, int err,
 	m->verify_offset = cpu_to_be32(t->mm.off);
 	m->verify_expected = t->mm.expected;
 	m->verify_got = t->mm.got;
-	ret = ibpost_ctl_send(&sc->ctl, sizeof(*m), false, 0);
+	if (sc->flags & IBPOST_WIRE_CPU) {
+		/* The window: its last byte checked (the fin's slots too). */
+		if (sc->cpu.t_ns)
+			ibpost_cpu_since(&sc->cpu, &cost);
+		else	/* ended before its ready: an empty window */
+			cost = (struct ibpost_cpu_cost){ .ncpus = 1 };
+		ibpost_wire_cpu_put((struct ibpost_wire_cpu *)(m + 1),
+				    cost.wall_ns, cost.busy_ns, cost.thread_ns,
+				    cost.ncpus);
+	}
+	ret = ibpost_ctl_send(&sc->ctl, len, false, 0);
 	if (ret)
 		return ibpost_sconn_fail(st, ret, IBPOST_R_POST, 0, 0);
 	/*

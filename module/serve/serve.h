@@ -18,6 +18,7 @@
 #include "core/ep.h"
 #include "core/pair.h"
 #include "core/ctl.h"
+#include "core/cpustat.h"
 #include "core/device.h"
 #include "core/mr.h"
 #include "lib/sgl.h"
@@ -184,6 +185,8 @@ struct ibpost_srv_rsv {
  * @resumes: how many times the region was taken back.
  * @ending: the thread is ending the connection for good: no resume may
  *	claim it (server's @lock).
+ * @cpu: a job with IBPOST_WIRE_CPU: where its CPU time is counted from
+ *	(its ready; taken by the thread).
  */
 struct ibpost_sconn {
 	enum ibpost_srv_kind kind;
@@ -234,6 +237,7 @@ struct ibpost_sconn {
 	bool resumed;
 	u32 resumes;
 	bool ending;
+	struct ibpost_cpu_mark cpu;
 };
 
 /**

@@ -273,6 +273,7 @@ void runcpu_stop(struct run_cpu_mark *m, struct run_cpu *c);
 double runcpu_pct(const struct run_cpu *c);
 /* CPU-seconds per GiB of @bytes (0 without bytes). */
 double runcpu_s_per_gib(const struct run_cpu *c, unsigned long long bytes);
+void runcpu_peer(const struct ibpost_result *r, struct run_cpu *c);
 
 /* runreport.c: perftest's JSON file, the thresholds */
 /* --out-json-file: the result rows with perftest's keys; 0 or -1 (said). */

@@ -191,6 +191,17 @@ static void add_one(struct ibpost_result *tot, const struct ibpost_result *r)
 	tot->interrupted |= r->interrupted;
 	tot->peer |= r->peer;
 	tot->peer_msgs += r->peer_msgs;
+	/*
+	 * The server's CPU time: each connection's window counts the whole
+	 * host's, so the QPs' windows, which overlap, are not added up: the
+	 * longest stands for them all.  Their threads' times are their own.
+	 */
+	tot->peer_cpu_thread_ns += r->peer_cpu_thread_ns;
+	if (r->peer_cpu_ncpus && r->peer_cpu_wall_ns >= tot->peer_cpu_wall_ns) {
+		tot->peer_cpu_wall_ns = r->peer_cpu_wall_ns;
+		tot->peer_cpu_busy_ns = r->peer_cpu_busy_ns;
+		tot->peer_cpu_ncpus = r->peer_cpu_ncpus;
+	}
 }
 
 /*

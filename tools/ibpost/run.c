@@ -91,6 +91,8 @@ static void fill_run(const struct run_opts *o, struct ibpost_run *r,
 		r->cm_family = o->peer.family;
 		memcpy(r->cm_addr, o->peer.addr, sizeof(r->cm_addr));
 		r->cm_port = o->peer.port;
+		if (o->cpu_util)
+			r->flags |= IBPOST_RUN_PEER_CPU;
 	}
 	r->cm_timeout_ms = o->cm_timeout_ms;
 	if (o->gid_index >= 0 && !o->gid_unused) {

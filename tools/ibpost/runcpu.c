@@ -127,3 +127,19 @@ double runcpu_s_per_gib(const struct run_cpu *c, unsigned long long bytes)
 {
 	return c->valid && bytes ? c->busy_s / (bytes / 1073741824.0) : 0;
 }
+
+/*
+ * The server's CPU time over a peer job (IBPOST_RUN_PEER_CPU) as a run_cpu:
+ * @proc_s is its connection thread's.  Invalid when the result has none.
+ */
+void runcpu_peer(const struct ibpost_result *r, struct run_cpu *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (!r->peer_cpu_ncpus)
+		return;
+	c->valid = true;
+	c->ncpus = r->peer_cpu_ncpus;
+	c->wall_s = r->peer_cpu_wall_ns / 1e9;
+	c->busy_s = r->peer_cpu_busy_ns / 1e9;
+	c->proc_s = r->peer_cpu_thread_ns / 1e9;
+}

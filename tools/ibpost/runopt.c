@@ -437,7 +437,8 @@ static const struct opt run_table[] = {
 	  .help = "CPU cost of each point: every CPU's busy time\n"
 		  "(/proc/stat) over the run, as % of one CPU and\n"
 		  "CPU-seconds per GiB, and this process's share\n"
-		  "(perftest --cpu_util); a server's is not reported" },
+		  "(perftest --cpu_util); with --connect the server's\n"
+		  "too, over the job as it saw it" },
 	{ .name = "cpu_util", .key = OPT_CPU_UTIL, .help = PERFTEST,
 	  .flags = OPT_ALIAS },
 	{ .name = "min-bw", .letter = 'w', .arg = "BW",

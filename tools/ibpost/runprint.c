@@ -197,19 +197,31 @@ static void print_header(const struct run_opts *o, const struct ibpost_result *r
  * total of -q's): % of one CPU (every CPU's busy time over the window),
  * CPU-seconds per GiB, this process's part of the busy CPU-seconds.
  */
-static void print_cpu(const struct run_row *w, const char *label)
+static void print_cpu(const struct run_opts *o, const struct run_row *w,
+		      const char *label)
 {
 	const struct run_cpu *c = &w->cost;
+	struct run_cpu srv;
 
-	if (!c->valid) {
-		printf("# %s%scpu: unknown (/proc/stat unreadable)\n",
+	if (!c->valid)
+		printf("# %s%scpu: unknown (/proc/stat unreadable)",
 		       label ? label : "", label ? ": " : "");
-		return;
-	}
-	/* in RUN_COLS up to "# total: cpu: 1000.0% (64 CPUs), 124.076 ..." */
-	printf("# %s%scpu: %.1f%% (%u CPUs), %.3f CPU-s/GiB; process %.2f of %.2f CPU-s; server: n/a\n",
-	       label ? label : "", label ? ": " : "", runcpu_pct(c), c->ncpus,
-	       runcpu_s_per_gib(c, w->res.bytes), c->proc_s, c->busy_s);
+	else
+		printf("# %s%scpu: %.1f%% (%u CPUs), %.3f CPU-s/GiB; process %.2f of %.2f CPU-s",
+		       label ? label : "", label ? ": " : "", runcpu_pct(c),
+		       c->ncpus, runcpu_s_per_gib(c, w->res.bytes), c->proc_s,
+		       c->busy_s);
+	/* --connect: the server's figures over its window of the job */
+	runcpu_peer(&w->res, &srv);
+	if (!o->peer.family)
+		printf("; server: n/a\n");
+	else if (!srv.valid)
+		printf("; server: not reported\n");
+	else
+		printf("; server: %.1f%% (%u CPUs), %.3f CPU-s/GiB; thread %.2f of %.2f CPU-s\n",
+		       runcpu_pct(&srv), srv.ncpus,
+		       runcpu_s_per_gib(&srv, w->res.bytes), srv.proc_s,
+		       srv.busy_s);
 }
 
 /* One table row; @label (qp0, ..., total) in a first column with -q. */
@@ -254,7 +266,7 @@ static void print_row(const struct run_opts *o, const struct run_row *w,
 		       r->interrupted && !o->forever ? " (interrupted)" : "");
 	}
 	if (o->cpu_util && (label ? w->total : true))
-		print_cpu(w, label);
+		print_cpu(o, w, label);
 	if (r->lat_samples_capped && o->wide)
 		printf("# %s%s%llu latency samples: t_median, t_p99, t_p99.9 from the histogram (2 significant digits) beyond %llu samples kept whole\n",
 		       label ? label : "", label ? ": " : "",
@@ -474,6 +486,7 @@ static void json_wc(const struct ibpost_result *r)
 static void json_cpu(const struct run_opts *o, const struct run_row *w)
 {
 	const struct run_cpu *c = &w->cost;
+	struct run_cpu srv;
 
 	if (!o->cpu_util)
 		return;
@@ -489,7 +502,21 @@ static void json_cpu(const struct run_opts *o, const struct run_row *w)
 	json_dbl(&js, "process_s", c->proc_s, 3);
 	json_dbl(&js, "pct", runcpu_pct(c), 2);
 	json_dbl(&js, "s_per_gib", runcpu_s_per_gib(c, w->res.bytes), 4);
-	json_null(&js, "server");
+	runcpu_peer(&w->res, &srv);
+	if (!srv.valid) {
+		json_null(&js, "server");
+	} else {
+		/* --connect: the server's, over its window of the job */
+		json_obj(&js, "server");
+		json_u64(&js, "ncpus", srv.ncpus);
+		json_dbl(&js, "wall_s", srv.wall_s, 3);
+		json_dbl(&js, "busy_s", srv.busy_s, 3);
+		json_dbl(&js, "thread_s", srv.proc_s, 3);
+		json_dbl(&js, "pct", runcpu_pct(&srv), 2);
+		json_dbl(&js, "s_per_gib",
+			 runcpu_s_per_gib(&srv, w->res.bytes), 4);
+		json_end(&js);
+	}
 	json_end(&js);
 }
 

@@ -23,6 +23,9 @@
 #   - --cpu-util: the JSON figures plausible (above 0, at most 100 % per
 #     CPU, CPU-s/GiB above 0, the process's share within the busy time) and
 #     the text line; -b: two QP pairs, the total both directions;
+#   - --cpu-util against `ibpost serve`: the server's figures come back
+#     (its CPUs, busy time within its window times them, its thread's
+#     within the window, CPU-s/GiB above 0) in JSON and the text line;
 #   - --out_json_file: perftest's keys, valid JSON, the figures of the run;
 #   - a threshold missed (--min-bw, --max-lat-p50): exit 3, the line on
 #     stderr, the rows printed; thresholds met: exit 0.
@@ -312,6 +315,36 @@ if ((rc == 0)) && grep -Fxq "ibpost: run: note: -x 0 is not used: through rdma_c
 	t_ok "perftest -x 0 -R HOST: runs against the server, -x noted as unused"
 else
 	t_fail "perftest -x 0 -R HOST: runs against the server" "rc $rc: $(head -n 3 <<<"$out" | tr '\n' ' ')"
+fi
+# --cpu-util against the server: its figures over its window of the job.
+out=$(run -R -p $((PORT + 1)) --op write --size 64K -D 1 --cpu-util --json $A4 2>&1)
+rc=$?
+why=$(python3 -c '
+import json, os, sys
+c = json.loads(sys.stdin.read())["results"][0]["cpu"]
+s, n = c["server"], os.cpu_count()
+bad = []
+if s is None: bad.append("no server figures")
+else:
+    if s["ncpus"] != n: bad.append("ncpus %s, not %d" % (s["ncpus"], n))
+    if not 0.5 <= s["wall_s"] <= 10: bad.append("wall_s %s for a 1 s job" % s["wall_s"])
+    if not 0 < s["busy_s"] <= s["wall_s"] * n + 0.001: bad.append("busy_s %s" % s["busy_s"])
+    if not 0 <= s["thread_s"] <= s["wall_s"] + 0.001: bad.append("thread_s %s" % s["thread_s"])
+    if not 0 < s["pct"] <= 100 * n: bad.append("pct %s" % s["pct"])
+    if not s["s_per_gib"] > 0: bad.append("s_per_gib %s" % s["s_per_gib"])
+print("; ".join(bad + [str(c)]) if bad else "server %.1f %%, %.3f CPU-s/GiB, thread %.3f of %.3f s in %.2f s" % (s["pct"], s["s_per_gib"], s["thread_s"], s["busy_s"], s["wall_s"]))
+' <<<"$out" 2>&1)
+if ((rc == 0)) && [[ $why == server* ]]; then
+	t_ok "--cpu-util --connect: the server's figures plausible ($why)"
+else
+	t_fail "--cpu-util --connect: the server's figures plausible" "rc $rc: $why: $(head -c 200 <<<"$out")"
+fi
+out=$(run -R -p $((PORT + 1)) --op send --size 4K -n 500 --cpu_util $A4 2>&1)
+rc=$?
+if ((rc == 0)) && grep -Eq '^# cpu: [0-9.]+% \([0-9]+ CPUs\), [0-9.]+ CPU-s/GiB; process [0-9.]+ of [0-9.]+ CPU-s; server: [0-9.]+% \('"$(nproc)"' CPUs\), [0-9.]+ CPU-s/GiB; thread [0-9.]+ of [0-9.]+ CPU-s$' <<<"$out"; then
+	t_ok "--cpu_util --connect: the server's part of the text line"
+else
+	t_fail "--cpu_util --connect: the server's part of the text line" "rc $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"
 fi
 kill -INT $spid 2>/dev/null
 wait $spid 2>/dev/null

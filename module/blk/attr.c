@@ -68,7 +68,9 @@ IBPOST_BLK_ATTR(reconnects, "%u", READ_ONCE(d->reconnects));
 /*
  * A reconnect timer, read and written (root): a write is checked as the
  * map's option (ibpost_blk_check_reconnect()) and applies from the next
- * loss, or the next attempt of one under way, as nvme-rdma's do.
+ * loss, or the next attempt of one under way, as nvme-rdma's do; while
+ * the device reconnects, fast_io_fail_tmo and a ctrl_loss_tmo of 0 (or
+ * one already past) act at once (ibpost_blk_timers_changed()).
  */
 #define IBPOST_BLK_TIMER_ATTR(_name)					\
 static ssize_t _name##_show(struct device *dev,				\
@@ -109,6 +111,7 @@ static ssize_t ibpost_blk_timer_store(struct ibpost_blk_dev *d, size_t off,
 		return ret;
 	}
 	WRITE_ONCE(*(int *)((char *)&d->map + off), v);
+	ibpost_blk_timers_changed(d);
 	return count;
 }
 

@@ -150,6 +150,10 @@ enum ibpost_blk_state {
  * @quiesced: the queue is quiesced by the reconnect (balanced).
  * @failfast: fast_io_fail_tmo expired: requests fail while reconnecting.
  * @sess_failed: the session being opened failed before it went live.
+ * @reconnect: a loss starts a reconnect (connect= and a ctrl_loss_tmo
+ *	other than 0 while the device was last live: a later write of
+ *	ctrl_loss_tmo applies from the next loss, or ends the one under way,
+ *	ibpost_blk_timers_changed()); written under @state_lock.
  */
 struct ibpost_blk_dev {
 	struct list_head node;
@@ -177,6 +181,7 @@ struct ibpost_blk_dev {
 	bool quiesced;
 	bool failfast;
 	bool sess_failed;
+	bool reconnect;
 };
 
 /* struct ibpost_blk_cmd.ended */
@@ -242,6 +247,7 @@ ibpost_blk_session(struct ibpost_blk_dev *d,
 bool ibpost_blk_can_reconnect(const struct ibpost_blk_dev *d);
 void ibpost_blk_lose(struct ibpost_blk_dev *d);
 void ibpost_blk_reconnect_init(struct ibpost_blk_dev *d);
+void ibpost_blk_timers_changed(struct ibpost_blk_dev *d);
 void ibpost_blk_reconnect_stop(struct ibpost_blk_dev *d);
 int ibpost_blk_reconnect_wq_init(void);
 void ibpost_blk_reconnect_wq_exit(void);

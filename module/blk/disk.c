@@ -267,6 +267,7 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 	mutex_init(&d->lock);
 	ibpost_blk_reconnect_init(d);
 	d->map = *m;
+	d->reconnect = m->server[0] && m->ctrl_loss_tmo;
 	d->id = ida_alloc_max(&ibpost_blk_ida, IBPOST_BLK_MAX_DEVS - 1,
 			      GFP_KERNEL);
 	if (d->id < 0) {
@@ -378,7 +379,12 @@ int ibpost_blk_unlist(struct ibpost_blk_dev *d, bool force)
 void ibpost_blk_remove(struct ibpost_blk_dev *d)
 {
 	if (d->added) {
-		if (ibpost_blk_can_reconnect(d))
+		/*
+		 * Any device on a server's memory: one that stopped
+		 * reconnecting since (ctrl_loss_tmo written 0) may still have
+		 * a work queued and its queue quiesced.
+		 */
+		if (d->map.server[0])
 			ibpost_blk_reconnect_stop(d);
 		else
 			WRITE_ONCE(d->state, IBPOST_BLK_ERROR);

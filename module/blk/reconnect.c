@@ -48,14 +48,17 @@ static struct workqueue_struct *ibpost_blk_wq;
  * @d: the device.
  *
  * A device on a server's memory (connect=) with a ctrl_loss_tmo other than
- * 0; a local region has nothing to reconnect to (its session's failure
- * fails the device, as before).
+ * 0 while it was last live; a local region has nothing to reconnect to
+ * (its session's failure fails the device, as before).  Not the timer
+ * itself: once a loss is under way, a write of 0 ends it
+ * (ibpost_blk_timers_changed()); it does not turn the device into one
+ * that fails its requeued I/O in place.
  *
  * Return: true if it does.
  */
 bool ibpost_blk_can_reconnect(const struct ibpost_blk_dev *d)
 {
-	return d->map.server[0] && READ_ONCE(d->map.ctrl_loss_tmo);
+	return READ_ONCE(d->reconnect);
 }
 
 /* Let the queue run again if the loss quiesced it (@sess_lock held). */
@@ -102,12 +105,21 @@ static void ibpost_blk_fail_for_good(struct ibpost_blk_dev *d,
 	ibpost_blk_run_queue(d);
 }
 
-/* A failed attempt: another in reconnect_delay, or the end (ctrl_loss_tmo). */
+/*
+ * A failed attempt: another in reconnect_delay, or the end (ctrl_loss_tmo;
+ * 0, written while reconnecting, ends it at once; -1 never).
+ */
 static void ibpost_blk_retry(struct ibpost_blk_dev *d, int err, u32 reason)
 {
 	unsigned long delay = READ_ONCE(d->map.reconnect_delay) * HZ, deadline;
 	int tmo = READ_ONCE(d->map.ctrl_loss_tmo);
 
+	if (!tmo) {
+		pr_warn("%s: reconnect failed: %d: %s\n", d->disk->disk_name,
+			err, ibpost_blk_reason(reason));
+		ibpost_blk_fail_for_good(d, "ctrl_loss_tmo set to 0");
+		return;
+	}
 	if (tmo > 0) {
 		deadline = d->lost_at + tmo * HZ;
 		if (!time_before(jiffies, deadline)) {
@@ -288,6 +300,49 @@ void ibpost_blk_lose(struct ibpost_blk_dev *d)
 	WRITE_ONCE(d->state, IBPOST_BLK_RECONNECTING);
 	d->lost_at = jiffies;
 	queue_work(ibpost_blk_wq, &d->err_work);
+}
+
+/**
+ * ibpost_blk_timers_changed() - a sysfs write changed a reconnect timer.
+ * @d: the device, added.
+ *
+ * As nvme-rdma's: a live device takes ctrl_loss_tmo from its next loss
+ * (0: it then fails, as one mapped with 0).  While it reconnects,
+ * fast_io_fail_tmo counts from the loss again (a past one fails the
+ * queued I/O now), and a ctrl_loss_tmo of 0 or one already past ends the
+ * reconnect: at once when no attempt is under way, else when it fails.
+ * This is what ``ibpost blk unmap --force`` relies on to give a dead
+ * server up while the device is still held open.
+ *
+ * Context: process context.
+ */
+void ibpost_blk_timers_changed(struct ibpost_blk_dev *d)
+{
+	int tmo = READ_ONCE(d->map.ctrl_loss_tmo);
+	int fail = READ_ONCE(d->map.fast_io_fail_tmo);
+	bool give_up = false;
+	unsigned long flags;
+
+	if (!d->map.server[0])
+		return;
+	/* Under the lock: a loss or an unmap changes @state under it too. */
+	spin_lock_irqsave(&d->state_lock, flags);
+	if (d->state == IBPOST_BLK_LIVE) {
+		WRITE_ONCE(d->reconnect, tmo != 0);
+	} else if (d->state == IBPOST_BLK_RECONNECTING) {
+		if (fail >= 0 && !d->failfast)
+			mod_delayed_work(ibpost_blk_wq, &d->failfast_work,
+					 ibpost_blk_after_loss(d, fail));
+		else if (fail < 0)
+			cancel_delayed_work(&d->failfast_work);
+		/* A pending attempt taken off is ours to end. */
+		if (!tmo || (tmo > 0 && !ibpost_blk_after_loss(d, tmo)))
+			give_up = cancel_delayed_work(&d->reconnect_work);
+	}
+	spin_unlock_irqrestore(&d->state_lock, flags);
+	if (give_up)
+		ibpost_blk_fail_for_good(d, tmo ? "ctrl_loss_tmo expired" :
+					 "ctrl_loss_tmo set to 0");
 }
 
 /**

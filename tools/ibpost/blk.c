@@ -21,8 +21,13 @@
 #define BLK_CTL		"/sys/class/ibpost-blk/ctl"
 #define BLK_SYS		"/sys/block"
 #define BLK_MODULE	"ibpost_blk"
-/* How long 'unmap --force' retries while the device is still open. */
-#define BLK_FORCE_WAIT_S	10
+/*
+ * How long 'unmap --force' retries while the device is still open: the
+ * holder's I/O fails at once, unless a reconnect attempt is under way; that
+ * one ends within its rdma_cm steps (address, route, connect: up to
+ * IBPOST_CM_TIMEOUT_MS, 5 s, each) and fails the device then.
+ */
+#define BLK_FORCE_WAIT_S	30
 
 static void blk_about(FILE *f)
 {

@@ -20,6 +20,13 @@ RDEV=rxe_r
 LIVE=/sys/kernel/debug/ibpost/live
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
+# loop_time WHAT SECONDS N: a loop's time, in races-time-KERNEL.txt (the
+# figures that size make check-long's counts).
+loop_time() {
+	echo "$3 x $1: $2 s ($(echo "scale=1; $2 / $3" | bc) s a loop)" |
+		tee -a "$IBPOST_OUT/races-time-$IBPOST_KERNEL.txt"
+}
+
 loops() { # loops CHECK LONG: the loop count of this run (RACES_LOOPS: any)
 	if [[ -n ${RACES_LOOPS:-} ]]; then
 		echo "$RACES_LOOPS"
@@ -206,6 +213,7 @@ t_ok "ibpost loaded, $RDEV on $ADDR"
 # device reference: rdma link del then hung.
 n=$(loops 3 200)
 bad=0
+tl=$SECONDS
 for ((l = 0; l < n; l++)); do
 	if ! serve_start "$IBPOST_OUT/races-serve.txt"; then
 		bad=$((bad + 1))
@@ -236,6 +244,7 @@ for ((l = 0; l < n; l++)); do
 	kill -INT $cpid 2>/dev/null
 	wait $cpid 2>/dev/null
 done
+loop_time "(serve, 8 connects, SIGINT at once)" $((SECONDS - tl)) "$n"
 [[ $bad == 0 ]] && t_ok "$n x (serve, 8 connects, SIGINT at once): serve ends every time" ||
 	t_fail "$n x (serve, 8 connects, SIGINT at once): serve ends every time" "$bad failed"
 live_zero "after $n serve closes under connects"
@@ -351,6 +360,7 @@ link_up
 # racing, freed the server under it (KASAN).
 n=$(loops 3 100)
 bad=0
+tl=$SECONDS
 for ((l = 0; l < n; l++)); do
 	link_up || { bad=$((bad + 1)); continue; }
 	if ! serve_start "$IBPOST_OUT/races-lost.txt"; then
@@ -366,6 +376,7 @@ for ((l = 0; l < n; l++)); do
 	wait_gone $SERVE_PID 100 || { bad=$((bad + 1)); echo "loop $l: serve still there"; }
 	wait $SERVE_PID 2>/dev/null
 done
+loop_time "(SIGINT to serve + rdma link del at once)" $((SECONDS - tl)) "$n"
 [[ $bad == 0 ]] && t_ok "$n x (SIGINT to serve + rdma link del at once): both end within 10 s" ||
 	t_fail "$n x (SIGINT to serve + rdma link del at once): both end within 10 s" "$bad failed"
 no_splat "serve close racing link del"
@@ -417,6 +428,7 @@ fi
 # what the opener still used.
 n=$(loops 3 50)
 bad=0
+tl=$SECONDS
 for ((l = 0; l < n; l++)); do
 	link_up || { bad=$((bad + 1)); continue; }
 	if ! serve_start "$IBPOST_OUT/races-sess.txt"; then
@@ -443,6 +455,7 @@ for ((l = 0; l < n; l++)); do
 	kill -INT $SERVE_PID
 	wait $SERVE_PID 2>/dev/null
 done
+loop_time "(session with a peer opening, rdma link del)" $((SECONDS - tl)) "$n"
 [[ $bad == 0 ]] && t_ok "$n x (session with a peer opening, rdma link del): link del within 10 s" ||
 	t_fail "$n x (session with a peer opening, rdma link del): link del within 10 s" "$bad failed"
 no_splat "session opens racing link del"

@@ -251,21 +251,29 @@ peer_blk_resets() {
 	t_check "resets: unmap" "$IBPOST" blk unmap "$name"
 }
 
-# peer_blk_rmmod_rc S: two devices on the server at S that reconnect
+# peer_blk_rmmod_rc S: three devices on the server at S that reconnect
 # forever (ctrl_loss_tmo -1) and fail their I/O at once meanwhile
 # (fast_io_fail_tmo 0), this guest's wire cut (peer_blk_cut) under a read
 # of each: io_timeout (3 s) fails their sessions, the reads end with EIO
-# and the devices stay reconnecting; one unmaps, then ibpost_blk unloads
-# with the other still reconnecting, each within 40 s (an attempt in
-# progress: its connect timeout); no task in D state.  The wire is mended.
+# and the devices stay reconnecting.  A third one, given ctrl_loss_tmo 0
+# while it reconnects (what `blk unmap --force` writes), fails for good
+# within PEER_BLK_GIVE_UP_S and unmaps.  One unmaps, then ibpost_blk
+# unloads with the other still reconnecting, each within 40 s (an attempt
+# in progress: its connect timeout); no task in D state.  The wire is
+# mended.
+# Documentation/blk.rst: an attempt under way ends within its rdma_cm
+# steps (5 s each), then the device fails.
+PEER_BLK_GIVE_UP_S=20
 peer_blk_rmmod_rc() {
-	local S=$1 a b pa pb ra=0 rb=0 st t0 rc=0 s1=0 s2=0
-	a=$($IBPOST blk map --dev rxe0 --connect "$S" --size 1M --depth 4 --queues 1 \
-		--reconnect-delay 1 --ctrl-loss-tmo -1 --fast-io-fail-tmo 0 --io-timeout 3 2>&1)
-	b=$($IBPOST blk map --dev rxe0 --connect "$S" --size 1M --depth 4 --queues 1 \
-		--reconnect-delay 1 --ctrl-loss-tmo -1 --fast-io-fail-tmo 0 --io-timeout 3 2>&1)
-	if ! [[ $a == ibpostb* && $b == ibpostb* ]] || ! wait_dev "$a" || ! wait_dev "$b"; then
-		t_fail "maps for unmap and rmmod while reconnecting" "$a $b"
+	local S=$1 a b c pa pb pc ra=0 rb=0 rc3=0 st t0 rc=0 s1=0 s2=0 _
+	local opts=(--dev rxe0 --connect "$S" --size 1M --depth 4 --queues 1 --reconnect-delay 1
+		--ctrl-loss-tmo -1 --fast-io-fail-tmo 0 --io-timeout 3)
+	a=$($IBPOST blk map "${opts[@]}" 2>&1)
+	b=$($IBPOST blk map "${opts[@]}" 2>&1)
+	c=$($IBPOST blk map "${opts[@]}" 2>&1)
+	if ! [[ $a == ibpostb* && $b == ibpostb* && $c == ibpostb* ]] || ! wait_dev "$a" ||
+		! wait_dev "$b" || ! wait_dev "$c"; then
+		t_fail "maps for unmap and rmmod while reconnecting" "$a $b $c"
 		return
 	fi
 	peer_blk_cut on
@@ -273,15 +281,34 @@ peer_blk_rmmod_rc() {
 	pa=$!
 	timeout 60 dd if="/dev/$b" of=/dev/null bs=4k count=1 iflag=direct status=none &
 	pb=$!
+	timeout 60 dd if="/dev/$c" of=/dev/null bs=4k count=1 iflag=direct status=none &
+	pc=$!
 	wait "$pa" || ra=$?
 	wait "$pb" || rb=$?
-	st="$(cat "/sys/block/$a/ibpost/state") $(cat "/sys/block/$b/ibpost/state")"
-	echo "rmmod while reconnecting: reads exit $ra $rb, states $st" >>"$FIG"
-	if [[ $ra == 1 && $rb == 1 && $st == "reconnecting reconnecting" ]]; then
+	wait "$pc" || rc3=$?
+	st="$(cat "/sys/block/$a/ibpost/state") $(cat "/sys/block/$b/ibpost/state") $(cat "/sys/block/$c/ibpost/state")"
+	echo "rmmod while reconnecting: reads exit $ra $rb $rc3, states $st" >>"$FIG"
+	if [[ $ra == 1 && $rb == 1 && $rc3 == 1 && $st == "reconnecting reconnecting reconnecting" ]]; then
 		t_ok "fast_io_fail_tmo 0: the reads behind the cut wire failed, the devices reconnecting"
 	else
-		t_fail "fast_io_fail_tmo 0: the reads failed, the devices reconnecting" "reads exit $ra $rb, states $st"
+		t_fail "fast_io_fail_tmo 0: the reads failed, the devices reconnecting" "reads exit $ra $rb $rc3, states $st"
 	fi
+	t0=$SECONDS
+	echo 0 >"/sys/block/$c/ibpost/ctrl_loss_tmo"
+	for _ in $(seq $((PEER_BLK_GIVE_UP_S * 5))); do
+		st=$(cat "/sys/block/$c/ibpost/state")
+		[[ $st == lost ]] && break
+		sleep 0.2
+	done
+	s1=$((SECONDS - t0))
+	echo "ctrl_loss_tmo 0 while reconnecting: $st after $s1 s" >>"$FIG"
+	if [[ $st == lost ]] && dmesg | grep -q "$c: ctrl_loss_tmo set to 0: the device failed for good"; then
+		t_ok "ctrl_loss_tmo 0 written while reconnecting: the device failed for good after $s1 s (< $PEER_BLK_GIVE_UP_S s)"
+	else
+		t_fail "ctrl_loss_tmo 0 written while reconnecting: failed for good within $PEER_BLK_GIVE_UP_S s" \
+			"state $st after $s1 s: $(dmesg | grep "$c:" | tail -n 2 | tr '\n' ' ')"
+	fi
+	t_check "the device given up unmaps" timeout 60 "$IBPOST" blk unmap "$c"
 	t0=$SECONDS
 	timeout 60 "$IBPOST" blk unmap "$a" || rc=$?
 	s1=$((SECONDS - t0))

@@ -10,7 +10,11 @@
 # device that does not reconnect (ctrl_loss_tmo 0) under fio while the
 # server's host is reset (no disconnect reaches this guest): fio's I/O fails within PEER_BLK_VANISH_S (its
 # requests' retries run out, or io_timeout fails them), the device is in
-# error, new I/O fails at once, no task in D state, it unmaps;
+# error, new I/O fails at once, no task in D state, it unmaps; meanwhile
+# a device that reconnects (port 18522, ctrl_loss_tmo 600), held open by
+# fio, goes on trying the vanished host until `blk unmap --force` gives
+# it up: the unmap returns within FORCE_S, fio's I/O failed, no task in
+# D state (blk_force_dead);
 # ibpost_blk and ibpost unload, nothing of ibpost is left, kmemleak finds
 # nothing (boot.sh checks the console for KASAN, lockdep and the rest).
 # TAP in $IBPOST_OUT/blk-vanish-client.tap, figures in blk-vanish.txt.
@@ -46,6 +50,53 @@ peer_blk_drop "$S"
 # 100 reconnects under KASAN, lockdep and kmemleak (issue 27).
 peer_blk_resets "$S" 100
 
+# Documentation/blk.rst: unmap --force of a device held open while it
+# reconnects to a host that does not answer returns within this (the tool
+# retries for 30 s; an attempt under way ends within its rdma_cm steps).
+FORCE_S=40
+
+# blk_force_dead DEV FPID FOUT: DEV reconnects to the vanished host, fio
+# (FPID, its output FOUT) holds it open: unmap --force ends both.
+blk_force_dead() {
+	local dev=$1 fpid=$2 fout=$3 st='' out rc frc t0 secs _
+	for _ in $(seq 90); do
+		st=$(cat "/sys/block/$dev/ibpost/state" 2>/dev/null)
+		[[ $st == reconnecting ]] && break
+		sleep 1
+	done
+	t0=$(date +%s.%N)
+	out=$(timeout 120 "$IBPOST" blk unmap --force "$dev" 2>&1)
+	rc=$?
+	secs=$(echo "$(date +%s.%N) - $t0" | bc)
+	timeout 30 tail --pid="$fpid" -f /dev/null
+	wait "$fpid"
+	frc=$?
+	echo "unmap --force: state before $st, exit $rc after $secs s, fio exit $frc" >>"$FIG"
+	if [[ $st == reconnecting && $rc == 0 && ! -e /sys/block/$dev ]] &&
+		(($(echo "$secs < $FORCE_S" | bc))); then
+		t_ok "unmap --force of a device held open, reconnecting to the vanished host: unmapped after $secs s (< $FORCE_S s)"
+	else
+		t_fail "unmap --force of a device held open, reconnecting to the vanished host, within $FORCE_S s" \
+			"state before '$st', exit $rc after $secs s: $out"
+	fi
+	if [[ $frc != 0 && $frc != 124 ]] && grep -q 'error' "$fout"; then
+		t_ok "unmap --force: the holder's I/O failed (fio exit $frc)"
+	else
+		t_fail "unmap --force: the holder's I/O failed" "fio exit $frc: $(tail -n 3 "$fout" | tr '\n' ' ')"
+	fi
+	no_dstate "unmap --force"
+}
+
+fdev=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size 4M --depth 8 --queues 1 2>&1)
+ffout=$IBPOST_OUT/fio-force.txt
+fpid=''
+if [[ $fdev == ibpostb* ]] && wait_dev "$fdev"; then
+	timeout 300 fio --name=force --filename="/dev/$fdev" --direct=1 --ioengine=libaio \
+		--rw=randrw --bs=4k --iodepth=4 --time_based --runtime=280 >"$ffout" 2>&1 &
+	fpid=$!
+else
+	t_fail "map for unmap --force" "$fdev"
+fi
 name=$($IBPOST blk map --dev rxe0 --connect "$S" --size $PEER_BLK_VANISH_MARK --depth 8 --queues 2 \
 	--ctrl-loss-tmo 0 2>&1)
 if [[ $name == ibpostb* ]] && wait_dev "$name"; then
@@ -53,6 +104,7 @@ if [[ $name == ibpostb* ]] && wait_dev "$name"; then
 else
 	t_fail "map for the vanishing-server test" "$name"
 fi
+[[ -n $fpid ]] && blk_force_dead "$fdev" "$fpid" "$ffout"
 cat "$FIG"
 t_check "rmmod ibpost_blk" rmmod ibpost_blk
 t_check "no ibpost session left" \

@@ -105,32 +105,41 @@ static void ibpost_blk_fail_for_good(struct ibpost_blk_dev *d,
 	ibpost_blk_run_queue(d);
 }
 
+/* Jiffies from now until @secs seconds after the loss, 0 if past. */
+static unsigned long ibpost_blk_after_loss(struct ibpost_blk_dev *d, int secs)
+{
+	unsigned long at = d->lost_at + secs * HZ;
+
+	return time_before(jiffies, at) ? at - jiffies : 0;
+}
+
 /*
- * A failed attempt: another in reconnect_delay, or the end (ctrl_loss_tmo;
- * 0, written while reconnecting, ends it at once; -1 never).
+ * Whether ctrl_loss_tmo @tmo ends the reconnect now: 0 (written while
+ * reconnecting) or its time since the loss past; -1 never.  @why: the
+ * reason the device then fails with.
  */
+static bool ibpost_blk_loss_over(struct ibpost_blk_dev *d, int tmo,
+				 const char **why)
+{
+	*why = tmo ? "ctrl_loss_tmo expired" : "ctrl_loss_tmo set to 0";
+	return !tmo || (tmo > 0 && !ibpost_blk_after_loss(d, tmo));
+}
+
+/* A failed attempt: another in reconnect_delay, or the end (ctrl_loss_tmo). */
 static void ibpost_blk_retry(struct ibpost_blk_dev *d, int err, u32 reason)
 {
-	unsigned long delay = READ_ONCE(d->map.reconnect_delay) * HZ, deadline;
+	unsigned long delay = READ_ONCE(d->map.reconnect_delay) * HZ;
 	int tmo = READ_ONCE(d->map.ctrl_loss_tmo);
+	const char *why;
 
-	if (!tmo) {
+	if (ibpost_blk_loss_over(d, tmo, &why)) {
 		pr_warn("%s: reconnect failed: %d: %s\n", d->disk->disk_name,
 			err, ibpost_blk_reason(reason));
-		ibpost_blk_fail_for_good(d, "ctrl_loss_tmo set to 0");
+		ibpost_blk_fail_for_good(d, why);
 		return;
 	}
-	if (tmo > 0) {
-		deadline = d->lost_at + tmo * HZ;
-		if (!time_before(jiffies, deadline)) {
-			pr_warn("%s: reconnect failed: %d: %s\n",
-				d->disk->disk_name, err,
-				ibpost_blk_reason(reason));
-			ibpost_blk_fail_for_good(d, "ctrl_loss_tmo expired");
-			return;
-		}
-		delay = min(delay, deadline - jiffies);
-	}
+	if (tmo > 0)
+		delay = min(delay, ibpost_blk_after_loss(d, tmo));
 	pr_warn_ratelimited("%s: reconnect failed: %d: %s; next attempt in %u ms\n",
 			    d->disk->disk_name, err, ibpost_blk_reason(reason),
 			    jiffies_to_msecs(delay));
@@ -238,14 +247,6 @@ static void ibpost_blk_failfast_work(struct work_struct *w)
 	ibpost_blk_run_queue(d);
 }
 
-/* Jiffies from now until @secs seconds after the loss, 0 if past. */
-static unsigned long ibpost_blk_after_loss(struct ibpost_blk_dev *d, int secs)
-{
-	unsigned long at = d->lost_at + secs * HZ;
-
-	return time_before(jiffies, at) ? at - jiffies : 0;
-}
-
 static void ibpost_blk_err_work(struct work_struct *w)
 {
 	struct ibpost_blk_dev *d = container_of(w, struct ibpost_blk_dev,
@@ -322,6 +323,7 @@ void ibpost_blk_timers_changed(struct ibpost_blk_dev *d)
 	int fail = READ_ONCE(d->map.fast_io_fail_tmo);
 	bool give_up = false;
 	unsigned long flags;
+	const char *why;
 
 	if (!d->map.server[0])
 		return;
@@ -336,13 +338,12 @@ void ibpost_blk_timers_changed(struct ibpost_blk_dev *d)
 		else if (fail < 0)
 			cancel_delayed_work(&d->failfast_work);
 		/* A pending attempt taken off is ours to end. */
-		if (!tmo || (tmo > 0 && !ibpost_blk_after_loss(d, tmo)))
+		if (ibpost_blk_loss_over(d, tmo, &why))
 			give_up = cancel_delayed_work(&d->reconnect_work);
 	}
 	spin_unlock_irqrestore(&d->state_lock, flags);
 	if (give_up)
-		ibpost_blk_fail_for_good(d, tmo ? "ctrl_loss_tmo expired" :
-					 "ctrl_loss_tmo set to 0");
+		ibpost_blk_fail_for_good(d, why);
 }
 
 /**

@@ -146,6 +146,13 @@ static const void *ibpost_peer_answer(struct ibpost_job *job, u16 type,
 	return m;
 }
 
+/* The job message's flags for @run: what the server is asked to do. */
+static u32 ibpost_peer_wire_flags(const struct ibpost_run *run)
+{
+	return (run->flags & IBPOST_RUN_VERIFY ? IBPOST_WIRE_VERIFY : 0) |
+	       (run->flags & IBPOST_RUN_PEER_CPU ? IBPOST_WIRE_CPU : 0);
+}
+
 static u32 ibpost_peer_build_job(struct ibpost_job *job)
 {
 	struct ibpost_wire_job *m = ibpost_client_sbuf(&job->peer.cl);
@@ -160,10 +167,7 @@ static u32 ibpost_peer_build_job(struct ibpost_job *job)
 	if (job->peer.fault & IBPOST_PEER_FAULT_JOB_CONN)
 		m->hdr.conn = cpu_to_be32(7);
 	m->op = cpu_to_be32(run->op);
-	m->flags = cpu_to_be32((run->flags & IBPOST_RUN_VERIFY ?
-				IBPOST_WIRE_VERIFY : 0) |
-			       (run->flags & IBPOST_RUN_PEER_CPU ?
-				IBPOST_WIRE_CPU : 0));
+	m->flags = cpu_to_be32(ibpost_peer_wire_flags(run));
 	m->msg_size = cpu_to_be32(run->msg_size);
 	m->depth = cpu_to_be32(job->depth);
 	m->num_sge = cpu_to_be32(run->num_sge);
@@ -364,9 +368,7 @@ int ibpost_peer_fin(struct ibpost_job *job)
 		return ret;
 	}
 	m = ibpost_peer_answer(job, IBPOST_WIRE_RESULT,
-			       ibpost_wire_result_size(job->run->flags &
-						       IBPOST_RUN_PEER_CPU ?
-						       IBPOST_WIRE_CPU : 0),
+			       ibpost_wire_result_size(ibpost_peer_wire_flags(job->run)),
 			       &len);
 	if (!m)
 		return job->err;

@@ -229,20 +229,49 @@ step "host: install, DKMS, Debian packages (beside the guests)"
 	touch "$out/host-pkg.done"
 } &
 hostpkg=$!
-step "guests: test (rxe), stock, forcemr | test (siw), stock-6.12"
-{
-	guest_boot test test 6.1 $((long ? 9000 : 3000)) "rig.part=rxe" "$gcheck"
-	wait_for "$hostpkg" "$out/host-pkg.done"
-	guest_boot stock stock 6.1 $((long ? 9000 : 900)) "" "$gcheck"
-	guest_boot forcemr stock 6.1 900 "ib_core.force_mr=1" "$gcheck"
-} &
-lane1=$!
-{
-	guest_boot test-siw test 6.1 $((long ? 9000 : 1800)) "rig.part=siw" "$gcheck"
-	wait_for "$build612" "$out/mod-6.12.rc"
-	guest_boot stock-6.12 stock 6.12 $((long ? 9000 : 1800)) "" "$gcheck"
-} &
-lane2=$!
+# make check-long: the debug kernel's rxe suites in three guests, one of
+# them beside the others (the race loops at full counts alone are about
+# 55 minutes there, 2026-12-05): "test" the KUnit suites (the full
+# matrix) and make check's suites, "test-races" the races, "test-long" the
+# other long ones (hardening with the 100000-ioctl fuzzer, serve).
+csv() { paste -sd, -; }
+if ((long)); then
+	tsuites=$(suites test 0)
+	tlong=$(suites test 1 | grep -vxF -f <(echo "$tsuites"))
+	traces=$(grep -x races <<<"$tlong")
+	tlong=$(grep -vx races <<<"$tlong")
+	step "guests: test (rxe), test-races, forcemr | test (siw), test-long, stock, stock-6.12"
+	{
+		guest_boot test test 6.1 3600 "rig.part=rxe rig.suites=$(csv <<<"$tsuites")" "$gcheck"
+		guest_boot test-races test 6.1 5400 "rig.part=suites rig.suites=$(csv <<<"$traces")" "$gcheck"
+		guest_boot forcemr stock 6.1 900 "ib_core.force_mr=1" "$gcheck"
+	} &
+	lane1=$!
+	{
+		guest_boot test-siw test 6.1 3600 "rig.part=siw" "$gcheck"
+		guest_boot test-long test 6.1 3600 "rig.part=suites rig.suites=$(csv <<<"$tlong")" "$gcheck"
+		wait_for "$hostpkg" "$out/host-pkg.done"
+		guest_boot stock stock 6.1 3600 "" "$gcheck"
+		wait_for "$build612" "$out/mod-6.12.rc"
+		guest_boot stock-6.12 stock 6.12 3600 "" "$gcheck"
+	} &
+	lane2=$!
+else
+	step "guests: test (rxe), stock, forcemr | test (siw), stock-6.12"
+	{
+		guest_boot test test 6.1 3000 "rig.part=rxe" "$gcheck"
+		wait_for "$hostpkg" "$out/host-pkg.done"
+		guest_boot stock stock 6.1 900 "" "$gcheck"
+		guest_boot forcemr stock 6.1 900 "ib_core.force_mr=1" "$gcheck"
+	} &
+	lane1=$!
+	{
+		guest_boot test-siw test 6.1 1800 "rig.part=siw" "$gcheck"
+		wait_for "$build612" "$out/mod-6.12.rc"
+		guest_boot stock-6.12 stock 6.12 1800 "" "$gcheck"
+	} &
+	lane2=$!
+fi
 wait "$lane1" "$lane2" "$hostpkg" "$build612"
 step "build for the 6.12 stock kernel"
 if [[ $(cat "$out/mod-6.12.rc" 2>/dev/null) == ok ]]; then
@@ -255,11 +284,13 @@ step "host: install and DKMS, Debian packages"
 host_count install
 host_count deb
 
-# count_guest NAME KIND PREFIX: a guest's exit status, its KUnit suites
-# (test kernel), the TAP files the registry gives it (rows "PREFIX: "; a
-# siw row names siw itself), its times and its kmemleak scan.
+# count_guest NAME KIND PREFIX [SUITE...]: a guest's exit status, its
+# KUnit suites (test kernel), the TAP files the registry gives it, or of
+# the SUITEs given (rows "PREFIX: "; a siw row names siw itself), its
+# times and its kmemleak scan.
 count_guest() {
 	local name=$1 kind=$2 prefix=$3 gout=$out/guest-$1 k suite t tfiles
+	shift 3
 	step "guest: $name"
 	guest_status "$name"
 	if [[ $kind == test ]]; then
@@ -281,10 +312,14 @@ count_guest() {
 		python3 tools/tests/lib/ktap_leaves.py "$k" >"$out/kunit-$suite.cases"
 		count_tap "kunit $suite" "$out/kunit-$suite.cases"
 	done
-	case $name in
-	test-siw) mapfile -t tfiles < <(siw_suites "$long" | sed 's/$/-siw/') ;;
-	*) mapfile -t tfiles < <(suites "$name" "$long") ;;
-	esac
+	if (($#)); then
+		tfiles=("$@")
+	else
+		case $name in
+		test-siw) mapfile -t tfiles < <(siw_suites "$long" | sed 's/$/-siw/') ;;
+		*) mapfile -t tfiles < <(suites "$name" "$long") ;;
+		esac
+	fi
 	for t in "${tfiles[@]}"; do
 		if [[ -s $gout/$t-$kind.tap ]]; then
 			count_tap "$prefix" "$gout/$t-$kind.tap"
@@ -298,7 +333,16 @@ count_guest() {
 		record fail "$name kmemleak clean" "$(head -5 "$gout/kmemleak-$kind.txt")"
 	fi
 }
-count_guest test test test
+if ((long)); then
+	# shellcheck disable=SC2086 # one suite a word
+	count_guest test test test $tsuites
+	# shellcheck disable=SC2086
+	count_guest test-races test test $traces
+	# shellcheck disable=SC2086
+	count_guest test-long test test $tlong
+else
+	count_guest test test test
+fi
 count_guest test-siw test test
 # Every KUnit suite must have reported (a module that failed to load would
 # otherwise just be missing).

@@ -13,6 +13,9 @@
 # two cores (tools/check.sh): rig.part=rxe runs the KUnit suites on rxe and
 # the registry's suites, rig.part=siw the engine suite and the siw column
 # on soft-iWARP.  Without rig.part a guest runs both, one after the other.
+# rig.suites=A,B gives the rxe suites, in that order, instead of the
+# registry, and rig.part=suites runs just them, without the KUnit suites
+# (make check-long spreads the debug kernel's suites over three guests).
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
@@ -23,8 +26,9 @@ rc=0
 long=0
 [[ $(rig_arg long) == 1 ]] && long=1
 part=$(rig_arg part) || part=all
-rxe=0 siw=0
-[[ $part == all || $part == rxe ]] && rxe=1
+rxe=0 siw=0 kunit=0
+[[ $part == all || $part == rxe || $part == suites ]] && rxe=1
+[[ $IBPOST_KERNEL == test && ($part == all || $part == rxe) ]] && kunit=1
 [[ $IBPOST_KERNEL == test && ($part == all || $part == siw) ]] && siw=1
 # The debug kernel boots slowly under TCG (ACPI with kmemleak took 24 s in
 # one stretch), so the guest boots with watchdog_thresh=60; the tests run
@@ -36,7 +40,7 @@ echo 21 >/sys/module/rcupdate/parameters/rcu_cpu_stall_timeout 2>/dev/null || tr
 if [[ -w /sys/kernel/debug/kmemleak ]]; then
 	echo clear >/sys/kernel/debug/kmemleak
 fi
-if [[ $IBPOST_KERNEL == test ]] && ((rxe)); then
+if ((kunit)); then
 	rig_load_rxe
 	rig_rxe_lo
 	insmod build/testmod/module/ibpost.ko || rc=1
@@ -86,7 +90,8 @@ fi
 # serve.sh on the debug kernel in make check-long only, the 45-minute
 # budget), each one's time in suite-time-KERNEL.txt.
 guest=$(suites_guest)
-for t in $( ((rxe)) && suites "$guest" "$long"); do
+list=$(rig_arg suites | tr ',' ' ') || list=$(suites "$guest" "$long")
+for t in $( ((rxe)) && echo "$list"); do
 	t0=$SECONDS
 	"tools/tests/guest/$t.sh" || rc=1
 	echo "$guest $t: $((SECONDS - t0)) s" >>"$IBPOST_OUT/suite-time-$IBPOST_KERNEL.txt"

@@ -7,8 +7,12 @@
 # device goes in time.  A splat (KASAN, lockdep, sleeping in atomic
 # context) fails the guest run (tools/rig/boot.sh checks the console); the
 # rows also look for one in dmesg.  make check runs a few loops; make
-# check-long (rig.long=1) the long ones: 200 serve closes, 100 close + link
-# del, 50 session opens against link del.
+# check-long (rig.long=1) the long ones on the debug kernel, where KASAN
+# and lockdep show a lost race: 200 serve closes, 100 close + link del, 50
+# session opens against link del (about 46 minutes of loops there,
+# 2026-12-05: 9.0, 5.0 and 9.6 s a loop); a quarter of each on the stock
+# kernels (6.0, 3.0 and 2.6 s a loop on stock 6.1), which see only hangs
+# and leaks.
 # TAP on stdout and in $IBPOST_OUT/races-$IBPOST_KERNEL.tap.
 # shellcheck source=tools/tests/lib/suite.sh
 . "$IBPOST_REPO/tools/tests/lib/suite.sh" races
@@ -30,8 +34,10 @@ loop_time() {
 loops() { # loops CHECK LONG: the loop count of this run (RACES_LOOPS: any)
 	if [[ -n ${RACES_LOOPS:-} ]]; then
 		echo "$RACES_LOOPS"
-	elif [[ $LONG == 1 ]]; then
+	elif [[ $LONG == 1 && $IBPOST_KERNEL == test ]]; then
 		echo "$2"
+	elif [[ $LONG == 1 ]]; then
+		echo $(($2 / 4))
 	else
 		echo "$1"
 	fi

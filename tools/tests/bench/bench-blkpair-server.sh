@@ -5,7 +5,9 @@
 # rxe0 on the wire, a brd RAM disk of rig.blk_size MiB (128) exported by
 # nvmet-rdma on this guest's address, port 4420 (tools/tests/lib/nvmet-lib.sh),
 # and `ibpost serve` for ibpost_blk's region of the same size, until the
-# host creates $IBPOST_OUT/stop.
+# host creates $IBPOST_OUT/stop.  With rig.prof=1 (beside
+# prof-blkpair-client.sh, which says where the CPU goes) also the profiler
+# the client starts over TCP port 5555 (tools/tests/lib/prof-listen.py).
 set -uo pipefail
 cd "$IBPOST_REPO" || exit 1
 # shellcheck source=tools/rig/guest-lib.sh
@@ -31,8 +33,14 @@ nvmet_export /dev/ram0 "$(rig_arg addr)" "$NQN" || fail "nvmet subsystem and por
 insmod "$KO" || fail "insmod $KO"
 "$IBPOST" serve --idle 3000 --max-mem $((2 * size_mb)) >"$IBPOST_OUT/serve.log" 2>&1 &
 spid=$!
-echo "bench: blkpair server: /dev/ram0 ($size_mb MiB) on nvmet-rdma $(rig_arg addr):4420, ibpost serve up"
+ppid=
+if [[ $(rig_arg prof) == 1 ]]; then
+	python3 tools/tests/lib/prof-listen.py "$IBPOST_OUT" &
+	ppid=$!
+fi
+echo "bench: blkpair server: /dev/ram0 ($size_mb MiB) on nvmet-rdma $(rig_arg addr):4420, ibpost serve up${ppid:+, profiler on port 5555}"
 rig_pair_wait_stop 3600 || echo "bench: blkpair server: no $IBPOST_OUT/stop in 60 min" >&2
+[[ -n $ppid ]] && kill "$ppid" 2>/dev/null
 kill -INT "$spid"
 rc=0
 wait "$spid" || rc=$?

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Where the CPU goes in the two-guest block rows, client side (see
-# prof-blkpair-server.sh; no figures to compare: bench-blkpair-client.sh
-# measures).  On each device of the bench (nvme-rdma on the server's brd,
+# Where the CPU goes in the two-guest block rows, client side, beside
+# bench-blkpair-server.sh with rig.prof=1 (its profiler on port 5555; no
+# figures to compare: bench-blkpair-client.sh measures).  On each device of the bench (nvme-rdma on the server's brd,
 # ibpost_blk on its memory, 2 queues of 128), for the 4 KiB random read at
 # depth 32 x 2 and the 128 KiB sequential read at depth 8: fio for
 # rig.prof_s seconds (8) under `perf record -a` here, the server's

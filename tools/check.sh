@@ -231,7 +231,7 @@ step "host: install, DKMS, Debian packages (beside the guests)"
 hostpkg=$!
 # make check-long: the debug kernel's rxe suites in three guests, one of
 # them beside the others (the race loops at full counts alone are about
-# 55 minutes there, 2026-12-05): "test" the KUnit suites (the full
+# 50 minutes there, 2026-12-05): "test" the KUnit suites (the full
 # matrix) and make check's suites, "test-races" the races, "test-long" the
 # other long ones (hardening with the 100000-ioctl fuzzer, serve).
 csv() { paste -sd, -; }
@@ -240,11 +240,10 @@ if ((long)); then
 	tlong=$(suites test 1 | grep -vxF -f <(echo "$tsuites"))
 	traces=$(grep -x races <<<"$tlong")
 	tlong=$(grep -vx races <<<"$tlong")
-	step "guests: test (rxe), test-races, forcemr | test (siw), test-long, stock, stock-6.12"
+	step "guests: test (rxe), test-races | test (siw), test-long, stock, stock-6.12, forcemr"
 	{
 		guest_boot test test 6.1 3600 "rig.part=rxe rig.suites=$(csv <<<"$tsuites")" "$gcheck"
 		guest_boot test-races test 6.1 5400 "rig.part=suites rig.suites=$(csv <<<"$traces")" "$gcheck"
-		guest_boot forcemr stock 6.1 900 "ib_core.force_mr=1" "$gcheck"
 	} &
 	lane1=$!
 	{
@@ -254,6 +253,7 @@ if ((long)); then
 		guest_boot stock stock 6.1 3600 "" "$gcheck"
 		wait_for "$build612" "$out/mod-6.12.rc"
 		guest_boot stock-6.12 stock 6.12 3600 "" "$gcheck"
+		guest_boot forcemr stock 6.1 900 "ib_core.force_mr=1" "$gcheck"
 	} &
 	lane2=$!
 else

@@ -216,6 +216,28 @@ int ibpost_job_slot_progress(struct ibpost_job_slot *slot,
 	return ret;
 }
 
+/*
+ * The slowest rate (bytes a second) a job waits for before it calls a
+ * silence a stall.  With selective signaling a completion comes only after
+ * signal_every WRs, so the allowance grows with their bytes: the debug
+ * test kernel's soft-RoCE moved 4 MiB SENDs at 4.2 MiB/s, and 16 of them
+ * (one completion) took 15 s, past a flat 10 s.
+ */
+#define IBPOST_STALL_FLOOR_BPS	(1024 * 1024)
+
+/* No completion for longer than this: the job has stalled. */
+static bool ibpost_job_stalled(const struct ibpost_job *job)
+{
+	u64 ms;
+
+	if (!time_after(jiffies, job->t_progress + IBPOST_STALL_TIMEOUT))
+		return false;
+	ms = div_u64((u64)job->run->msg_size * job->run->signal_every *
+		     MSEC_PER_SEC, IBPOST_STALL_FLOOR_BPS);
+	return time_after(jiffies, job->t_progress + IBPOST_STALL_TIMEOUT +
+			  msecs_to_jiffies((unsigned int)min_t(u64, ms, UINT_MAX)));
+}
+
 /**
  * ibpost_job_should_stop() - check what ends a job early.
  * @job: the job.
@@ -243,8 +265,7 @@ bool ibpost_job_should_stop(struct ibpost_job *job)
 		ibpost_job_fail(job, -EINTR, IBPOST_R_NONE, job->sq.posted);
 		return true;
 	}
-	if (job->sq.posted > job->sq.retired &&
-	    time_after(jiffies, job->t_progress + IBPOST_STALL_TIMEOUT)) {
+	if (job->sq.posted > job->sq.retired && ibpost_job_stalled(job)) {
 		ibpost_job_fail(job, -ETIMEDOUT, IBPOST_R_TIMEOUT,
 				job->sq.retired);
 		return true;

@@ -27,7 +27,10 @@
 #include "lib/sq.h"
 #include "core/target.h"
 
-/* No completion for this long while WRs are outstanding: give up. */
+/*
+ * No completion for this long while WRs are outstanding: give up (a job
+ * waits longer for big signaled batches: ibpost_job_should_stop()).
+ */
 #define IBPOST_STALL_TIMEOUT	(10 * HZ)
 
 struct ibpost_job;

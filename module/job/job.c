@@ -11,6 +11,7 @@
 #include <linux/sched/signal.h>
 
 #include "job/job.h"
+#include "lib/pace.h"
 
 /**
  * ibpost_job_fail() - record the first failure of a job.
@@ -216,15 +217,6 @@ int ibpost_job_slot_progress(struct ibpost_job_slot *slot,
 	return ret;
 }
 
-/*
- * The slowest rate (bytes a second) a job waits for before it calls a
- * silence a stall.  With selective signaling a completion comes only after
- * signal_every WRs, so the allowance grows with their bytes: the debug
- * test kernel's soft-RoCE moved 4 MiB SENDs at 4.2 MiB/s, and 16 of them
- * (one completion) took 15 s, past a flat 10 s.
- */
-#define IBPOST_STALL_FLOOR_BPS	(1024 * 1024)
-
 /* No completion for longer than this: the job has stalled. */
 static bool ibpost_job_stalled(const struct ibpost_job *job)
 {
@@ -232,8 +224,12 @@ static bool ibpost_job_stalled(const struct ibpost_job *job)
 
 	if (!time_after(jiffies, job->t_progress + IBPOST_STALL_TIMEOUT))
 		return false;
-	ms = div_u64((u64)job->run->msg_size * job->run->signal_every *
-		     MSEC_PER_SEC, IBPOST_STALL_FLOOR_BPS);
+	/*
+	 * With selective signaling a completion comes only after signal_every
+	 * WRs: 16 x 4 MiB SENDs (one completion) took 15 s on the debug
+	 * kernel's soft-RoCE, past a flat 10 s.
+	 */
+	ms = ibpost_floor_ms((u64)job->run->msg_size * job->run->signal_every);
 	return time_after(jiffies, job->t_progress + IBPOST_STALL_TIMEOUT +
 			  msecs_to_jiffies((unsigned int)min_t(u64, ms, UINT_MAX)));
 }

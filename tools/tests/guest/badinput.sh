@@ -354,11 +354,13 @@ if [[ $PROV == siw ]]; then
 	row CAP_IMM "RDMA WRITE with immediate on iWARP, no --cm either" 1 EOPNOTSUPP \
 		"device has no immediate data: no SEND or RDMA WRITE with immediate (IBPOST_DEV_NO_IMM) (value 3, limit 0)" \
 		"${DNOCM[@]}" --op write_imm --size 4K "${Q[@]}"
+	# The value is the run's flags: --verify (2) and IBPOST_RUN_HIST (64),
+	# which the tool always asks for; with --cm IBPOST_RUN_CM (4) too.
 	row CAP_CM_ONLY "loopback job without --cm on iWARP" 1 EOPNOTSUPP \
-		"device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM) (value 2, limit 0)" \
+		"device connects QPs only through rdma_cm (IBPOST_DEV_CM_ONLY): give an address of the device (IBPOST_RUN_CM) (value 66, limit 0)" \
 		"${DNOCM[@]}" --op write --size 4K --verify "${Q[@]}"
 	row CAP_WRITE_VERIFY "RDMA WRITE verified at completion on iWARP" 1 EOPNOTSUPP \
-		"device completes RDMA WRITE before the data is placed (IBPOST_DEV_WRITE_UNPLACED): verify WRITE with ping-pong (value 6, limit 0)" \
+		"device completes RDMA WRITE before the data is placed (IBPOST_DEV_WRITE_UNPLACED): verify WRITE with ping-pong (value 70, limit 0)" \
 		"${D[@]}" --op write --size 4K --verify "${Q[@]}"
 fi
 

@@ -375,14 +375,12 @@ bool ibpost_target_has_pending(struct ibpost_target *t)
  * this thread's fair share of a CPU, never a workqueue's.
  *
  * Context: process context, the target's one owner thread.
- * Return: how many messages were checked (their receives posted again).
  */
-u32 ibpost_target_pending(struct ibpost_target *t)
+void ibpost_target_pending(struct ibpost_target *t)
 {
 	struct llist_node *first = llist_del_all(&t->pending);
 	struct ibpost_target_recv *r, *next;
 	struct ib_wc wc = {};
-	u32 n = 0;
 
 	first = llist_reverse_order(first);
 	llist_for_each_entry_safe(r, next, first, node) {
@@ -394,10 +392,8 @@ u32 ibpost_target_pending(struct ibpost_target *t)
 		if (likely(!READ_ONCE(t->ep->draining)) &&
 		    unlikely(ibpost_target_post(t, r)) && t->failed)
 			t->failed(t, IBPOST_R_POST, &wc, r->msg);
-		n++;
 		cond_resched();
 	}
-	return n;
 }
 
 /**

@@ -152,13 +152,7 @@ static void ibpost_sconn_wait_kick(void *arg)
 	struct ibpost_sconn *sc = sw->sc;
 	unsigned long idle = msecs_to_jiffies(sc->srv->args.idle_ms);
 
-	/*
-	 * The client cannot send into receives not yet posted again: the
-	 * idle time counts from when the checks gave them back (16 queued
-	 * 4 MiB checks outlasted a 7 s idle time on the debug kernel).
-	 */
-	if (ibpost_target_pending(&sc->target))
-		sc->t_active = jiffies;
+	ibpost_target_pending(&sc->target);
 	if (sw->alive && ibpost_sconn_session(sc))
 		ibpost_sjoin_test_drop(sc);
 	/* A lost joined queue gives its slot back at once. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The slowest transfer rate ibpost waits for before a silence counts as a
- * stall of a job's sender.
+ * stall (a job's sender) or as an idle peer (a served connection).
  */
 #ifndef IBPOST_LIB_PACE_H
 #define IBPOST_LIB_PACE_H

@@ -25,6 +25,7 @@
 
 #include "lib/abi.h"
 #include "lib/kthread.h"
+#include "lib/pace.h"
 #include "serve/serve.h"
 
 /* How long to wait for the client to disconnect after the last answer. */
@@ -65,6 +66,23 @@ struct ibpost_sconn_wait {
 	int post_err;
 };
 
+/*
+ * How long the client may show no sign of life: the server's idle time,
+ * and while its job's messages land in receives, as long again as one
+ * message takes at the slowest rate waited for.  A receive shows nothing
+ * before the whole message is in: a 4 MiB SEND took more than 3 s on the
+ * debug kernel's soft-RoCE beside a second guest, and an idle time of 3 s
+ * dropped that live client.
+ */
+static u32 ibpost_sconn_idle_ms(const struct ibpost_sconn *sc, bool alive)
+{
+	u64 ms = sc->srv->args.idle_ms;
+
+	if (alive && ibpost_op_has_recv(sc->op))
+		ms += ibpost_floor_ms(sc->target.d.msg_size);
+	return min_t(u64, ms, U32_MAX);
+}
+
 static bool ibpost_sconn_wait_done(void *arg)
 {
 	struct ibpost_sconn_wait *sw = arg;
@@ -76,20 +94,16 @@ static int ibpost_sconn_wait_stop(void *arg)
 {
 	struct ibpost_sconn_wait *sw = arg;
 	struct ibpost_sconn *sc = sw->sc;
-	u32 idle_ms = sc->srv->args.idle_ms;
+	u32 idle_ms = ibpost_sconn_idle_ms(sc, sw->alive);
 	u64 seen = READ_ONCE(sc->target.msgs) + READ_ONCE(sc->ctl.zcount) +
 		   (READ_ONCE(sc->ctl.msg) >= 0);
+	bool one_sided = sw->alive && !ibpost_op_has_recv(sc->op);
 
 	/*
-	 * What the client sends counts as a sign of life; so does, while its
-	 * job runs, a keep-alive the client took: its QP acknowledged it into
-	 * a receive it posted.  A one-sided job's data never shows here, and
-	 * a message shows only once all of it is in: 16 verified 4 MiB SENDs
-	 * on the debug kernel beside a second guest showed nothing for more
-	 * than 7 s (the client stamping each, the server checking each), and
-	 * an idle time that counted only messages dropped that live client.
-	 * A live client that sends nothing is ended by its job time.  A
-	 * completion of the server's own alone never counts.
+	 * What the client sends counts as a sign of life; so does, while a
+	 * one-sided job runs (whose data does not show here), a keep-alive
+	 * the client took: its QP acknowledged it into a receive it posted.
+	 * A completion of the server's own alone never does.
 	 */
 	if (seen != sc->peer_seen) {
 		sc->peer_seen = seen;
@@ -97,7 +111,7 @@ static int ibpost_sconn_wait_stop(void *arg)
 	}
 	if (sc->kick_out && !READ_ONCE(sc->ctl.sends_out)) {
 		sc->kick_out = false;
-		if (sw->alive && sc->ctl.wc_status == IB_WC_SUCCESS)
+		if (one_sided && sc->ctl.wc_status == IB_WC_SUCCESS)
 			sc->t_active = jiffies;
 	}
 	if (sw->post_err)

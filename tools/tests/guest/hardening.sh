@@ -6,7 +6,8 @@
 # leftovers (QPs, CQs, MRs, PDs, ibpost's pages) checked after each fault.
 # TAP on stdout and in $IBPOST_OUT/hardening-$IBPOST_KERNEL.tap.
 # IBPOST_PROVIDER=siw (test kernel): the same on siw (runs through rdma_cm,
-# WRITE instead of WRITE_WITH_IMM, rdma link del under a run, then rmmod siw), rows prefixed "siw: ".
+# WRITE instead of WRITE_WITH_IMM, rdma link del under a run, then rmmod
+# siw), rows prefixed "siw: ".
 # shellcheck source=tools/tests/lib/suite.sh
 . "$IBPOST_REPO/tools/tests/lib/suite.sh" hardening
 FUZZ_ITERS=${FUZZ_ITERS:-3000}

@@ -65,6 +65,25 @@
 #   GID_CM       abi_test (IBPOST_RUN_GID with IBPOST_RUN_CM); the tool refuses -x with --cm or --connect itself (cli.sh)
 #   HIST         abi_test (IBPOST_RUN_HIST without run.hist, run.hist without the flag)
 #   NO_JOB       abi_test (PROGRESS on a file with no job, and after its jobs ended)
+#   RESOLVE      peer-client.sh (a job to an address with no host: 'could not resolve' within a second)
+#   PEER_VERSION peer-client.sh and peer-server.sh (a job message of the next version refused on both sides); wire_kunit
+#   PEER_PROTO   serve.sh (malformed job messages: the client's line and the server's log); wire_kunit
+#   PEER_LOST    peer-server.sh (a dropped join's connection: 'lost: Transport endpoint is not connected')
+#   PEER_BUSY    peer-server.sh (a serve at --max-conns); hostile-battery (connection floods)
+#   PEER_FLAG    abi_test (peer runs with loopback-only flags)
+#   PEER_ORDER   serve.sh (a message out of order); wire_kunit
+#   PEER_DENIED  serve.sh (an address outside --allow: the client's line and the server's log); abi_kunit
+#   SRV_MEM      peer-server.sh and peer-client.sh (a job over --max-mem); abi_test; peer-blk.sh (a region over the budget)
+#   SRV_JOB_TIME peer-server.sh and peer-client.sh (a job over --max-job-time); hostile-battery
+#   SRV_PER_ADDR peer-server.sh and peer-client.sh (one address at --max-per-addr); hostile-battery
+#   QUEUE        session_kunit (no such queue; a queue count of 0 or above the limit)
+#   REGION_CROSS session_kunit (a request across a chunk's end, one past the region)
+#   JOIN_UNKNOWN hostile-battery (a join to no session)
+#   JOIN_TOKEN   hostile-battery (a join with a wrong token); peer-server.sh and peer-client.sh
+#   JOIN_ENDED   hostile-battery (a join to a session that ended)
+#   JOIN_MAX     hostile-battery (a join past a session's connection limit)
+#   REGION_LOST  peer-server.sh (a resume without --keep); peer-client.sh; peer-blk.sh (ibpost_blk's reconnect finds the region gone)
+#   PEER_CPU     sgl_kunit (IBPOST_RUN_PEER_CPU without IBPOST_RUN_PEER); abi_kunit
 # shellcheck source=tools/tests/lib/suite.sh
 . "$IBPOST_REPO/tools/tests/lib/suite.sh" badinput
 rig_provider "${IBPOST_PROVIDER:-rxe}" || { t_fail "load ${IBPOST_PROVIDER:-rxe}, its loopback device" "modules, link add"; t_done; exit 1; }
@@ -369,8 +388,9 @@ declare -A WHERE
 while read -r _ name where; do
 	WHERE[$name]=$where
 done < <(grep -E '^#   [A-Z_]+ +[a-z]' "${BASH_SOURCE[0]}")
-missing=
+missing= nr=0
 while read -r r; do
+	nr=$((nr + 1))
 	r=${r#IBPOST_R_}
 	[[ $r == NONE || $r == MAX ]] && continue
 	if [[ -z ${WHERE[$r]:-} ]]; then
@@ -380,6 +400,10 @@ while read -r r; do
 	fi
 done < <(sed -n '/^enum ibpost_reason {/,/^};/p' include/uapi/ibpost.h |
 	grep -o 'IBPOST_R_[A-Z_]*')
+# Neither list may come back empty (a guest without /dev/fd once read
+# nothing here, and the row passed).
+((${#WHERE[@]} > 0)) || missing+=" (no line read back)"
+((nr > 0)) || missing+=" (no reason read from the header)"
 if [[ -z $missing ]]; then
 	t_ok "every IBPOST_R_* reason has a passing row here or a line naming where it is checked"
 else

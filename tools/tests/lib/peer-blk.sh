@@ -61,14 +61,17 @@ peer_blk_drop() {
 	local name cpus n0 n1 r0 r1
 	local msg='ibpost: session [0-9]*: a connection to the server ended: the session fails'
 	local lost='ibpost_blk: ibpostb[0-9]*: region lost: '
+	# Counted before the map: the server drops the queue 3 s after it
+	# and the reconnect finds the region gone a second later; on a loaded
+	# debug guest a count taken after the map's wait_dev came after that.
+	n0=$(dmesg | grep -c "$msg")
+	r0=$(dmesg | grep -c "$lost")
 	name=$($IBPOST blk map --dev rxe0 --connect "$1" --size $PEER_BLK_JOIN_MARK --depth 8 --queues 2 --reconnect-delay 1 2>&1)
 	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
 		t_fail "map for the lost-queue test" "$name"
 		return
 	fi
 	cpus=$(tr -d ' ' <"/sys/block/$name/mq/0/cpu_list")
-	n0=$(dmesg | grep -c "$msg")
-	r0=$(dmesg | grep -c "$lost")
 	BLK_FAULT_EIO=1 BLK_FAULT_CPUS=$cpus blk_fault "$name" lost $PEER_BLK_JOIN_S \
 		"queue 1 disconnected by the server under fio on queue 0 only, CPUs $cpus"
 	n1=$(dmesg | grep -c "$msg")

@@ -69,14 +69,14 @@
 #   PEER_VERSION peer-client.sh and peer-server.sh (a job message of the next version refused on both sides); wire_kunit
 #   PEER_PROTO   serve.sh (malformed job messages: the client's line and the server's log); wire_kunit
 #   PEER_LOST    peer-server.sh (a dropped join's connection: 'lost: Transport endpoint is not connected')
-#   PEER_BUSY    peer-server.sh (a serve at --max-conns); hostile-battery (connection floods)
-#   PEER_FLAG    abi_test (peer runs with loopback-only flags)
+#   PEER_BUSY    hostile-battery (its floods may be refused with it or SRV_PER_ADDR: taken, not required); no test fills --max-conns alone (no test)
+#   PEER_FLAG    abi_test (IBPOST_RUN_PEER with IBPOST_RUN_CM); abi_kunit
 #   PEER_ORDER   serve.sh (a message out of order); wire_kunit
 #   PEER_DENIED  serve.sh (an address outside --allow: the client's line and the server's log); abi_kunit
 #   SRV_MEM      peer-server.sh and peer-client.sh (a job over --max-mem); abi_test; peer-blk.sh (a region over the budget)
 #   SRV_JOB_TIME peer-server.sh and peer-client.sh (a job over --max-job-time); hostile-battery
 #   SRV_PER_ADDR peer-server.sh and peer-client.sh (one address at --max-per-addr); hostile-battery
-#   QUEUE        session_kunit (no such queue; a queue count of 0 or above the limit)
+#   QUEUE        session_kunit (a request on a queue the session lacks; a queue count above the limit)
 #   REGION_CROSS session_kunit (a request across a chunk's end, one past the region)
 #   JOIN_UNKNOWN hostile-battery (a join to no session)
 #   JOIN_TOKEN   hostile-battery (a join with a wrong token); peer-server.sh and peer-client.sh
@@ -388,7 +388,7 @@ declare -A WHERE
 while read -r _ name where; do
 	WHERE[$name]=$where
 done < <(grep -E '^#   [A-Z_]+ +[a-z]' "${BASH_SOURCE[0]}")
-missing= nr=0
+missing='' nr=0
 while read -r r; do
 	nr=$((nr + 1))
 	r=${r#IBPOST_R_}

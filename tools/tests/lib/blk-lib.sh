@@ -200,10 +200,10 @@ blk_second() {
 dstate_tasks() {
 	local st pid comm out
 	# ps's output read whole first: if it fails the caller sees it.
-	out=$(ps -eo stat=,pid=,comm=) && [[ -n $out ]] || {
+	if ! out=$(ps -eo stat=,pid=,comm=) || [[ -z $out ]]; then
 		printf 'ps failed; '
 		return
-	}
+	fi
 	while read -r st pid comm; do
 		[[ $st == D* ]] && printf '%s %s %s; ' "$st" "$pid" "$comm"
 	done <<<"$out"

@@ -4,6 +4,8 @@
 #   make                 module/ibpost.ko, module/blk/ibpost_blk.ko and
 #                        tools/ibpost/ibpost for the running kernel
 #   make KDIR=...        build the modules against another kbuild tree
+#   make IBPOST_TESTS=y  the test build: also the test modules (kunit/) and
+#                        ibpost.ko's test hooks (never installed by default)
 #   make install         modules (+ depmod), the in-kernel API's headers and
 #                        Module.symvers, and install-tool's; DESTDIR=,
 #                        PREFIX= (/usr/local), INSTALL_TESTS=1 also
@@ -50,6 +52,15 @@ EXAMPLES := serve.conf blk.conf
 # External modules go to /lib/modules/KREL/$(INSTALL_MOD_DIR) (kbuild's).
 INSTALL_MOD_DIR ?= extra
 INSTALL_TESTS ?= 0
+# IBPOST_TESTS=y: the test build, the test modules (kunit/) and ibpost.ko's
+# test hooks (module parameters that inject faults, Kbuild): make check
+# and make demo build it; by default the product is built, without them.
+# INSTALL_TESTS=1 installs the test build.
+ifeq ($(INSTALL_TESTS),1)
+override IBPOST_TESTS := y
+endif
+IBPOST_TESTS ?= n
+export IBPOST_TESTS
 # INSTALL_SIGN=y signs the modules with the key KDIR's configuration names
 # (unsigned modules load and taint the kernel where signatures are not
 # enforced; DKMS signs with its own key).
@@ -165,15 +176,7 @@ dkms: dkms-src
 DEB_DIR := build/deb
 deb:
 	rm -rf $(DEB_DIR)
-	mkdir -p $(DEB_DIR)/ibpost-$(IBPOST_VERSION)
-	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
-		git ls-files -z --cached --others --exclude-standard | \
-			xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' _ | \
-			tar --null -T - -cf - | tar -xf - -C $(DEB_DIR)/ibpost-$(IBPOST_VERSION); \
-	else \
-		tar --exclude=./build --exclude=./.git --exclude='*.o' --exclude='*.ko' \
-			-cf - . | tar -xf - -C $(DEB_DIR)/ibpost-$(IBPOST_VERSION); \
-	fi
+	tools/rig/copy-tree.sh $(DEB_DIR)/ibpost-$(IBPOST_VERSION)
 	cd $(DEB_DIR)/ibpost-$(IBPOST_VERSION) && \
 		dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
 		{ tail -n 20 ../build.log >&2; exit 1; }

@@ -18,7 +18,11 @@
 #include <rdma/rw.h>
 #include <uapi/ibpost.h>
 
-/* Faults a test may inject past validation (struct ibpost_run_ext.fault). */
+/*
+ * Faults a test may inject past validation (struct ibpost_run_ext.fault):
+ * a test build's alone (IBPOST_TESTS=y); the shipped module refuses every
+ * one (-EINVAL, IBPOST_R_FLAGS with limit 0).
+ */
 /** Corrupt the lkey of the first SGE of every WR. */
 #define IBPOST_FAULT_BAD_LKEY		(1U << 0)
 /** Point the last WR's remote address past the end of its MR. */
@@ -33,7 +37,7 @@
  * struct ibpost_run_ext - kernel-side arguments of ibpost_run().
  * @sges: explicit send layout, run->num_sge entries (IBPOST_LAYOUT_EXPLICIT).
  * @recv_sges: explicit receive layout, run->recv_num_sge entries.
- * @fault: IBPOST_FAULT_* to inject, 0 normally.
+ * @fault: IBPOST_FAULT_* to inject (a test build's), 0 normally.
  * @hist: NULL, or IBPOST_HIST_LL_BUCKETS counts the run's log-linear
  *	latency histogram is written to when it ends (a kernel caller's
  *	&struct ibpost_run.hist: leave IBPOST_RUN_HIST clear and run->hist 0).

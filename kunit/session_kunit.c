@@ -21,6 +21,8 @@
 #include <linux/scatterlist.h>
 
 #include "consumer.h"
+/* submit.c's KUnit hooks (ibpost_test.kunit_*): a test build's. */
+#include "core/testhook.h"
 
 static char *dev = "rxe_lo";
 module_param(dev, charp, 0444);
@@ -528,9 +530,6 @@ static void tk_refused_test(struct kunit *test)
 	__free_pages(rem, 2);
 }
 
-/* submit.c's test hook: the next chain is posted only in part. */
-extern bool ibpost_kunit_partial_post;
-
 /*
  * A NOWAIT request posted only in part: accepted, the session in error at
  * once (one ERROR event, further submissions -EIO), the QP put in error by
@@ -553,10 +552,10 @@ static void tk_partial_nowait_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, io);
 	/* Two pages that never touch with one SGE per WR: two WRs. */
 	tk_sg(sg, r->loc, 2, 2, 0);
-	WRITE_ONCE(ibpost_kunit_partial_post, true);
+	WRITE_ONCE(ibpost_test.kunit_partial_post, true);
 	ret = tk_io_run(r->s, &io[0], IBPOST_OP_WRITE, sg, 2, &r->rd, 0,
 			IBPOST_REQ_NOWAIT);
-	WRITE_ONCE(ibpost_kunit_partial_post, false);
+	WRITE_ONCE(ibpost_test.kunit_partial_post, false);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&tk_events[IBPOST_EV_ERROR]) - ev0,
 			1);
@@ -567,9 +566,6 @@ static void tk_partial_nowait_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&io[0].calls), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&io[1].calls), 0);
 }
-
-/* submit.c's test hook: completed requests keep their send-queue slots. */
-extern bool ibpost_kunit_keep_room;
 
 /* A submitter blocked for send-queue room while the session is closed. */
 struct tk_waiter {
@@ -624,7 +620,7 @@ static void tk_close_waiter_test(struct kunit *test)
 	w->rd = &rd;
 	sg_init_table(&w->sg, 1);
 	sg_set_page(&w->sg, loc, PAGE_SIZE, 0);
-	WRITE_ONCE(ibpost_kunit_keep_room, true);
+	WRITE_ONCE(ibpost_test.kunit_keep_room, true);
 	KUNIT_EXPECT_EQ(test, tk_io_run(s, io, IBPOST_OP_WRITE, &sg, 1, &rd, 0,
 					0), 0);
 	/* Completed, and its slot still held: the queue stays full. */
@@ -633,7 +629,7 @@ static void tk_close_waiter_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&io->calls), 1);
 	t = kthread_run(tk_waiter_fn, w, "tk-waiter");
 	if (IS_ERR(t)) {
-		WRITE_ONCE(ibpost_kunit_keep_room, false);
+		WRITE_ONCE(ibpost_test.kunit_keep_room, false);
 		ibpost_session_close(s);
 		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(t));
 		goto out;
@@ -651,7 +647,7 @@ static void tk_close_waiter_test(struct kunit *test)
 	/* pairs with the release in tk_waiter_fn() */
 	KUNIT_EXPECT_FALSE(test, smp_load_acquire(&w->returned));
 	ibpost_session_close(s);
-	WRITE_ONCE(ibpost_kunit_keep_room, false);
+	WRITE_ONCE(ibpost_test.kunit_keep_room, false);
 	/* pairs with the release in tk_waiter_fn(): @ret read below */
 	KUNIT_EXPECT_TRUE(test, smp_load_acquire(&w->returned));
 	KUNIT_EXPECT_EQ(test, w->ret, -ENOTCONN);

@@ -68,7 +68,7 @@ step "build (stock kernel, W=1, sparse)"
 # W=1 and sparse (C=2: every file checked, built or not) in one pass, as
 # for 6.12 below: two passes cost three minutes more.
 kdir=$(tools/rig/kver.sh --kdir) || { record fail "stock kernel headers"; finish; }
-if make -s KDIR="$kdir" W=1 C=2 modules >"$out/build.log" 2>&1 &&
+if make -s KDIR="$kdir" W=1 C=2 IBPOST_TESTS=y modules >"$out/build.log" 2>&1 &&
 	make -s tool >>"$out/build.log" 2>&1 &&
 	make -s -C tools/tests >>"$out/build.log" 2>&1; then
 	if grep -E 'warning:|error:' "$out/build.log"; then
@@ -134,7 +134,7 @@ fi
 rm -rf build/testmod
 mkdir -p build/testmod
 cp -r Kbuild version.mk VERSION module kunit include build/testmod/
-if make -C "$tkdir" M="$repo/build/testmod" W=1 modules >"$out/testmod.log" 2>&1 &&
+if make -C "$tkdir" M="$repo/build/testmod" W=1 IBPOST_TESTS=y modules >"$out/testmod.log" 2>&1 &&
 	! grep -Eq 'warning:|error:' "$out/testmod.log"; then
 	record ok "build ibpost + KUnit module for the test kernel (W=1)"
 else
@@ -163,7 +163,7 @@ cp -r Kbuild version.mk VERSION module kunit include build/mod-6.12/
 rm -rf build/mod-6.12/module/compat/generated
 {
 	if k12dir=$(IBPOST_STOCK=6.12 tools/rig/kver.sh --kdir) &&
-		make -C "$k12dir" M="$repo/build/mod-6.12" W=1 C=2 modules >"$out/mod-6.12.log" 2>&1 &&
+		make -C "$k12dir" M="$repo/build/mod-6.12" W=1 C=2 IBPOST_TESTS=y modules >"$out/mod-6.12.log" 2>&1 &&
 		! grep -Eq 'warning:|error:' "$out/mod-6.12.log"; then
 		echo ok >"$out/mod-6.12.rc"
 	else

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/rig/deps.sh
 # The guest boots the stock kernel: build for it, not for this host's.
-make -s KDIR="$(tools/rig/kver.sh --kdir)" all
+make -s KDIR="$(tools/rig/kver.sh --kdir)" IBPOST_TESTS=y all
 mkdir -p build/demo
 echo "Booting a stock Debian kernel guest under QEMU (TCG; about a minute)..."
 tools/rig/boot.sh --kernel stock --script tools/tests/guest/guest-demo.sh \

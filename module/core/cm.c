@@ -563,7 +563,7 @@ int ibpost_cm_pair(struct ibpost_pair *p, const struct ibpost_conn_caps *caps,
 		   const struct sockaddr_storage *addr,
 		   struct ibpost_status *st)
 {
-	u16 test_port = (u16)xchg(&ibpost_test.pair_test_port, 0);
+	u16 test_port = (u16)ibpost_test_take(pair_test_port);
 	struct sockaddr_storage dst = *addr;
 	struct ibpost_cm_ctx *lctx;
 	struct rdma_conn_param param;

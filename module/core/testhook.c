@@ -1,24 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ibpost: every test hook of ibpost.ko, in this one file: the module
- * parameters the tests set (0, off, by default; only root can set them)
- * and the one wait of the hooks that hold one side of a race in its
- * window (serve_test_lost_ms, serve_test_join_fail_ms, session_test_publish_ms,
- * session_test_wake_ms), so that a test does the other side inside it
- * every time instead of by luck.  The code that takes a hook reads
- * ibpost_test.<name>.
+ * ibpost: every test hook of ibpost.ko, in this one file, which only a
+ * test build links (IBPOST_TESTS=y: core/testhook.h): the module
+ * parameters the tests set (0, off, by default; only root can set them),
+ * the KUnit hooks of the session suite, and the one wait of the hooks
+ * that hold one side of a race in its window (serve_test_lost_ms,
+ * serve_test_join_fail_ms, session_test_publish_ms, session_test_wake_ms),
+ * so that a test does the other side inside it every time instead of by
+ * luck.  The code that takes a hook uses core/testhook.h's accessors.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
+#include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
 
 #include "core/testhook.h"
 
 struct ibpost_test_hooks ibpost_test;
+/* The session suite sets the two KUnit hooks. */
+EXPORT_SYMBOL_IF_KUNIT(ibpost_test);
 
 module_param_named(peer_fault, ibpost_test.peer_fault,
 		   uint, 0600);
@@ -79,7 +84,7 @@ MODULE_PARM_DESC(pair_test_port,
 #define IBPOST_TEST_HOLD_MAX_MS	10000U
 
 /**
- * ibpost_test_hold() - hold here while a test hook says so.
+ * ibpost_test_hold_ms() - hold here while a test hook says so.
  * @what: what is held, for the log lines the tests look for.
  * @ms: the hook's parameter: 0 returns at once; otherwise hold for that
  *	many ms (at most 10 s) or until the test writes 0 to it, whichever
@@ -90,7 +95,7 @@ MODULE_PARM_DESC(pair_test_port,
  *
  * Context: process context, sleeps.
  */
-void ibpost_test_hold(const char *what, unsigned int *ms)
+void ibpost_test_hold_ms(const char *what, unsigned int *ms)
 {
 	unsigned int v = READ_ONCE(*ms);
 	unsigned long end;

@@ -2,19 +2,51 @@
 /*
  * ibpost: the test hooks, all in core/testhook.c: module parameters that
  * inject a fault or hold one side of a race in its window (0, off, by
- * default; Documentation/testing.rst).
+ * default; Documentation/testing.rst), and the two KUnit hooks of the
+ * session suite.
+ *
+ * They exist only in a test build (IBPOST_TESTS=y, which the rig sets:
+ * Kbuild defines IBPOST_TEST_HOOKS and links core/testhook.o).  A plain
+ * make, DKMS and the Debian package build without them: there every
+ * accessor below is a constant 0 or does nothing, so the compiler drops
+ * the code each hook guards, and the module has no test parameter
+ * (tools/tests/host/install.sh checks modinfo).  Why not the kernel's
+ * fault injection (CONFIG_FAULT_INJECTION): most hooks hold a window
+ * open for a test to act in, or make the client send a chosen malformed
+ * message, which a should_fail() probability does not express; and the
+ * stock kernels the rig tests on are built without its debugfs.
  */
 #ifndef _IBPOST_TESTHOOK_H
 #define _IBPOST_TESTHOOK_H
 
+#include <linux/atomic.h>
+#include <linux/compiler.h>
 #include <linux/types.h>
 
+/* Faults of the peer_fault hook (job/peer.c sends them). */
+#define IBPOST_PEER_FAULT_VERSION	(1U << 0)	/* hello version 99 */
+#define IBPOST_PEER_FAULT_LENGTH	(1U << 1)	/* SGE past the slot */
+#define IBPOST_PEER_FAULT_STALE_RKEY	(1U << 2)	/* previous job's rkey */
+#define IBPOST_PEER_FAULT_MSG_VERSION	(1U << 3)	/* job message v3 */
+#define IBPOST_PEER_FAULT_CORRUPT	(1U << 4)	/* describe other data */
+#define IBPOST_PEER_FAULT_HELLO_FLAGS	(1U << 5)	/* hello flag 0x8000 */
+#define IBPOST_PEER_FAULT_HELLO_TAIL	(1U << 6)	/* bytes past the hello */
+#define IBPOST_PEER_FAULT_JOB_CONN	(1U << 7)	/* job header conn 7 */
+#define IBPOST_PEER_FAULT_JOB_LENGTH	(1U << 8)	/* 8 bytes past length */
+#define IBPOST_PEER_FAULT_JOB_TWICE	(1U << 9)	/* job again after ready */
+#define IBPOST_PEER_FAULT_FIN_FIRST	(1U << 10)	/* fin before the job */
+#define IBPOST_PEER_FAULT_TRICKLE	(1U << 11)	/* a WR every 3 ms */
+
+#ifdef IBPOST_TEST_HOOKS
+
+/* A test build (Kbuild defines IBPOST_TEST_HOOKS): the hooks exist. */
+#define IBPOST_TEST_BUILD	1
+
 /**
- * struct ibpost_test_hooks - every test hook of ibpost.ko, one module
- *	parameter each (/sys/module/ibpost/parameters/<name>, root only),
- *	0 (off) by default; core/testhook.c describes each.
- * @peer_fault: faults the next peer job sends (IBPOST_PEER_FAULT_* of
- *	job/peer.c).
+ * struct ibpost_test_hooks - every test hook of a test build of ibpost.ko,
+ *	one module parameter each (/sys/module/ibpost/parameters/<name>,
+ *	root only), 0 (off) by default; core/testhook.c describes each.
+ * @peer_fault: faults the next peer job sends (IBPOST_PEER_FAULT_*).
  * @lat_test_cap: the most latency samples a job keeps whole (job/run.c).
  * @serve_test_drop_join: the server disconnects this joined connection of the
  *	next session (serve/join.c).
@@ -34,6 +66,10 @@
  *	again (session/submit.c).
  * @pair_test_port: the next loopback pair listens on this port and waits
  *	(core/cm.c).
+ * @kunit_keep_room: KUnit only (no parameter): a completed request does not
+ *	give its send-queue slots back (session/submit.c).
+ * @kunit_partial_post: KUnit only (no parameter): the next post of a chain
+ *	of two WRs or more fails after its first WR (session/submit.c).
  */
 struct ibpost_test_hooks {
 	unsigned int peer_fault;
@@ -47,10 +83,42 @@ struct ibpost_test_hooks {
 	unsigned int session_test_nofin;
 	unsigned int session_test_wake_ms;
 	unsigned int pair_test_port;
+	bool kunit_keep_room;
+	bool kunit_partial_post;
 };
 
 extern struct ibpost_test_hooks ibpost_test;
 
-void ibpost_test_hold(const char *what, unsigned int *ms);
+void ibpost_test_hold_ms(const char *what, unsigned int *ms);
+
+/* The hook's value now. */
+#define ibpost_test_read(name)		READ_ONCE(ibpost_test.name)
+/* The hook's value, which goes back to 0 (off): one use per setting. */
+#define ibpost_test_take(name)		xchg(&ibpost_test.name, 0)
+/* The hook's value if it is @v, which then goes back to 0; else 0. */
+#define ibpost_test_take_if(name, v)	\
+	(cmpxchg(&ibpost_test.name, (v), 0) == (v) ? (v) : 0)
+/* Holds while the hook says so (ibpost_test_hold_ms()). */
+#define ibpost_test_hold(what, name)	\
+	ibpost_test_hold_ms(what, &ibpost_test.name)
+
+#else /* !IBPOST_TEST_HOOKS: the shipped module */
+
+#define IBPOST_TEST_BUILD	0
+
+#define ibpost_test_read(name)		0U
+#define ibpost_test_take(name)		0U
+#define ibpost_test_take_if(name, v)	0U
+#define ibpost_test_hold(what, name)	do { } while (0)
+
+#endif /* IBPOST_TEST_HOOKS */
+
+/* The IBPOST_FAULT_* ibpost_run() injects: none in the shipped module. */
+#define ibpost_run_faults()	\
+	(IBPOST_TEST_BUILD ? IBPOST_FAULTS : 0U)
+
+/* Is @bit of a job's @fault word set?  Never in the shipped module. */
+#define ibpost_test_fault(fault, bit)	\
+	(IBPOST_TEST_BUILD && ((fault) & (bit)))
 
 #endif /* _IBPOST_TESTHOOK_H */

@@ -11,8 +11,9 @@
  * number of WRs posted, and the server answers with what it found: bytes
  * and messages received, verification of what landed there.
  *
- * Test hook: the module parameter peer_fault makes the next client
- * misbehave on the wire, so that the server's checks can be seen to work.
+ * Test hook (test builds only, core/testhook.h): the module parameter
+ * peer_fault makes the next client misbehave on the wire, so that the
+ * server's checks can be seen to work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,20 +25,6 @@
 
 #include "job/job.h"
 #include "core/testhook.h"
-
-/* Faults of the test hook (bits of peer_fault). */
-#define IBPOST_PEER_FAULT_VERSION	(1U << 0)	/* hello version 99 */
-#define IBPOST_PEER_FAULT_LENGTH	(1U << 1)	/* SGE past the slot */
-#define IBPOST_PEER_FAULT_STALE_RKEY	(1U << 2)	/* previous job's rkey */
-#define IBPOST_PEER_FAULT_MSG_VERSION	(1U << 3)	/* job message v3 */
-#define IBPOST_PEER_FAULT_CORRUPT	(1U << 4)	/* describe other data */
-#define IBPOST_PEER_FAULT_HELLO_FLAGS	(1U << 5)	/* hello flag 0x8000 */
-#define IBPOST_PEER_FAULT_HELLO_TAIL	(1U << 6)	/* bytes past the hello */
-#define IBPOST_PEER_FAULT_JOB_CONN	(1U << 7)	/* job header conn 7 */
-#define IBPOST_PEER_FAULT_JOB_LENGTH	(1U << 8)	/* 8 bytes past length */
-#define IBPOST_PEER_FAULT_JOB_TWICE	(1U << 9)	/* job again after ready */
-#define IBPOST_PEER_FAULT_FIN_FIRST	(1U << 10)	/* fin before the job */
-#define IBPOST_PEER_FAULT_TRICKLE	(1U << 11)	/* a WR every 3 ms */
 
 /* The pace of the trickle fault. */
 #define IBPOST_PEER_TRICKLE_NS		(3 * NSEC_PER_MSEC)
@@ -64,15 +51,15 @@ void ibpost_peer_caps(struct ibpost_job *job, struct ibpost_conn_caps *caps)
 	struct ibpost_peer *p = &job->peer;
 	struct ibpost_run *run = job->run;
 
-	p->fault = xchg(&ibpost_test.peer_fault, 0);
+	p->fault = ibpost_test_take(peer_fault);
 	ibpost_client_caps(&p->cl, job->depth,
 			   ibpost_op_is_send(run->op) ? job->recv_num_sge : 0,
 			   run->cm_port, run->cm_timeout_ms, caps);
-	if (p->fault & IBPOST_PEER_FAULT_VERSION)
+	if (ibpost_test_fault(p->fault, IBPOST_PEER_FAULT_VERSION))
 		p->cl.hello.version = cpu_to_be16(99);
-	if (p->fault & IBPOST_PEER_FAULT_HELLO_FLAGS)
+	if (ibpost_test_fault(p->fault, IBPOST_PEER_FAULT_HELLO_FLAGS))
 		p->cl.hello.flags = cpu_to_be16(0x8000);
-	if (p->fault & IBPOST_PEER_FAULT_HELLO_TAIL) {
+	if (ibpost_test_fault(p->fault, IBPOST_PEER_FAULT_HELLO_TAIL)) {
 		memcpy(p->priv, &p->cl.hello, sizeof(p->cl.hello));
 		memset(p->priv + sizeof(p->cl.hello), 0xff,
 		       sizeof(p->priv) - sizeof(p->cl.hello));
@@ -92,7 +79,7 @@ bool ibpost_peer_hold(struct ibpost_job *job)
 	struct ibpost_peer *p = &job->peer;
 	u64 now;
 
-	if (likely(!(p->fault & IBPOST_PEER_FAULT_TRICKLE)))
+	if (likely(!ibpost_test_fault(p->fault, IBPOST_PEER_FAULT_TRICKLE)))
 		return false;
 	now = ktime_get_ns();
 	if (now < p->t_next)
@@ -162,9 +149,9 @@ static u32 ibpost_peer_build_job(struct ibpost_job *job)
 
 	memset(m, 0, len);
 	ibpost_wire_hdr_init(&m->hdr, IBPOST_WIRE_JOB, len, 0);
-	if (job->peer.fault & IBPOST_PEER_FAULT_MSG_VERSION)
+	if (ibpost_test_fault(job->peer.fault, IBPOST_PEER_FAULT_MSG_VERSION))
 		m->hdr.version = cpu_to_be16(IBPOST_WIRE_VERSION + 1);
-	if (job->peer.fault & IBPOST_PEER_FAULT_JOB_CONN)
+	if (ibpost_test_fault(job->peer.fault, IBPOST_PEER_FAULT_JOB_CONN))
 		m->hdr.conn = cpu_to_be32(7);
 	m->op = cpu_to_be32(run->op);
 	m->flags = cpu_to_be32(ibpost_peer_wire_flags(run));
@@ -180,15 +167,16 @@ static u32 ibpost_peer_build_job(struct ibpost_job *job)
 		ibpost_wire_layout_put(m->sge + run->num_sge, job->recv_layout,
 				       rn);
 	/* The server then expects other bytes than arrive: it must notice. */
-	if ((job->peer.fault & IBPOST_PEER_FAULT_CORRUPT) && run->num_sge > 1) {
+	if (ibpost_test_fault(job->peer.fault, IBPOST_PEER_FAULT_CORRUPT) &&
+	    run->num_sge > 1) {
 		m->sge[0].length = cpu_to_be32(job->send_layout[1].length);
 		m->sge[1].length = cpu_to_be32(job->send_layout[0].length);
 	}
-	if (job->peer.fault & IBPOST_PEER_FAULT_LENGTH)
+	if (ibpost_test_fault(job->peer.fault, IBPOST_PEER_FAULT_LENGTH))
 		m->sge[0].length = cpu_to_be32(job->send_layout[0].length +
 					       IBPOST_SLOT_MAX);
 	/* 8 zero bytes more than the header says (the slot has room) */
-	if (job->peer.fault & IBPOST_PEER_FAULT_JOB_LENGTH) {
+	if (ibpost_test_fault(job->peer.fault, IBPOST_PEER_FAULT_JOB_LENGTH)) {
 		memset((u8 *)m + len, 0, 8);
 		return len + 8;
 	}
@@ -252,7 +240,7 @@ static int ibpost_peer_slots(struct ibpost_job *job,
 	/* The server stamped slot i once, with the pattern of WR i. */
 	if (ibpost_peer_reads(job))
 		job->pattern_mod = n;
-	if (p->fault & IBPOST_PEER_FAULT_STALE_RKEY) {
+	if (ibpost_test_fault(p->fault, IBPOST_PEER_FAULT_STALE_RKEY)) {
 		for (i = 0; i < n; i++) {
 			raddr[i] = READ_ONCE(ibpost_peer_prev_addr);
 			rkey[i] = READ_ONCE(ibpost_peer_prev_rkey);
@@ -285,7 +273,7 @@ int ibpost_peer_start(struct ibpost_job *job)
 		ibpost_job_fail(job, ret, IBPOST_R_NOMEM, IBPOST_STATUS_NONE);
 		return ret;
 	}
-	if (p->fault & IBPOST_PEER_FAULT_FIN_FIRST)
+	if (ibpost_test_fault(p->fault, IBPOST_PEER_FAULT_FIN_FIRST))
 		ret = ibpost_client_fin(&p->cl, 0);
 	if (!ret)
 		ret = ibpost_client_send(&p->cl, ibpost_peer_build_job(job));
@@ -305,7 +293,8 @@ int ibpost_peer_start(struct ibpost_job *job)
 	}
 	ibpost_client_release(&p->cl, m, true);
 	/* the job again, while it runs: the server must end it */
-	if (!job->err && (p->fault & IBPOST_PEER_FAULT_JOB_TWICE) &&
+	if (!job->err &&
+	    ibpost_test_fault(p->fault, IBPOST_PEER_FAULT_JOB_TWICE) &&
 	    ibpost_client_send(&p->cl, ibpost_peer_build_job(job)))
 		ibpost_job_fail(job, -EIO, IBPOST_R_POST, IBPOST_STATUS_NONE);
 	return job->err;

@@ -181,7 +181,7 @@ static void ibpost_sjoin_unlink_locked(struct ibpost_server *srv,
 		return;
 	WRITE_ONCE(sc->joining, sc->joining - 1);
 	/* Where the wake once came after the unlock: the window, held. */
-	ibpost_test_hold("failed join", &ibpost_test.serve_test_join_fail_ms);
+	ibpost_test_hold("failed join", serve_test_join_fail_ms);
 	wake_up(&sc->wake);
 }
 
@@ -264,7 +264,7 @@ int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 	mutex_unlock(&srv->lock);
 
 	ret = ibpost_sjoin_qp(sj, id);
-	if (!ret && READ_ONCE(ibpost_test.serve_test_join_fail_ms))
+	if (!ret && ibpost_test_read(serve_test_join_fail_ms))
 		ret = -EIO;
 	if (!ret)
 		ret = ibpost_cm_accept(&sj->ep, &ev->param.conn);
@@ -384,7 +384,7 @@ void ibpost_sjoin_reap_lost(struct ibpost_sconn *sc)
  */
 void ibpost_sjoin_test_drop(struct ibpost_sconn *sc)
 {
-	u32 n = READ_ONCE(ibpost_test.serve_test_drop_join), i = 0;
+	u32 n = ibpost_test_read(serve_test_drop_join), i = 0;
 	struct ibpost_server *srv = sc->srv;
 	struct ibpost_sjoin *sj, *hit = NULL;
 
@@ -393,7 +393,7 @@ void ibpost_sjoin_test_drop(struct ibpost_sconn *sc)
 	mutex_lock(&srv->lock);
 	/* None being set up: every join in the list is connected. */
 	if (!sc->joining && sc->njoins >= n &&
-	    cmpxchg(&ibpost_test.serve_test_drop_join, n, 0) == n) {
+	    ibpost_test_take_if(serve_test_drop_join, n)) {
 		list_for_each_entry(sj, &sc->joins, node) {
 			if (++i == n) {
 				hit = sj;

@@ -180,7 +180,7 @@ static int ibpost_srv_request(struct ibpost_server *srv, struct rdma_cm_id *id,
 	atomic_long_inc(&ibpost_live.jobs);
 	mutex_unlock(&srv->lock);
 	ibpost_srv_conn_event(sc, IBPOST_SRV_CONNECT, 0, NULL);
-	if (!READ_ONCE(ibpost_test.serve_test_nowake))
+	if (!ibpost_test_read(serve_test_nowake))
 		wake_up_process(sc->thread);
 	return 0;
 
@@ -223,7 +223,7 @@ static int ibpost_srv_listener_lost(struct ibpost_server *srv)
 	mutex_unlock(&srv->lock);
 	if (ret)
 		ibpost_test_hold("lost listener",
-				 &ibpost_test.serve_test_lost_ms);
+				 serve_test_lost_ms);
 	if (ret)
 		complete(&srv->listen_done);
 	return ret;

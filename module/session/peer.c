@@ -304,9 +304,9 @@ void ibpost_speer_fin(struct ibpost_session *s)
 	mutex_lock(&s->reg_lock);
 	if (!p->started || READ_ONCE(s->state) == IBPOST_S_DEAD)
 		goto out;
-	ibpost_test_hold("session closer", &ibpost_test.session_test_fin_ms);
+	ibpost_test_hold("session closer", session_test_fin_ms);
 	p->started = false;
-	if (cmpxchg(&ibpost_test.session_test_nofin, 1, 0) == 1) {
+	if (ibpost_test_take_if(session_test_nofin, 1)) {
 		pr_info("test hook: session %u closed without its fin\n",
 			p->session);
 		goto out;

@@ -581,7 +581,7 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	ret = ibpost_session_extend(s, attr, &caps, &reason);
 	if (!ret && peer)
 		ibpost_test_hold("session opener",
-				 &ibpost_test.session_test_publish_ms);
+				 session_test_publish_ms);
 	if (!ret)
 		ret = ibpost_session_publish(s);
 	if (ret) {

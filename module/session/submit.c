@@ -39,7 +39,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <kunit/visibility.h>
 #include <linux/ktime.h>
 #include <linux/math.h>
 #include <linux/sched/mm.h>
@@ -79,25 +78,16 @@ static void ibpost_req_rw_destroy(struct ibpost_req *req)
 			    ibpost_req_dir(req));
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
 /*
- * Test hook (KUnit only): while set, a completed request does not give its
- * send-queue slots back, so the next submitter finds the queue full and
- * waits for room for as long as the test wants (close_waiter).
+ * KUnit hook (test builds only, core/testhook.h): while set, a completed
+ * request does not give its send-queue slots back, so the next submitter
+ * finds the queue full and waits for room for as long as the test wants
+ * (close_waiter).
  */
-bool ibpost_kunit_keep_room;
-EXPORT_SYMBOL_IF_KUNIT(ibpost_kunit_keep_room);
-
 static bool ibpost_req_keeps_room(void)
 {
-	return READ_ONCE(ibpost_kunit_keep_room);
+	return ibpost_test_read(kunit_keep_room);
 }
-#else
-static bool ibpost_req_keeps_room(void)
-{
-	return false;
-}
-#endif
 
 /**
  * ibpost_req_complete() - end a request: free its rdma_rw context, count
@@ -288,7 +278,7 @@ static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
 			   READ_ONCE(s->state) != IBPOST_S_LIVE);
 		if (READ_ONCE(s->state) != IBPOST_S_LIVE)
 			ibpost_test_hold("woken waiter",
-					 &ibpost_test.session_test_wake_ms);
+					 session_test_wake_ms);
 		spin_lock_irqsave(&q->lock, flags);
 		q->waiting--;
 		state = READ_ONCE(s->state);
@@ -421,35 +411,25 @@ static void ibpost_req_orphan(struct ibpost_session *s, struct ibpost_req *req,
 	ibpost_session_error(s);
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
 /*
- * Test hook (KUnit only): the next post of a chain of two WRs or more
- * gives the provider only its first WR and fails as if the provider had
- * refused the second (-ENOMEM): the partial post of ibpost_req_orphan().
+ * KUnit hook (test builds only, core/testhook.h): the next post of a chain
+ * of two WRs or more gives the provider only its first WR and fails as if
+ * the provider had refused the second (-ENOMEM): the partial post of
+ * ibpost_req_orphan().
  */
-bool ibpost_kunit_partial_post;
-EXPORT_SYMBOL_IF_KUNIT(ibpost_kunit_partial_post);
-
 static int ibpost_req_post_wrs(struct ibpost_req *req,
 			       struct ib_send_wr *first, u32 *taken)
 {
 	struct ib_send_wr *rest = first->next;
 	int ret;
 
-	if (!rest || !xchg(&ibpost_kunit_partial_post, false))
+	if (!rest || !ibpost_test_take(kunit_partial_post))
 		return ibpost_ep_post(req->q->ep, first, taken);
 	first->next = NULL;
 	ret = ibpost_ep_post(req->q->ep, first, taken);
 	first->next = rest;
 	return ret ? ret : -ENOMEM;
 }
-#else
-static int ibpost_req_post_wrs(struct ibpost_req *req,
-			       struct ib_send_wr *first, u32 *taken)
-{
-	return ibpost_ep_post(req->q->ep, first, taken);
-}
-#endif
 
 /*
  * Post the request's chain; 0 once the request is the session's.

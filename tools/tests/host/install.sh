@@ -36,8 +36,13 @@ root=$pkg/root
 rm -rf "$pkg"
 mkdir -p "$pkg"
 log=$pkg/install.log
-# W=1 as make check's build: other flags would rebuild every object.
-mk() { make --no-print-directory -s KDIR="$kdir" W=1 PREFIX=/usr "$@" >>"$log" 2>&1; }
+# 'make install' as a user runs it builds the product, without the test
+# hooks and modules (no IBPOST_TESTS): in a copy of the tree's files
+# (build/pkg/src), as the tree holds make check's test build, which the
+# guests beside this script load.  W=1: its warnings are make check's.
+mk() { make --no-print-directory -s -j"$(nproc)" KDIR="$kdir" W=1 PREFIX=/usr "$@" >>"$log" 2>&1; }
+tools/rig/copy-tree.sh "$pkg/src" >>"$log" 2>&1 || { echo "install.sh: tools/rig/copy-tree.sh failed, see $log"; exit 1; }
+cd "$pkg/src" || exit 1
 
 # The tool's long options by command, from its option tables (the hidden
 # --list-options of each command prints its table; the tool is built by
@@ -146,6 +151,27 @@ if [[ $dep == ib_core,rdma_cm || $dep == rdma_cm,ib_core ]]; then
 	t_ok "ibpost.ko depends on ib_core and rdma_cm (modprobe loads them)"
 else
 	t_fail "ibpost.ko depends on ib_core and rdma_cm" "depends '$dep'"
+fi
+# no_hooks NAME KO PARMS: the product's module KO has no test hook: its
+# module parameters (modinfo) are exactly PARMS (space-separated, sorted)
+# and no "test hook" text (their descriptions and log lines) is in it.
+no_hooks() {
+	local got
+	got=$(modinfo -F parm "$2" 2>&1 | cut -d: -f1 | sort | paste -sd' ')
+	if [[ -s $2 && $got == "$3" ]] && ! grep -qa 'test hook' "$2"; then
+		t_ok "$1: no test parameter (modinfo: '${3:-none}'), no test hook"
+	else
+		t_fail "$1: no test parameter, no test hook" "parameters '$got'$(grep -qa 'test hook' "$2" && echo ', test hook text')"
+	fi
+}
+no_hooks "make install's ibpost.ko" "$mods/module/ibpost.ko" ""
+no_hooks "make install's ibpost_blk.ko" "$mods/module/blk/ibpost_blk.ko" "io_timeout"
+# The check sees hooks where they are: make check's test build has them.
+got=$(modinfo -F parm "$repo/module/ibpost.ko" 2>&1 | cut -d: -f1)
+if grep -qx peer_fault <<<"$got" && grep -qa 'test hook' "$repo/module/ibpost.ko"; then
+	t_ok "the test build's ibpost.ko (IBPOST_TESTS=y) has the test hooks: $(echo "$got" | wc -l) parameters"
+else
+	t_fail "the test build's ibpost.ko has the test hooks" "parameters '$(echo "$got" | paste -sd' ')'"
 fi
 # version_row NAME KO: the module file KO carries MODULE_VERSION $ver.
 version_row() {
@@ -263,9 +289,12 @@ if mk uninstall DESTDIR="$root"; then
 else
 	t_fail "make uninstall" "see $log"
 fi
-if mk install DESTDIR="$pkg/tests-root" INSTALL_TESTS=1 &&
-	[[ -s $pkg/tests-root/lib/modules/$kver/extra/kunit/ibpost_consumer.ko ]]; then
-	t_ok "make install INSTALL_TESTS=1 installs ibpost_consumer.ko"
+# The test build, in the tree: make check built it with these flags, so
+# nothing is rebuilt under the guests.
+if (cd "$repo" && mk install DESTDIR="$pkg/tests-root" INSTALL_TESTS=1) &&
+	[[ -s $pkg/tests-root/lib/modules/$kver/extra/kunit/ibpost_consumer.ko ]] &&
+	modinfo -F parm "$pkg/tests-root/lib/modules/$kver/extra/module/ibpost.ko" | grep -q '^peer_fault:'; then
+	t_ok "make install INSTALL_TESTS=1 installs the test build: ibpost_consumer.ko, ibpost.ko with its hooks"
 else
 	t_fail "make install INSTALL_TESTS=1 installs ibpost_consumer.ko" "see $log"
 fi
@@ -317,6 +346,9 @@ if ((dkms)); then
 	for m in ibpost ibpost_blk; do
 		version_row "dkms installed $m.ko $ver" "$d/install/$kver/updates/dkms/$m.ko"
 	done
+	no_hooks "dkms installed ibpost.ko (the .deb's ibpost-dkms builds these sources)" \
+		"$d/install/$kver/updates/dkms/ibpost.ko" ""
+	no_hooks "dkms installed ibpost_blk.ko" "$d/install/$kver/updates/dkms/ibpost_blk.ko" io_timeout
 	if [[ -z $(find "$d" -name 'ibpost_consumer.ko' -o -name '*kunit*.ko') ]]; then
 		t_ok "dkms builds no test module"
 	else

@@ -89,6 +89,22 @@ static ssize_t _name##_store(struct device *dev,			\
 }									\
 static DEVICE_ATTR_RW(_name)
 
+/*
+ * The per-device writes (the timers, reset) are privileged as the map is
+ * (ctl.c): the files are root's, and the writer must also hold
+ * CAP_SYS_ADMIN, so that root without it (a container with a writable
+ * /sys, a hardened unit) cannot fail a remote device for good
+ * (ctrl_loss_tmo=0 while reconnecting) or force its reconnects.
+ */
+static bool ibpost_blk_attr_allowed(struct ibpost_blk_dev *d, const char *what)
+{
+	if (capable(CAP_SYS_ADMIN))
+		return true;
+	pr_warn_ratelimited("%s: %s refused: needs CAP_SYS_ADMIN\n",
+			    d->disk->disk_name, what);
+	return false;
+}
+
 /* Store @buf into the timer at @off of the map, if the map stays valid. */
 static ssize_t ibpost_blk_timer_store(struct ibpost_blk_dev *d, size_t off,
 				      const char *buf, size_t count)
@@ -97,6 +113,8 @@ static ssize_t ibpost_blk_timer_store(struct ibpost_blk_dev *d, size_t off,
 	char why[IBPOST_BLK_RESULT_LEN];
 	int v, ret;
 
+	if (!ibpost_blk_attr_allowed(d, "a timer's write"))
+		return -EPERM;
 	ret = kstrtoint(buf, 10, &v);
 	if (ret)
 		return ret;
@@ -132,6 +150,8 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *a,
 	bool v;
 	int ret;
 
+	if (!ibpost_blk_attr_allowed(d, "reset"))
+		return -EPERM;
 	ret = kstrtobool(buf, &v);
 	if (ret)
 		return ret;

@@ -54,6 +54,19 @@
 #define IBPOST_BLK_CTRL_LOSS_TMO	600
 /* Most ctrl_loss_tmo= and fast_io_fail_tmo= (seconds; -1: forever, off). */
 #define IBPOST_BLK_MAX_TMO		(7 * 24 * 3600)
+/*
+ * Times a request whose session failed is sent again, on the same or the
+ * next session, before it fails (nvme's nvme_max_retries default): a
+ * request that fails every session (a protection error, a provider bug)
+ * must not loop reconnect, retry, fail for ever.
+ */
+#define IBPOST_BLK_MAX_RETRIES	5
+/*
+ * Milliseconds after which a request requeued while the device is still
+ * live is dispatched again: its session's event may never come (a
+ * refusal that failed no session), so no reconnect would kick the list.
+ */
+#define IBPOST_BLK_REQUEUE_MS	100
 /* Length of the reason of the last control write. */
 #define IBPOST_BLK_RESULT_LEN	160
 
@@ -198,6 +211,8 @@ struct ibpost_blk_dev {
  * @ended: 0 while the session has the request, else IBPOST_BLK_ENDED*
  *	(read by the timeout handler).
  * @status: what the request ends with.
+ * @retries: times it was requeued after its session failed (reset when
+ *	the block layer hands the request in new: RQF_DONTPREP clear).
  * @sg: its scatterlist (blk_rq_map_sg()), &ibpost_blk_dev.segs entries.
  */
 struct ibpost_blk_cmd {
@@ -207,6 +222,7 @@ struct ibpost_blk_cmd {
 	int err;
 	int ended;
 	blk_status_t status;
+	u8 retries;
 	struct scatterlist sg[];
 };
 

@@ -137,37 +137,73 @@ static void ibpost_blk_done(struct ibpost_req *req, int status)
 }
 
 /*
- * A device that reconnects (reconnect.c): a request the session ended with
- * an error while the device is live (its event is on the way) or
- * reconnecting waits on the requeue list for the next session, unless
- * fast_io_fail_tmo expired; once the device failed for good or is being
- * unmapped, it ends with BLK_STS_IOERR.
+ * A request that ended with an error is sent again, at most
+ * IBPOST_BLK_MAX_RETRIES times (then BLK_STS_IOERR), when a retry can mend
+ * it: a half of it refused for room (BLK_STS_RESOURCE, never an end
+ * status: the caller would read a shortage as -ENOMEM; kicked after
+ * IBPOST_BLK_REQUEUE_MS), and on a device that reconnects (reconnect.c) a
+ * failed path (BLK_STS_TRANSPORT).  That one waits on the requeue list for
+ * the next session while the device is reconnecting, unless
+ * fast_io_fail_tmo expired, or while it is live (its event is on the way,
+ * or none comes: kicked after IBPOST_BLK_REQUEUE_MS).  Any other status
+ * ends it at once (no retry mends a request refused as malformed), and so
+ * does a path error when its submitter asked for no retry (REQ_FAILFAST_*:
+ * md's failfast members, dm-multipath, which then use another path), as
+ * nvme's nvme_req_needs_retry() has it.  Once the device failed for good
+ * or is being unmapped, it ends with BLK_STS_IOERR.
  */
 static void ibpost_blk_complete(struct request *rq)
 {
 	struct ibpost_blk_cmd *cmd = blk_mq_rq_to_pdu(rq);
 	struct ibpost_blk_dev *d = rq->q->queuedata;
+	blk_status_t st = cmd->status;
+	bool requeue, live, room;
 	unsigned long flags;
-	bool requeue;
 
-	if (likely(cmd->status == BLK_STS_OK) ||
-	    !ibpost_blk_can_reconnect(d)) {
-		blk_mq_end_request(rq, cmd->status);
+	if (likely(st == BLK_STS_OK)) {
+		blk_mq_end_request(rq, st);
+		return;
+	}
+	room = st == BLK_STS_RESOURCE;
+	if (room)
+		st = BLK_STS_TRANSPORT;
+	if (blk_noretry_request(rq) ||
+	    (!room && (st != BLK_STS_TRANSPORT ||
+		       !ibpost_blk_can_reconnect(d)))) {
+		blk_mq_end_request(rq, st);
+		return;
+	}
+	if (cmd->retries >= IBPOST_BLK_MAX_RETRIES) {
+		pr_err_ratelimited("%s: %s at sector %llu failed %u times: I/O error\n",
+				   d->disk->disk_name, ibpost_blk_op_name(rq),
+				   (unsigned long long)blk_rq_pos(rq),
+				   cmd->retries + 1);
+		blk_mq_end_request(rq, BLK_STS_IOERR);
+		return;
+	}
+	cmd->retries++;
+	if (!ibpost_blk_can_reconnect(d)) {
+		blk_mq_requeue_request(rq, false);
+		blk_mq_delay_kick_requeue_list(rq->q, IBPOST_BLK_REQUEUE_MS);
 		return;
 	}
 	/*
 	 * Under @state_lock: a state change that kicks the requeue list
 	 * (the reconnect's end, fast_io_fail_tmo, the unmap) comes after
-	 * every request this put on it.  Not kicked here: that kick does.
+	 * every request this put on it.  Not kicked here then: that kick
+	 * does; while live, a delayed kick (no event may come).
 	 */
 	spin_lock_irqsave(&d->state_lock, flags);
-	requeue = d->state == IBPOST_BLK_LIVE ||
+	live = d->state == IBPOST_BLK_LIVE;
+	requeue = live ||
 		  (d->state == IBPOST_BLK_RECONNECTING && !d->failfast);
 	if (requeue)
 		blk_mq_requeue_request(rq, false);
 	spin_unlock_irqrestore(&d->state_lock, flags);
 	if (!requeue)
 		blk_mq_end_request(rq, BLK_STS_IOERR);
+	else if (live)
+		blk_mq_delay_kick_requeue_list(rq->q, IBPOST_BLK_REQUEUE_MS);
 }
 
 /*
@@ -177,12 +213,18 @@ static void ibpost_blk_complete(struct request *rq)
  * fails it with BLK_STS_IOERR once the device failed for good; a local one
  * fails it as a lost path, BLK_STS_TRANSPORT.
  */
-static blk_status_t ibpost_blk_not_live(struct ibpost_blk_dev *d, int state)
+static blk_status_t ibpost_blk_not_live(struct ibpost_blk_dev *d,
+					struct request *rq, int state)
 {
 	if (!ibpost_blk_can_reconnect(d))
 		return BLK_STS_TRANSPORT;
-	if (state == IBPOST_BLK_RECONNECTING && !READ_ONCE(d->failfast))
-		return BLK_STS_RESOURCE;
+	if (state == IBPOST_BLK_RECONNECTING) {
+		/* Its submitter fails over rather than wait (see above). */
+		if (blk_noretry_request(rq))
+			return BLK_STS_TRANSPORT;
+		if (!READ_ONCE(d->failfast))
+			return BLK_STS_RESOURCE;
+	}
 	return BLK_STS_IOERR;
 }
 
@@ -289,7 +331,12 @@ static blk_status_t ibpost_blk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	/* Acquire: @sess of a reconnect before its live @state. */
 	state = smp_load_acquire(&d->state);
 	if (state != IBPOST_BLK_LIVE)
-		return ibpost_blk_not_live(d, state);
+		return ibpost_blk_not_live(d, rq, state);
+	/* New from the block layer, not a requeued one: no retry yet. */
+	if (!(rq->rq_flags & RQF_DONTPREP)) {
+		cmd->retries = 0;
+		rq->rq_flags |= RQF_DONTPREP;
+	}
 	blk_mq_start_request(rq);
 	cmd->err = 0;
 	cmd->ended = 0;

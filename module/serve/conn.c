@@ -869,18 +869,23 @@ static struct ibpost_sconn *ibpost_sconn_claim(struct ibpost_server *srv,
 				  srv->args.max_conns);
 		return NULL;
 	}
-	/* Another region, or none any more: the client's data is gone. */
+	/*
+	 * Who asks before what it asks about: the session's address and
+	 * token (crypto_memneq()) first, and one answer to every resume that
+	 * fails them or names a region the server does not keep (another
+	 * generation, or none any more: the client's data is gone): a host
+	 * without the token learns neither which sessions exist nor their
+	 * generation, whatever it guessed.  The answer's value and limit are
+	 * the requester's own number and generation.
+	 */
 	*err = -ESTALE;
-	if (!sc || !sc->has_token || sc->ending || sc->finished ||
+	if (!sc || !sc->has_token || ibpost_srv_session_auth(sc, id, j, st) ||
+	    sc->ending || sc->finished ||
 	    sc->generation != be32_to_cpu(j->generation)) {
 		ibpost_status_set(st, IBPOST_R_REGION_LOST, num,
 				  be32_to_cpu(j->generation));
 		return NULL;
 	}
-	/* From the session's address, with its token, as a join. */
-	*err = ibpost_srv_session_auth(sc, id, j, st);
-	if (*err)
-		return NULL;
 	*err = -EXDEV;
 	if (id->device != sc->ep.ibdev) {
 		ibpost_status_set(st, IBPOST_R_CONNECT, EXDEV, 0);
@@ -932,9 +937,12 @@ static bool ibpost_sconn_settled(struct ibpost_sconn *sc)
  * ends now and the request waits up to IBPOST_SCONN_EVICT_MS for it to
  * be kept.  The new QP is made in the session's PD: the region's MRs work
  * on it.  Refused with IBPOST_R_REGION_LOST (no such region: the server
- * restarted, or the keep time ran out), IBPOST_R_JOIN_TOKEN,
- * IBPOST_R_CONNECT (another device) or IBPOST_R_PEER_BUSY (being taken
- * back already, or not kept in time: try again).
+ * restarted, or the keep time ran out; and, the same answer, another
+ * address or token: ibpost_sconn_claim()), IBPOST_R_CONNECT (another
+ * device) or IBPOST_R_PEER_BUSY (being taken back already, or not kept in
+ * time: try again).  Only the token's holder can make the handler wait
+ * for a live session to be kept, at most IBPOST_SCONN_EVICT_MS, one
+ * claim of a session at a time.
  *
  * Context: the listener's rdma_cm handler (connect requests one at a time).
  * Return: 0 (accepted: the session's thread serves it), or 1 (rejected:

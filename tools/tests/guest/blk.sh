@@ -193,6 +193,16 @@ out=$( (echo 1 >"$A2/reset") 2>&1)
 rc=$?
 t_check "reset of a local device refused: $out" \
 	test "$rc:${out##*: }" = "1:Operation not supported"
+# Root without CAP_SYS_ADMIN (a container's, a hardened unit's) may not
+# write the per-device files, as it may not map: EPERM, nothing changed.
+np=(setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin --)
+out=$("${np[@]}" bash -c "echo 0 >$A2/ctrl_loss_tmo" 2>&1)
+rc=$?
+out2=$("${np[@]}" bash -c "echo 1 >$A2/reset" 2>&1)
+rc2=$?
+t3=$(cat "$A2/reconnect_delay" "$A2/ctrl_loss_tmo" "$A2/fast_io_fail_tmo" | tr '\n' ' ')
+t_check "without CAP_SYS_ADMIN: ctrl_loss_tmo and reset writes refused ($rc:${out##*: } / $rc2:${out2##*: }), timers still '$t3'" \
+	test "$rc:${out##*: }|$rc2:${out2##*: }|$t3" = "1:Operation not permitted|1:Operation not permitted|5 30 2 "
 # Serials: the default a UUID, serial= as given, a bad one refused; the
 # shipped udev rule names /dev/disk/by-id/ibpost-SERIAL (udevadm test runs
 # the rules in-process: the guest has no udevd).

@@ -166,6 +166,8 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *a,
 	} else {
 		pr_info("%s: reset: the session fails, the device reconnects\n",
 			d->disk->disk_name);
+		/* Its first attempt comes at once (reconnect.c). */
+		d->reset = true;
 		ibpost_session_fail(d->sess);
 	}
 	mutex_unlock(&d->sess_lock);

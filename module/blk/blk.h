@@ -161,6 +161,9 @@ enum ibpost_blk_state {
  *	from it).
  * @reconnects: reconnects that succeeded (sysfs ``reconnects``).
  * @quiesced: the queue is quiesced by the reconnect (balanced).
+ * @reset: the loss is an operator's reset (attr.c): the first attempt
+ *	comes at once, not after reconnect_delay; under @sess_lock, cleared
+ *	by the reconnect.
  * @failfast: fast_io_fail_tmo expired: requests fail while reconnecting.
  * @sess_failed: the session being opened failed before it went live.
  * @reconnect: a loss starts a reconnect (connect= and a ctrl_loss_tmo
@@ -192,6 +195,7 @@ struct ibpost_blk_dev {
 	unsigned long lost_at;
 	u32 reconnects;
 	bool quiesced;
+	bool reset;
 	bool failfast;
 	bool sess_failed;
 	bool reconnect;

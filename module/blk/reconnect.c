@@ -27,7 +27,9 @@
  * attempts go on.
  *
  * Works run on ibpost_blk_wq (WQ_MEM_RECLAIM: writeback to the device may
- * be what frees memory).  Unmapping sets IBPOST_BLK_DELETING under
+ * be what frees memory), and @err_work and @reconnect_work allocate as
+ * GFP_NOIO would (memalloc_noio_save()): the device's I/O is stalled
+ * meanwhile, and reclaim must not wait for it.  Unmapping sets IBPOST_BLK_DELETING under
  * @state_lock (no event queues @err_work after it) and cancels the three
  * works (synchronously: an attempt in progress ends within the session's
  * connect timeout, and sees the state, closing its new session) before it
@@ -36,6 +38,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
+#include <linux/sched/mm.h>
 #include <linux/string.h>
 
 #include "blk.h"
@@ -161,11 +164,8 @@ static bool ibpost_blk_same_limits(struct ibpost_blk_dev *d,
 	       per_req && per_req <= IBPOST_BLK_WRS_PER_REQ;
 }
 
-static void ibpost_blk_reconnect_work(struct work_struct *w)
+static void ibpost_blk_reconnect(struct ibpost_blk_dev *d)
 {
-	struct ibpost_blk_dev *d = container_of(to_delayed_work(w),
-						struct ibpost_blk_dev,
-						reconnect_work);
 	struct ibpost_session_limits lim;
 	struct ibpost_session *s;
 	u32 reason = IBPOST_R_NONE;
@@ -218,6 +218,7 @@ static void ibpost_blk_reconnect_work(struct work_struct *w)
 	}
 	/* The token is new with each resume. */
 	ibpost_session_get_resume(s, &d->resume);
+	d->reset = false;
 	ibpost_blk_unquiesce(d);
 	mutex_unlock(&d->sess_lock);
 	cancel_delayed_work(&d->failfast_work);
@@ -225,6 +226,23 @@ static void ibpost_blk_reconnect_work(struct work_struct *w)
 	pr_info("%s: reconnected to %s (reconnect %u, %u ms after the loss)\n",
 		d->disk->disk_name, d->map.server, d->reconnects,
 		jiffies_to_msecs(jiffies - d->lost_at));
+}
+
+/*
+ * The works run while the device's I/O is stalled: what they allocate (a
+ * session's QPs, MRs, messages; the close) must not recurse into I/O
+ * reclaim, which could wait for this very device (swap or writeback on
+ * it).  So they allocate as GFP_NOIO would.
+ */
+static void ibpost_blk_reconnect_work(struct work_struct *w)
+{
+	struct ibpost_blk_dev *d = container_of(to_delayed_work(w),
+						struct ibpost_blk_dev,
+						reconnect_work);
+	unsigned int noio = memalloc_noio_save();
+
+	ibpost_blk_reconnect(d);
+	memalloc_noio_restore(noio);
 }
 
 static void ibpost_blk_failfast_work(struct work_struct *w)
@@ -247,14 +265,13 @@ static void ibpost_blk_failfast_work(struct work_struct *w)
 	ibpost_blk_run_queue(d);
 }
 
-static void ibpost_blk_err_work(struct work_struct *w)
+static void ibpost_blk_err(struct ibpost_blk_dev *d)
 {
-	struct ibpost_blk_dev *d = container_of(w, struct ibpost_blk_dev,
-						err_work);
 	struct ibpost_session_resume r;
 	struct ibpost_session *old;
 	int fail, tmo, delay;
 	unsigned long flags;
+	bool reset;
 
 	mutex_lock(&d->sess_lock);
 	if (!d->quiesced) {
@@ -273,6 +290,7 @@ static void ibpost_blk_err_work(struct work_struct *w)
 	/* What it holds completes with an error: requeued (io.c). */
 	if (old)
 		ibpost_session_close(old);
+	reset = d->reset;
 	mutex_unlock(&d->sess_lock);
 	if (!d->resume.generation) {
 		ibpost_blk_fail_for_good(d, "no region to take back");
@@ -285,9 +303,23 @@ static void ibpost_blk_err_work(struct work_struct *w)
 	if (fail >= 0)
 		queue_delayed_work(ibpost_blk_wq, &d->failfast_work,
 				   ibpost_blk_after_loss(d, fail));
+	/* An operator's reset tries at once, as nvme's reset_controller. */
+	if (reset)
+		delay = 0;
 	queue_delayed_work(ibpost_blk_wq, &d->reconnect_work,
 			   ibpost_blk_after_loss(d, tmo > 0 && tmo < delay ?
 						 tmo : delay));
+}
+
+/* The loss's work; GFP_NOIO as ibpost_blk_reconnect_work(). */
+static void ibpost_blk_err_work(struct work_struct *w)
+{
+	struct ibpost_blk_dev *d = container_of(w, struct ibpost_blk_dev,
+						err_work);
+	unsigned int noio = memalloc_noio_save();
+
+	ibpost_blk_err(d);
+	memalloc_noio_restore(noio);
 }
 
 /**

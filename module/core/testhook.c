@@ -80,6 +80,11 @@ module_param_named(pair_test_port, ibpost_test.pair_test_port,
 MODULE_PARM_DESC(pair_test_port,
 		 "test hook, taken by the next rdma_cm loopback pair: listen on this port, not an ephemeral one, and wait 3 s before connecting (a test sends a foreign connect request meanwhile)");
 
+module_param_named(session_test_bad_page, ibpost_test.session_test_bad_page,
+		   uint, 0600);
+MODULE_PARM_DESC(session_test_bad_page,
+		 "test hook: while set to N, a session's region request over the region's 4 KiB page N - 1 carries another rkey, so that it fails with a remote access error on every session (a request no retry mends)");
+
 /* The longest a hook holds, whatever its parameter says. */
 #define IBPOST_TEST_HOLD_MAX_MS	10000U
 

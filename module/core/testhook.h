@@ -66,6 +66,9 @@
  *	again (session/submit.c).
  * @pair_test_port: the next loopback pair listens on this port and waits
  *	(core/cm.c).
+ * @session_test_bad_page: a region request over the region's 4 KiB page
+ *	N - 1 carries another key: a remote access error every time
+ *	(session/region.c).
  * @kunit_keep_room: KUnit only (no parameter): a completed request does not
  *	give its send-queue slots back (session/submit.c).
  * @kunit_partial_post: KUnit only (no parameter): the next post of a chain
@@ -83,6 +86,7 @@ struct ibpost_test_hooks {
 	unsigned int session_test_nofin;
 	unsigned int session_test_wake_ms;
 	unsigned int pair_test_port;
+	unsigned int session_test_bad_page;
 	bool kunit_keep_room;
 	bool kunit_partial_post;
 };

@@ -28,6 +28,7 @@
 
 #include "session/session.h"
 #include "core/target.h"
+#include "core/testhook.h"
 
 static int ibpost_region_refuse(u32 *reason, u32 why, int err)
 {
@@ -170,6 +171,20 @@ void ibpost_region_release(struct ibpost_session *s)
 	ibpost_buf_free(&r->buf);
 }
 
+/*
+ * Test hook (session_test_bad_page: the 4 KiB page N - 1 of the region):
+ * a request over that page carries another key, so the far side's access
+ * check fails it (a remote access error) every time it is sent, on every
+ * session, as a protection error would.
+ */
+static void ibpost_region_test_key(struct ibpost_req *req, u64 off, u64 len)
+{
+	u64 page = ibpost_test_read(session_test_bad_page);
+
+	if (page && off < page * SZ_4K && off + len > (page - 1) * SZ_4K)
+		req->rkey ^= 0xff;
+}
+
 /**
  * ibpost_region_target() - the region's MR address and key for a request.
  * @s: the session, live (the caller holds its send-queue reservation, so
@@ -197,6 +212,7 @@ int ibpost_region_target(struct ibpost_session *s, struct ibpost_req *req,
 		return -EINVAL;
 	req->raddr = r->raddr[i] + rem;
 	req->rkey = r->rkey[i];
+	ibpost_region_test_key(req, off, len);
 	req->reason = IBPOST_R_NONE;
 	return 0;
 }

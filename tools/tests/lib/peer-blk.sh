@@ -254,6 +254,55 @@ peer_blk_resets() {
 	t_check "resets: unmap" "$IBPOST" blk unmap "$name"
 }
 
+# peer_blk_retries S: a request no retry mends (a protection error, a
+# provider bug) does not loop reconnect, retry, fail for ever: a device on
+# the server at S port 18522 (serve --keep 30: each reconnect resumes the
+# region), 4 MiB written, then the session_test_bad_page hook gives every
+# request over the region's page 8 (sector 64) another key, a remote
+# access error on every session.  A direct read of that page ends with
+# EIO once it failed 6 times (IBPOST_BLK_MAX_RETRIES, 5, plus the first;
+# the log says so), the device reconnecting after each (reconnect_delay 1),
+# within 150 s; with the hook off again the device is live, its 4 MiB read
+# back as written, and no task is in D state.
+peer_blk_retries() {
+	local S=$1 name A pat=/tmp/ibpost-retry.bin got=/tmp/ibpost-retry-got.bin
+	local hook=/sys/module/ibpost/parameters/session_test_bad_page
+	local rc t0 s out n0 n1 rcn line
+	name=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 --queues 1 \
+		--reconnect-delay 1 --ctrl-loss-tmo 120 2>&1)
+	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
+		t_fail "retries: map on the server that keeps regions" "$name"
+		return
+	fi
+	A=/sys/block/$name/ibpost
+	peer_blk_fill "$name" "$pat" || t_fail "retries: 4 MiB written" "dd failed"
+	line="$name: READ at sector 64 failed 6 times: I/O error"
+	n0=$(dmesg | grep -c "$line")
+	echo 9 >"$hook"
+	t0=$SECONDS
+	out=$(timeout 150 dd if="/dev/$name" of=/dev/null bs=4k skip=8 count=1 iflag=direct 2>&1)
+	rc=$?
+	s=$((SECONDS - t0))
+	echo 0 >"$hook"
+	n1=$(dmesg | grep -c "$line")
+	rcn=$(cat "$A/reconnects")
+	echo "retries: the read of the bad page exit $rc after $s s, $rcn reconnects: $out" >>"$FIG"
+	if [[ $rc == 1 && $out == *'Input/output error'* ]] && ((n1 == n0 + 1 && rcn >= 5)); then
+		t_ok "retries: a read every session fails ends with EIO after 6 tries ($s s, $rcn reconnects; '$line')"
+	else
+		t_fail "retries: a read every session fails ends with EIO after 6 tries" \
+			"exit $rc after $s s, $rcn reconnects, the log line $((n1 - n0)) times: $out"
+	fi
+	if peer_blk_state "$name" live 30 && peer_blk_same "$name" "$pat" "$got"; then
+		t_ok "retries: then the device is live and its 4 MiB read back as written"
+	else
+		t_fail "retries: live, the data intact" "state $(cat "$A/state"), $(cmp "$pat" "$got" 2>&1 | head -n 1)"
+	fi
+	no_dstate "retries"
+	rm -f "$pat" "$got"
+	t_check "retries: unmap" "$IBPOST" blk unmap "$name"
+}
+
 # peer_blk_rmmod_rc S: three devices on the server at S that reconnect
 # forever (ctrl_loss_tmo -1) and fail their I/O at once meanwhile
 # (fast_io_fail_tmo 0), this guest's wire cut (peer_blk_cut) under a read
@@ -424,6 +473,7 @@ peer_blk() {
 	fi
 	peer_blk_blip "$S"
 	peer_blk_resets "$S" 3
+	peer_blk_retries "$S"
 	peer_blk_rmmod_rc "$S"
 	t_check "no ibpost session left" \
 		bash -c '[[ -z $(cat /sys/kernel/debug/ibpost/sessions) ]]'

@@ -49,15 +49,24 @@ finish() {
 	exit
 }
 
-# Count a TAP file's ok / not ok lines (KTAP subtests too, by indentation).
-count_tap() { # count_tap PREFIX FILE: "ok [N] - NAME" / "not ok [N] - NAME # WHY"
-	local line
+# Count a TAP file's ok / not ok lines, and its plan ("1..N", which
+# tools/tests/lib/tap.sh's t_done writes last) as a row of its own: a
+# script that stopped half-way has none, or one that is not its rows.
+count_tap() { # count_tap PREFIX FILE [--no-plan]: "ok [N] - NAME" / "not ok [N] - NAME # WHY"
+	local line rows=0 plan=''
 	while IFS= read -r line; do
 		case $line in
-		"ok "*) record ok "$1: ${line#ok*- }" ;;
-		"not ok "*) record fail "$1: ${line#not ok*- }" ;;
+		"ok "*) rows=$((rows + 1)); record ok "$1: ${line#ok*- }" ;;
+		"not ok "*) rows=$((rows + 1)); record fail "$1: ${line#not ok*- }" ;;
+		1..*) plan=${line#1..} ;;
 		esac
 	done <"$2"
+	[[ ${3:-} == --no-plan ]] && return
+	if [[ $plan == "$rows" ]]; then
+		record ok "$1: ${2##*/} ran whole (plan 1..$plan)"
+	else
+		record fail "$1: ${2##*/} ran whole" "plan '1..${plan:-(none)}', $rows rows"
+	fi
 }
 
 step "dependencies"
@@ -82,16 +91,26 @@ else
 	finish
 fi
 # host_run NAME: tools/tests/host/NAME.sh, its TAP in $out/NAME.tap (its
-# log in $out/NAME.log); host_count NAME: its rows, as "NAME: ...";
-# host_step TITLE NAME: both.
+# log in $out/NAME.log, its exit status in $out/NAME.rc); host_count
+# NAME: its rows, as "NAME: ...", and its exit status; host_step TITLE
+# NAME: both.
 host_run() {
-	TAP_FILE=$out/$1.tap "tools/tests/host/$1.sh" >"$out/$1.log" 2>&1
+	local rc=0
+	TAP_FILE=$out/$1.tap "tools/tests/host/$1.sh" >"$out/$1.log" 2>&1 || rc=$?
+	echo "$rc" >"$out/$1.rc"
 }
 host_count() {
+	local rc
 	if [[ -s $out/$1.tap ]]; then
 		count_tap "$1" "$out/$1.tap"
 	else
 		tail -5 "$out/$1.log"; record fail "$1 results present" "see $out/$1.log"
+	fi
+	rc=$(cat "$out/$1.rc" 2>/dev/null || echo none)
+	if [[ $rc == 0 ]]; then
+		record ok "$1: exit status 0"
+	else
+		record fail "$1: exit status 0" "exit $rc, see $out/$1.log"
 	fi
 }
 host_step() {
@@ -312,7 +331,7 @@ count_guest() {
 		fi
 		# Each leaf case (parameterized ones per parameter) counts.
 		python3 tools/tests/lib/ktap_leaves.py "$k" >"$out/kunit-$suite.cases"
-		count_tap "kunit $suite" "$out/kunit-$suite.cases"
+		count_tap "kunit $suite" "$out/kunit-$suite.cases" --no-plan
 	done
 	if (($#)); then
 		tfiles=("$@")

@@ -210,17 +210,20 @@ dstate_tasks() {
 }
 
 # no_dstate [WHEN]: a TAP row, no task in D state: none in D twice, 1 s
-# apart (a hung task stays there; a page-in does not).
+# apart (a hung task stays there; a page-in does not).  A ps that failed
+# either time fails the row: it saw nothing.
 no_dstate() {
-	local first dstate='' t
+	local first second='' dstate='' t
 	first=$(dstate_tasks)
 	if [[ -n $first ]]; then
 		sleep 1
-		for t in $(dstate_tasks | tr ' ;' ' \n' | awk 'NF == 3 { print $2 }'); do
+		second=$(dstate_tasks)
+		for t in $(tr ' ;' ' \n' <<<"$second" | awk 'NF == 3 { print $2 }'); do
 			[[ $first == *" $t "* ]] && dstate+="$t "
 		done
 		[[ -n $dstate ]] && dstate="in D 1 s apart: pids $dstate($first)"
 	fi
+	[[ $first$second == *'ps failed'* ]] && dstate='ps failed: no task list to check'
 	if [[ -z $dstate ]]; then
 		t_ok "${1:+$1: }no task in D state"
 	else

@@ -167,7 +167,19 @@ for i in 0 1 2 3; do
 done
 sleep 4
 kill -KILL "${pids[@]}"
-wait "${pids[@]}" 2>/dev/null
+# Each run was alive when killed: SIGKILL's exit status, 137, not an
+# earlier end of its own.
+killed=0
+for p in "${pids[@]}"; do
+	rc=0
+	wait "$p" 2>/dev/null || rc=$?
+	[[ $rc == 137 ]] && killed=$((killed + 1))
+done
+if [[ $killed == 4 ]]; then
+	t_ok "SIGKILL of 4 runs: each was running (exit 137)"
+else
+	t_fail "SIGKILL of 4 runs: each was running (exit 137)" "$killed of 4"
+fi
 sleep 1
 no_job_leftovers "after SIGKILL of 4 runs"
 

@@ -408,6 +408,8 @@ else
 	t_fail "SIGINT mid-run: exit 130 with a partial row" "exit $rc: $(tail -n 2 "$IBPOST_OUT/sigint.txt" | tr '\n' ' ')"
 fi
 signal_run KILL send /dev/null
+# It was running when killed (exit 137, not an end of its own).
+t_check "SIGKILL mid-run: the run was alive (exit 137)" test "$rc" = 137
 
 # --- progress of a running job (IBPOST_IOC_PROGRESS; rxe only: ~12 s) ------------------
 # rising TEXT: the "progress" rows' cumulative iters (3rd field) on one

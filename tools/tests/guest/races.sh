@@ -62,7 +62,7 @@ live_zero() {
 no_qp_mr() {
 	local kind found=
 	for kind in qp mr; do
-		rdma resource show "$kind" 2>/dev/null | grep -q 'comm \[ibpost\]' &&
+		rdma resource show "$kind" 2>/dev/null | grep -q 'comm \[ibpost' &&
 			found="$found $kind"
 	done
 	[[ -z $found ]] && t_ok "$1: no ibpost QP/MR left" ||

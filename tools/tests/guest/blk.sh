@@ -252,22 +252,32 @@ fi
 t_check "unmap /dev/$N2 (the node's path)" $IBPOST blk unmap "/dev/$N2"
 # blk list --json while another process maps and unmaps: every output
 # parses (a device vanishing mid-listing is null, never "?").
-( for _ in 1 2 3 4 5; do
-	n=$($IBPOST blk map --dev rxe_lo --size 4M --queues 1 --depth 4 2>/dev/null) &&
-		$IBPOST blk unmap "$n"
-done ) &
+# The mapper's every map and unmap must succeed (a failed map would leave
+# nothing to list concurrently), and the listings must see a device.
+base=$($IBPOST blk list --json 2>&1 | grep -o '"name"' | wc -l)
+( ok=0
+for _ in 1 2 3 4 5; do
+	n=$($IBPOST blk map --dev rxe_lo --size 4M --queues 1 --depth 4 2>&1) &&
+		$IBPOST blk unmap "$n" && ok=$((ok + 1))
+done
+((ok == 5)) ) &
 mapper=$!
-lists=0 bad=
+lists=0 bad= seen=0
 while kill -0 "$mapper" 2>/dev/null || ((lists == 0)); do
 	out=$($IBPOST blk list --json 2>&1)
 	lists=$((lists + 1))
 	python3 -c 'import json,sys; json.load(sys.stdin)["devices"]' <<<"$out" >/dev/null 2>&1 ||
 		bad=$out
 	[[ -n $bad ]] && break
+	# More than before: one of the mapper's.
+	(($(grep -o '"name"' <<<"$out" | wc -l) > base)) && seen=$((seen + 1))
 done
-wait "$mapper"
-if [[ -z $bad ]]; then
-	t_ok "list --json during a concurrent map/unmap: all $lists outputs parse"
+mrc=0
+wait "$mapper" || mrc=$?
+if [[ -z $bad && $mrc == 0 ]] && ((seen > 0)); then
+	t_ok "list --json during a concurrent map/unmap: all $lists outputs parse, $seen saw a mapper's device, 5 maps and unmaps succeeded"
+elif [[ -z $bad ]]; then
+	t_fail "list --json during a concurrent map/unmap: concurrency" "mapper exit $mrc, $seen of $lists listings saw its device"
 else
 	t_fail "list --json during a concurrent map/unmap" "$(head -c 300 <<<"$bad")"
 fi

@@ -27,11 +27,16 @@ results=$out/results.txt
 : >"$results"
 pass=0
 fail=0
+skip=0
 
-record() { # record ok|fail NAME [WHY]
+record() { # record ok|skip|fail NAME [WHY]
 	if [[ $1 == ok ]]; then
 		pass=$((pass + 1))
 		echo "ok - $2" | tee -a "$results"
+	elif [[ $1 == skip ]]; then
+		# A row that did not run what it names: neither passed nor failed.
+		skip=$((skip + 1))
+		echo "ok - $2 # SKIP" | tee -a "$results"
 	else
 		fail=$((fail + 1))
 		echo "not ok - $2${3:+ # $3}" | tee -a "$results"
@@ -44,7 +49,12 @@ finish() {
 	echo
 	[[ -s $out/times.txt ]] && cat "$out/times.txt"
 	grep '^not ok' "$results" || true
-	echo "$pass passed, $fail failed"
+	grep ' # SKIP$' "$results" || true
+	if ((skip)); then
+		echo "$pass passed, $fail failed, $skip skipped"
+	else
+		echo "$pass passed, $fail failed"
+	fi
 	((fail == 0))
 	exit
 }
@@ -56,6 +66,7 @@ count_tap() { # count_tap PREFIX FILE [--no-plan]: "ok [N] - NAME" / "not ok [N]
 	local line rows=0 plan=''
 	while IFS= read -r line; do
 		case $line in
+		"ok "*" # SKIP"*) rows=$((rows + 1)); record skip "$1: ${line#ok*- }" ;;
 		"ok "*) rows=$((rows + 1)); record ok "$1: ${line#ok*- }" ;;
 		"not ok "*) rows=$((rows + 1)); record fail "$1: ${line#not ok*- }" ;;
 		1..*) plan=${line#1..} ;;

@@ -362,6 +362,11 @@ for _ in $(seq 50); do
 done
 out=$(run -R -p $((PORT + 2)) --op write --size 4K -n 100 --cpu-util $A4 2>&1)
 rc=$?
+# the server's line comes when the tool there has read its event
+for _ in $(seq 50); do
+	grep -q "^conn 1: refused" "$TMP/serve3.log" && break
+	sleep 0.1
+done
 want="ibpost: run refused by the peer (conn 1): Permission denied: the server does not give its CPU time (ibpost serve --cpu-record)"
 if ((rc == 1)) && grep -Fxq "$want" <<<"$out" &&
 	! grep -q "cpu record" "$TMP/serve3.log" &&

@@ -79,7 +79,12 @@ static void ibpost_reason_cap_test(struct kunit *test)
 	/* ... then the server's CPU time without a server (issue 29). */
 	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_PEER_CPU,
 			(u32)IBPOST_R_REGION_LOST + 1);
-	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_PEER_CPU + 1);
+	/* ... then a server that does not give its CPU time (issue 42). */
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_SRV_CPU,
+			(u32)IBPOST_R_PEER_CPU + 1);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_R_MAX, (u32)IBPOST_R_SRV_CPU + 1);
+	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_SRV_CPU),
+			   "the server does not give its CPU time (ibpost serve --cpu-record)");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_REGION_LOST),
 			   "region lost: the server no longer has the session's region (restarted, or its keep time ran out)");
 	KUNIT_EXPECT_STREQ(test, ibpost_reason_str(IBPOST_R_NO_JOB),
@@ -313,6 +318,9 @@ static void ibpost_abi_sizes_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, _IOC_SIZE(IBPOST_IOC_SERVE),
 			(unsigned int)IBPOST_SERVE_SIZE_VER0);
 	KUNIT_EXPECT_EQ(test, sizeof(struct ibpost_serve_allow), (size_t)24);
+	/* The serve flags are ABI too: the CPU record is bit 0, the only one. */
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_SERVE_CPU_RECORD, 1U);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_SERVE_FLAGS, 1U);
 }
 
 static struct kunit_case ibpost_abi_cases[] = {

@@ -146,6 +146,10 @@
  *	must not go on as if a new, zeroed region held it.
  * @IBPOST_R_PEER_CPU: IBPOST_RUN_PEER_CPU without IBPOST_RUN_PEER: only
  *	a server can report its CPU time.
+ * @IBPOST_R_SRV_CPU: a job asked ``ibpost serve`` for its CPU time over
+ *	the job (IBPOST_RUN_PEER_CPU, ``ibpost run --cpu-util --connect``)
+ *	and the server does not give it: it was started without
+ *	IBPOST_SERVE_CPU_RECORD (``ibpost serve --cpu-record``), the default.
  * @IBPOST_R_MAX: number of codes (not a code).
  */
 enum ibpost_reason {
@@ -216,6 +220,7 @@ enum ibpost_reason {
 	IBPOST_R_NO_JOB,
 	IBPOST_R_REGION_LOST,
 	IBPOST_R_PEER_CPU,
+	IBPOST_R_SRV_CPU,
 	IBPOST_R_MAX
 };
 
@@ -288,6 +293,7 @@ enum ibpost_reason {
 	[IBPOST_R_NO_JOB] = "no job runs on this file descriptor", \
 	[IBPOST_R_REGION_LOST] = "region lost: the server no longer has the session's region (restarted, or its keep time ran out)", \
 	[IBPOST_R_PEER_CPU] = "the server's CPU time (IBPOST_RUN_PEER_CPU) is for a run against a server (IBPOST_RUN_PEER)", \
+	[IBPOST_R_SRV_CPU] = "the server does not give its CPU time (ibpost serve --cpu-record)", \
 }
 
 /** IBPOST_STATUS_NONE - wr/sge index that does not apply. */
@@ -921,7 +927,8 @@ struct ibpost_serve_allow {
 /**
  * struct ibpost_serve - argument of IBPOST_IOC_SERVE.
  * @size: in: sizeof(struct ibpost_serve) as the caller knows it.
- * @flags: in: zero.
+ * @flags: in: IBPOST_SERVE_CPU_RECORD or zero; other bits are refused
+ *	(IBPOST_R_FLAGS).
  * @addr: in: address to listen on (network byte order); all zero with
  *	@family AF_INET6 (the default, 0) listens on every address, IPv4 too.
  * @family: in: AF_INET, AF_INET6 or 0 (AF_INET6, any address).
@@ -990,6 +997,20 @@ struct ibpost_serve {
 	__u32 nallow;
 	__u32 keep_s;
 };
+
+/**
+ * IBPOST_SERVE_CPU_RECORD - &ibpost_serve.flags: give a client that asks
+ * (IBPOST_RUN_PEER_CPU, wire job flag IBPOST_WIRE_CPU) the host's CPU time
+ * over its job's window: the busy time of all its online CPUs, summed, and
+ * the connection thread's runtime.  That is a measure of the load the
+ * host's other tenants put on it, over a window the client chooses: a
+ * timing side channel, so it is off by default.  Without it a job that
+ * asks is refused with IBPOST_R_SRV_CPU (``ibpost serve --cpu-record``
+ * sets it; Documentation/security.rst).
+ */
+#define IBPOST_SERVE_CPU_RECORD	(1U << 0)
+/* Every flag of &ibpost_serve.flags this header knows. */
+#define IBPOST_SERVE_FLAGS	IBPOST_SERVE_CPU_RECORD
 
 /* Longest a server keeps a session's region (&ibpost_serve.keep_s). */
 #define IBPOST_SRV_KEEP_MAX	3600

@@ -362,6 +362,14 @@ static int ibpost_sconn_counts(struct ibpost_sconn *sc,
 	if (ibpost_sconn_session(sc) && (sc->flags & IBPOST_WIRE_CPU))
 		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_FLAGS,
 					 sc->flags, IBPOST_WIRE_SESSION);
+	/*
+	 * The host's busy time over a window the client picks tells it how
+	 * hard the host's other tenants work: given only when the server was
+	 * started with --cpu-record (Documentation/security.rst).
+	 */
+	if ((sc->flags & IBPOST_WIRE_CPU) &&
+	    !(sc->srv->args.flags & IBPOST_SERVE_CPU_RECORD))
+		return ibpost_sconn_fail(st, -EACCES, IBPOST_R_SRV_CPU, 0, 0);
 	if (ibpost_sconn_session(sc) &&
 	    (sc->op != IBPOST_OP_WRITE || sc->flags & IBPOST_WIRE_VERIFY))
 		return ibpost_sconn_fail(st, -EINVAL, IBPOST_R_OPCODE, sc->op,

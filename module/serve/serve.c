@@ -327,8 +327,9 @@ static int ibpost_serve_check(struct ibpost_serve *a, struct ibpost_status *st)
 {
 	u64 ram_mib = totalram_pages() >> (20 - PAGE_SHIFT);
 
-	if (a->flags) {
-		ibpost_status_set(st, IBPOST_R_FLAGS, a->flags, 0);
+	if (a->flags & ~IBPOST_SERVE_FLAGS) {
+		ibpost_status_set(st, IBPOST_R_FLAGS, a->flags,
+				  IBPOST_SERVE_FLAGS);
 		return -EINVAL;
 	}
 	if (a->keep_s > IBPOST_SRV_KEEP_MAX) {

@@ -29,6 +29,7 @@ struct serve_opts {
 	unsigned int max_job_ms;
 	unsigned int max_per_addr;
 	unsigned int keep_s;
+	bool cpu_record;		/* --cpu-record: IBPOST_SERVE_CPU_RECORD */
 	bool json;
 	bool wide;			/* --wide: every --allow network */
 	bool stamp;			/* text lines start with the time */
@@ -82,6 +83,8 @@ static void serve_tail(FILE *f)
 		"                                          the --allow networks, or any)\n"
 		"  serve: limits: C conns, A per address, M MiB pinned, J ms a job, idle I ms\n"
 		"                                          [, keep K s]\n"
+		"  serve: cpu record: a client that asks gets this host's CPU time over its job\n"
+		"                                          (with --cpu-record)\n"
 		"  conn N: connected from ADDR port P\n"
 		"  conn N: job OP size S depth D slots K\n"
 		"  conn N: refused: ERROR: REASON (value V, limit L)\n"
@@ -109,7 +112,7 @@ static void serve_tail(FILE *f)
 enum {
 	SERVE_ADDR = OPT_LONG, SERVE_ALLOW, SERVE_MAX_CONNS, SERVE_IDLE,
 	SERVE_MAX_MEM, SERVE_MAX_JOB, SERVE_MAX_PER_ADDR, SERVE_WIDE,
-	SERVE_KEEP, SERVE_CONFIG, SERVE_CHECK_CONFIG,
+	SERVE_KEEP, SERVE_CPU_RECORD, SERVE_CONFIG, SERVE_CHECK_CONFIG,
 };
 
 static const struct opt serve_opts_table[] = {
@@ -153,6 +156,11 @@ static const struct opt serve_opts_table[] = {
 		  "at most " OPT_STR(IBPOST_SRV_KEEP_MAX) "), for its client to take back\n"
 		  "(ibpost_blk's reconnect); it holds its memory and a\n"
 		  "connection until then" },
+	{ .name = "cpu-record", .key = SERVE_CPU_RECORD,
+	  .help = "give a client that asks ('run --cpu-util --connect')\n"
+		  "this host's CPU time over its job: the busy time of\n"
+		  "every CPU, other tenants' work included.  Default:\n"
+		  "off, such a job is refused" },
 	{ .name = "json", .letter = 'j',
 	  .help = "one JSON object per event and line, every field of\n"
 		  "the event (kind as a word, addresses as strings)" },
@@ -254,6 +262,9 @@ static int serve_set(void *ctx, int key, const char *arg)
 	case SERVE_KEEP:
 		return serve_num("--keep", arg, IBPOST_SRV_KEEP_MAX,
 				 &o->keep_s);
+	case SERVE_CPU_RECORD:
+		o->cpu_record = true;
+		return 0;
 	case 'j':
 		o->json = true;
 		return 0;
@@ -282,6 +293,8 @@ static void fill_serve(const struct serve_opts *o, struct ibpost_serve *sv)
 	sv->max_job_ms = o->max_job_ms;
 	sv->max_per_addr = o->max_per_addr;
 	sv->keep_s = o->keep_s;
+	if (o->cpu_record)
+		sv->flags |= IBPOST_SERVE_CPU_RECORD;
 	/* without --allow the tail is zero: a module of version 0 takes it */
 	if (o->nallow) {
 		sv->allow = (uintptr_t)o->allow;
@@ -413,6 +426,9 @@ static void text_event(FILE *f, const struct serve_opts *o,
 		if (sv->keep_s)
 			fprintf(f, ", keep %u s", sv->keep_s);
 		fputc('\n', f);
+		if (sv->flags & IBPOST_SERVE_CPU_RECORD)
+			fputs("serve: cpu record: a client that asks gets this host's CPU time over its job\n",
+			      f);
 		break;
 	case IBPOST_SRV_CONNECT:
 		fprintf(f, "conn %u: connected from %s port %u\n", e->conn,
@@ -502,6 +518,8 @@ static void json_event(const struct serve_opts *o,
 		json_u64(&j, "max_job_ms", sv->max_job_ms);
 		json_u64(&j, "idle_ms", sv->idle_ms);
 		json_u64(&j, "keep_s", sv->keep_s);
+		json_bool(&j, "cpu_record",
+			  sv->flags & IBPOST_SERVE_CPU_RECORD);
 	}
 	json_str(&j, "peer", e->peer_family ?
 		 peer_str(addr, sizeof(addr), e) : "");

@@ -632,7 +632,7 @@ static void serve_cases(int fd)
 	a.size = IBPOST_SERVE_SIZE_VER0 - 4;
 	expect_serve(fd, "SERVE size below VER0", &a, EINVAL, NO_REASON);
 	serve_base(&a);
-	a.flags = 1;
+	a.flags = IBPOST_SERVE_FLAGS + 1;	/* the first bit it does not know */
 	expect_serve(fd, "SERVE unknown flag", &a, EINVAL, R_FLAGS);
 	serve_base(&a);
 	a.max_job_ms = 999;
@@ -674,6 +674,12 @@ static void serve_cases(int fd)
 	serve_base(&a);
 	expect_serve(sfd, "SERVE on the same port after close (all freed)", &a,
 		     0, R_NONE);
+	close(sfd);
+	sfd = open(IBPOST_DEVICE_PATH, O_RDWR);
+	serve_base(&a);
+	a.flags = IBPOST_SERVE_CPU_RECORD;
+	expect_serve(sfd, "SERVE with IBPOST_SERVE_CPU_RECORD starts a listener",
+		     &a, 0, R_NONE);
 	close(sfd);
 }
 

@@ -393,7 +393,9 @@ static void serve_listen(const void *arg)
 		.max_job_ms = 86400000, .idle_ms = 600000,
 	};
 
-	(void)arg;
+	/* a non-NULL @arg: --cpu-record, its line after the limits */
+	if (arg)
+		sv.flags = IBPOST_SERVE_CPU_RECORD;
 	text_event(stdout, &sopts, &sv);
 }
 
@@ -477,6 +479,12 @@ static void case_serve(void)
 			      !strstr(out, "networks"), what);
 		}
 	}
+	/* --cpu-record: a third line, within 100 columns too */
+	memset(&sopts, 0, sizeof(sopts));
+	capture(serve_listen, "cpu record");
+	check(fits(100, &lines) && lines == 3 &&
+	      strstr(out, "\nserve: cpu record: a client that asks gets this host's CPU time over its job\n"),
+	      "serve --cpu-record: its own line after the limits, at most 100 columns");
 	/* Not under journald: each line after the local time. */
 	memset(&sopts, 0, sizeof(sopts));
 	sopts.stamp = true;

@@ -84,6 +84,7 @@
 #   JOIN_MAX     hostile-battery (a join past a session's connection limit)
 #   REGION_LOST  peer-server.sh (a resume without --keep); peer-client.sh; peer-blk.sh (ibpost_blk's reconnect finds the region gone)
 #   PEER_CPU     sgl_kunit (IBPOST_RUN_PEER_CPU without IBPOST_RUN_PEER); abi_kunit
+#   SRV_CPU      trace.sh (run --cpu-util --connect to a serve without --cpu-record: the client's line and the server's log); abi_kunit
 # shellcheck source=tools/tests/lib/suite.sh
 . "$IBPOST_REPO/tools/tests/lib/suite.sh" badinput
 rig_provider "${IBPOST_PROVIDER:-rxe}" || { t_fail "load ${IBPOST_PROVIDER:-rxe}, its loopback device" "modules, link add"; t_done; exit 1; }

@@ -23,9 +23,12 @@
 #   - --cpu-util: the JSON figures plausible (above 0, at most 100 % per
 #     CPU, CPU-s/GiB above 0, the process's share within the busy time) and
 #     the text line; -b: two QP pairs, the total both directions;
-#   - --cpu-util against `ibpost serve`: the server's figures come back
-#     (its CPUs, busy time within its window times them, its thread's
-#     within the window, CPU-s/GiB above 0) in JSON and the text line;
+#   - --cpu-util against `ibpost serve --cpu-record`: the server's figures
+#     come back (its CPUs, busy time within its window times them, its
+#     thread's within the window, CPU-s/GiB above 0) in JSON and the text
+#     line; against a serve without --cpu-record (the default) the job is
+#     refused: exit 1 and the line naming SRV_CPU (issue 42), the server's
+#     log has its refusal;
 #   - --out_json_file: perftest's keys, valid JSON, the figures of the run;
 #   - a threshold missed (--min-bw, --max-lat-p50): exit 3, the line on
 #     stderr, the rows printed; thresholds met: exit 0.
@@ -302,10 +305,11 @@ else
 	t_fail "--cpu_util: the text line after the row" "$(tail -n 3 <<<"$out" | tr '\n' ' ')"
 fi
 # Against a server: -x N HOST (accepted, not used) and -R HOST (a no-op).
-"$IBPOST" serve --port $((PORT + 1)) --idle 3000 >"$TMP/serve2.log" 2>&1 &
+# It gives its CPU time (--cpu-record) for the --cpu-util rows below.
+"$IBPOST" serve --port $((PORT + 1)) --idle 3000 --cpu-record >"$TMP/serve2.log" 2>&1 &
 spid=$!
 for _ in $(seq 50); do
-	grep -q listening "$TMP/serve2.log" && break
+	grep -q "cpu record" "$TMP/serve2.log" && break
 	sleep 0.1
 done
 out=$(run -x 0 -R -p $((PORT + 1)) --op write --size 4K -n 20 $A4 2>&1)
@@ -345,6 +349,39 @@ if ((rc == 0)) && grep -Eq '^# cpu: [0-9.]+% \([0-9]+ CPUs\), [0-9.]+ CPU-s/GiB;
 	t_ok "--cpu_util --connect: the server's part of the text line"
 else
 	t_fail "--cpu_util --connect: the server's part of the text line" "rc $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"
+fi
+kill -INT $spid 2>/dev/null
+wait $spid 2>/dev/null
+# A server without --cpu-record (the default) refuses to give its CPU
+# time: the client's line names the reason, the server logs the refusal.
+IBPOST_SERVE_STAMP=0 "$IBPOST" serve --port $((PORT + 2)) --idle 3000 >"$TMP/serve3.log" 2>&1 &
+spid=$!
+for _ in $(seq 50); do
+	grep -q "^serve: limits: " "$TMP/serve3.log" && break
+	sleep 0.1
+done
+out=$(run -R -p $((PORT + 2)) --op write --size 4K -n 100 --cpu-util $A4 2>&1)
+rc=$?
+# the server's line comes when the tool there has read its event
+for _ in $(seq 50); do
+	grep -q "^conn 1: refused" "$TMP/serve3.log" && break
+	sleep 0.1
+done
+want="ibpost: run refused by the peer (conn 1): Permission denied: the server does not give its CPU time (ibpost serve --cpu-record)"
+if ((rc == 1)) && grep -Fxq "$want" <<<"$out" &&
+	! grep -q "cpu record" "$TMP/serve3.log" &&
+	grep -Fxq "conn 1: refused: Permission denied: the server does not give its CPU time (ibpost serve --cpu-record)" "$TMP/serve3.log"; then
+	t_ok "--cpu-util --connect to a serve without --cpu-record: refused, exit 1, the reason"
+else
+	t_fail "--cpu-util --connect to a serve without --cpu-record: refused, exit 1, the reason" "rc $rc: $(head -n 3 <<<"$out" | tr '\n' ' '); serve: $(tr '\n' ' ' <"$TMP/serve3.log")"
+fi
+# The same server runs a job that does not ask.
+out=$(run -R -p $((PORT + 2)) --op write --size 4K -n 100 $A4 2>&1)
+rc=$?
+if ((rc == 0)); then
+	t_ok "a serve without --cpu-record runs a job without --cpu-util"
+else
+	t_fail "a serve without --cpu-record runs a job without --cpu-util" "rc $rc: $(head -n 3 <<<"$out" | tr '\n' ' ')"
 fi
 kill -INT $spid 2>/dev/null
 wait $spid 2>/dev/null

@@ -7,6 +7,7 @@
 #include <kunit/test.h>
 #include <linux/module.h>
 
+#include "ioctl.h"
 #include "lib/abi.h"
 
 /* Every reason code has its own non-empty text. */
@@ -321,6 +322,30 @@ static void ibpost_abi_sizes_test(struct kunit *test)
 	/* The serve flags are ABI too: the CPU record is bit 0, the only one. */
 	KUNIT_EXPECT_EQ(test, (u32)IBPOST_SERVE_CPU_RECORD, 1U);
 	KUNIT_EXPECT_EQ(test, (u32)IBPOST_SERVE_FLAGS, 1U);
+	/* RUN grew too (version 1: the server's CPU time); its number not. */
+	KUNIT_EXPECT_EQ(test, sizeof(struct ibpost_run),
+			(size_t)IBPOST_RUN_SIZE_VER1);
+	KUNIT_EXPECT_EQ(test, _IOC_SIZE(IBPOST_IOC_RUN),
+			(unsigned int)IBPOST_RUN_SIZE_VER0);
+	KUNIT_EXPECT_EQ(test, _IOC_SIZE(IBPOST_IOC_RUN_VER1_ALIAS),
+			(unsigned int)IBPOST_RUN_SIZE_VER1);
+	KUNIT_EXPECT_EQ(test, sizeof(struct ibpost_progress),
+			(size_t)IBPOST_PROGRESS_SIZE_VER0);
+	KUNIT_EXPECT_EQ(test, _IOC_SIZE(IBPOST_IOC_PROGRESS),
+			(unsigned int)IBPOST_PROGRESS_SIZE_VER0);
+}
+
+/*
+ * The ioctl numbers themselves, written out: installed tools send these.
+ * Read-write, magic 0xE9, the command's number and its first size.
+ */
+static void ibpost_abi_numbers_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_IOC_DEV_LIST, 0xc050e901U);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_IOC_RUN, 0xc358e902U);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_IOC_RUN_VER1_ALIAS, 0xc378e902U);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_IOC_SERVE, 0xc0c0e903U);
+	KUNIT_EXPECT_EQ(test, (u32)IBPOST_IOC_PROGRESS, 0xc060e905U);
 }
 
 static struct kunit_case ibpost_abi_cases[] = {
@@ -334,6 +359,7 @@ static struct kunit_case ibpost_abi_cases[] = {
 	KUNIT_CASE(ibpost_fill_dev_attr_test),
 	KUNIT_CASE(ibpost_fill_dev_attr_clamp_test),
 	KUNIT_CASE(ibpost_abi_sizes_test),
+	KUNIT_CASE(ibpost_abi_numbers_test),
 	{}
 };
 

@@ -313,7 +313,7 @@ static int ibpost_ioc_serve(struct file *file, void *karg, bool *full)
 
 /**
  * struct ibpost_ioc_cmd - how one command's argument comes in and goes out.
- * @cmd: IBPOST_IOC_*.
+ * @cmd: IBPOST_IOC_*, or an alias (IBPOST_IOC_RUN_VER1_ALIAS).
  * @ksize: the kernel's struct (every one starts with its __u32 size).
  * @ver0: its first published size: a smaller one is refused, -EINVAL.
  * @status: offset of its struct ibpost_status.
@@ -330,20 +330,69 @@ struct ibpost_ioc_cmd {
 	int (*handle)(struct file *file, void *k, bool *full);
 };
 
-#define IBPOST_IOC_CMD(c, type, v0, p, fn)				\
-	{ .cmd = (c), .ksize = sizeof(struct type), .ver0 = (v0),	\
+/*
+ * Zero, or a build error unless @c is a read-write ibpost number whose
+ * size field is @sz.
+ */
+#define IBPOST_IOC_ASSERT(c, sz)					\
+	BUILD_BUG_ON_ZERO(_IOC_SIZE(c) != (sz) ||			\
+			  _IOC_TYPE(c) != IBPOST_IOC_MAGIC ||		\
+			  _IOC_DIR(c) != (_IOC_READ | _IOC_WRITE))
+
+#define IBPOST_IOC_ENTRY(c, csize, type, v0, p, fn)			\
+	{ .cmd = (c) + IBPOST_IOC_ASSERT(c, csize),			\
+	  .ksize = sizeof(struct type), .ver0 = (v0),			\
 	  .status = offsetof(struct type, status), .priv = (p),		\
 	  .handle = (fn) }
+
+/**
+ * IBPOST_IOC_CMD() - an entry of ibpost_ioc_cmds.
+ * @c: the command's number, IBPOST_IOC_*.
+ * @type: its argument, struct @type.
+ * @v0: the argument's first published size, IBPOST_*_SIZE_VER0.
+ * @p: the command needs CAP_SYS_ADMIN.
+ * @fn: its handler.
+ *
+ * The number must encode @v0 (the growth rule of include/uapi/ibpost.h),
+ * checked at build time: a number that follows sizeof() of a struct that
+ * grew (as IBPOST_IOC_RUN did in 8ff9aaf) does not build.
+ */
+#define IBPOST_IOC_CMD(c, type, v0, p, fn)				\
+	IBPOST_IOC_ENTRY(c, v0, type, v0, p, fn)
+
+/**
+ * IBPOST_IOC_CMD_ALIAS() - an entry for another number of a command.
+ * @c: the other number.
+ * @csize: the size @c encodes instead of @v0 (checked at build time).
+ * @type: the command's argument, struct @type.
+ * @v0: the argument's first published size, as for the command itself.
+ * @p: the command needs CAP_SYS_ADMIN.
+ * @fn: the command's handler.
+ *
+ * The argument is read and written back exactly as through the command's
+ * own number: by its size field, at least @v0.
+ */
+#define IBPOST_IOC_CMD_ALIAS(c, csize, type, v0, p, fn)		\
+	IBPOST_IOC_ENTRY(c, csize, type, v0, p, fn)
 
 /*
  * IBPOST_IOC_DEV_LIST is a read-only query (the records are what sysfs
  * and 'rdma dev' show anyone); everything else needs privilege.
+ *
+ * IBPOST_IOC_RUN_VER1_ALIAS: IBPOST_IOC_RUN was _IOWR() of its struct
+ * from 8ff9aaf on, so tools built since then send the number of
+ * IBPOST_RUN_SIZE_VER1 (888 bytes).  They keep working: the same handler
+ * with the same first size, the argument's own size field read as for
+ * IBPOST_IOC_RUN.  Every other number stays -ENOTTY.
  */
 static const struct ibpost_ioc_cmd ibpost_ioc_cmds[] = {
 	IBPOST_IOC_CMD(IBPOST_IOC_DEV_LIST, ibpost_dev_list,
 		       IBPOST_DEV_LIST_SIZE_VER0, false, ibpost_ioc_dev_list),
 	IBPOST_IOC_CMD(IBPOST_IOC_RUN, ibpost_run, IBPOST_RUN_SIZE_VER0,
 		       true, ibpost_ioc_run),
+	IBPOST_IOC_CMD_ALIAS(IBPOST_IOC_RUN_VER1_ALIAS, IBPOST_RUN_SIZE_VER1,
+			     ibpost_run, IBPOST_RUN_SIZE_VER0, true,
+			     ibpost_ioc_run),
 	IBPOST_IOC_CMD(IBPOST_IOC_SERVE, ibpost_serve, IBPOST_SERVE_SIZE_VER0,
 		       true, ibpost_ioc_serve),
 	IBPOST_IOC_CMD(IBPOST_IOC_PROGRESS, ibpost_progress,

@@ -6,7 +6,13 @@
  *  - Every argument struct starts with "__u32 size", which the caller sets
  *    to sizeof() of the struct it was compiled with.
  *  - Fields are only ever appended.  The ioctl number always encodes the
- *    size of the first published version (IBPOST_*_SIZE_VER0).
+ *    size of the first published version (IBPOST_*_SIZE_VER0): every
+ *    IBPOST_IOC_* is _IOC(_IOC_READ | _IOC_WRITE, IBPOST_IOC_MAGIC, nr,
+ *    IBPOST_*_SIZE_VER0), never _IOWR() of the struct, whose size grows.
+ *    The numbers are frozen; the kernel matches them exactly (-ENOTTY
+ *    otherwise).  One exception: IBPOST_IOC_RUN briefly encoded
+ *    IBPOST_RUN_SIZE_VER1 (888) by mistake, and the kernel accepts that
+ *    number too, as an alias of IBPOST_IOC_RUN; nothing should send it.
  *  - The kernel accepts any size >= SIZE_VER0.  Bytes the kernel does not
  *    know must be zero (else -E2BIG); fields the caller does not know read
  *    as zero.  Output is written back up to the smaller of the two sizes.
@@ -445,7 +451,14 @@ struct ibpost_dev_list {
 
 #define IBPOST_DEV_LIST_SIZE_VER0	(32 + 32 + 16)
 
-#define IBPOST_IOC_DEV_LIST	_IOWR(IBPOST_IOC_MAGIC, 0x01, struct ibpost_dev_list)
+/**
+ * IBPOST_IOC_DEV_LIST - list the ports of the RDMA devices ibpost knows.
+ *
+ * 0xc050e901: the number encodes IBPOST_DEV_LIST_SIZE_VER0 (80), the size
+ * of the first version (the growth rule at the top of this file).
+ */
+#define IBPOST_IOC_DEV_LIST	_IOC(_IOC_READ | _IOC_WRITE, IBPOST_IOC_MAGIC, \
+				     0x01, IBPOST_DEV_LIST_SIZE_VER0)
 
 /* struct ibpost_run.op */
 #define IBPOST_OP_SEND		0
@@ -765,7 +778,16 @@ struct ibpost_run {
 /* With the server's CPU time (struct ibpost_result.peer_cpu_*). */
 #define IBPOST_RUN_SIZE_VER1	(IBPOST_RUN_SIZE_VER0 + 32)
 
-#define IBPOST_IOC_RUN		_IOWR(IBPOST_IOC_MAGIC, 0x02, struct ibpost_run)
+/**
+ * IBPOST_IOC_RUN - run one transfer job (struct ibpost_run).
+ *
+ * 0xc358e902: the number encodes IBPOST_RUN_SIZE_VER0 (856), not the
+ * struct's size, which grew to IBPOST_RUN_SIZE_VER1.  Tools built from
+ * this header between that growth and the fix sent 0xc378e902 (888): the
+ * kernel still accepts it, as an alias (Documentation/ioctl-abi.rst).
+ */
+#define IBPOST_IOC_RUN		_IOC(_IOC_READ | _IOC_WRITE, IBPOST_IOC_MAGIC, \
+				     0x02, IBPOST_RUN_SIZE_VER0)
 
 /* struct ibpost_progress.state: where the job is. */
 /** Validating, connecting, allocating: nothing posted yet. */
@@ -820,8 +842,13 @@ struct ibpost_progress {
 
 #define IBPOST_PROGRESS_SIZE_VER0	96
 
-#define IBPOST_IOC_PROGRESS	_IOWR(IBPOST_IOC_MAGIC, 0x05, \
-				      struct ibpost_progress)
+/**
+ * IBPOST_IOC_PROGRESS - a live view of the job running on the file.
+ *
+ * 0xc060e905: the number encodes IBPOST_PROGRESS_SIZE_VER0 (96).
+ */
+#define IBPOST_IOC_PROGRESS	_IOC(_IOC_READ | _IOC_WRITE, IBPOST_IOC_MAGIC, \
+				     0x05, IBPOST_PROGRESS_SIZE_VER0)
 
 /* struct ibpost_serve_event.kind */
 /** The listener is up; @port is the port it listens on. */
@@ -1021,7 +1048,13 @@ struct ibpost_serve {
 #define IBPOST_SERVE_SIZE_VER0	(48 + 32 + 112)
 #define IBPOST_SERVE_SIZE_VER1	(IBPOST_SERVE_SIZE_VER0 + 16)
 
-/* The number encodes the size of the first version (the growth rule). */
+/**
+ * IBPOST_IOC_SERVE - start a server on the file, then read its events.
+ *
+ * 0xc0c0e903: the number encodes IBPOST_SERVE_SIZE_VER0 (192), the size
+ * of the first version: the struct grew (IBPOST_SERVE_SIZE_VER1), the
+ * number did not.
+ */
 #define IBPOST_IOC_SERVE	_IOC(_IOC_READ | _IOC_WRITE, IBPOST_IOC_MAGIC, \
 				     0x03, IBPOST_SERVE_SIZE_VER0)
 

@@ -683,6 +683,113 @@ static void serve_cases(int fd)
 	close(sfd);
 }
 
+/*
+ * The ioctl numbers, written out: the ones installed tools send.  Each is
+ * _IOC(_IOC_READ | _IOC_WRITE, 0xE9, nr, IBPOST_*_SIZE_VER0); the RUN
+ * number of tools built while IBPOST_IOC_RUN was _IOWR() of a struct of
+ * IBPOST_RUN_SIZE_VER1 (888 bytes) is an alias the kernel keeps.
+ */
+#define NR_DEV_LIST	0xc050e901UL
+#define NR_RUN		0xc358e902UL
+#define NR_RUN_888	0xc378e902UL
+#define NR_SERVE	0xc0c0e903UL
+#define NR_PROGRESS	0xc060e905UL
+
+static void number_row(const char *name, unsigned long got,
+		       unsigned long want)
+{
+	report(name, got == want, "0x%x, want 0x%x", (int)got, (int)want);
+}
+
+/*
+ * A RUN whose argument is exactly @size bytes, the last bytes of a page
+ * before an unmapped one: the kernel must neither read nor write past
+ * them.  Returns the argument (still mapped), NULL when mmap failed.
+ */
+static void *run_at_page_end(unsigned char *pages, size_t size)
+{
+	struct ibpost_run full;
+
+	run_base(&full);
+	full.size = size;
+	memcpy(pages + 4096 - size, &full, size);
+	return pages + 4096 - size;
+}
+
+/*
+ * The numbers of the commands and the alias: each number is its literal
+ * value; a RUN of exactly IBPOST_RUN_SIZE_VER0 bytes runs through the
+ * number and through the 888-byte alias; below VER0 is refused through
+ * both; a RUN or SERVE number with any other size is not a command.
+ */
+static void number_cases(int fd)
+{
+	struct ibpost_serve serve;
+	struct ibpost_run full, *r;
+	unsigned char *pages;
+	void *a;
+
+	number_row("IBPOST_IOC_DEV_LIST is 0xc050e901 (size 80, VER0)",
+		   IBPOST_IOC_DEV_LIST, NR_DEV_LIST);
+	number_row("IBPOST_IOC_RUN is 0xc358e902 (size 856, VER0)",
+		   IBPOST_IOC_RUN, NR_RUN);
+	number_row("IBPOST_IOC_SERVE is 0xc0c0e903 (size 192, VER0)",
+		   IBPOST_IOC_SERVE, NR_SERVE);
+	number_row("IBPOST_IOC_PROGRESS is 0xc060e905 (size 96, VER0)",
+		   IBPOST_IOC_PROGRESS, NR_PROGRESS);
+	number_row("RUN alias 0xc378e902 is RUN's number with size VER1 (888)",
+		   _IOC(_IOC_READ | _IOC_WRITE, IBPOST_IOC_MAGIC, 0x02,
+			IBPOST_RUN_SIZE_VER1), NR_RUN_888);
+
+	pages = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (pages == MAP_FAILED || mprotect(pages + 4096, 4096, PROT_NONE)) {
+		report("RUN argument at a page's end: mmap", 0,
+		       "errno %d, want %d", errno, 0);
+		return;
+	}
+	r = run_at_page_end(pages, IBPOST_RUN_SIZE_VER0);
+	expect_st(fd, "RUN of exactly IBPOST_RUN_SIZE_VER0 bytes (size 856)",
+		  NR_RUN, r, &r->status, 0, R_NONE);
+	report("RUN of exactly 856 bytes completes its WRs",
+	       r->result.wrs == 10, "wrs %d, want %d", (int)r->result.wrs, 10);
+	r = run_at_page_end(pages, IBPOST_RUN_SIZE_VER0);
+	expect_st(fd, "RUN of 856 bytes through the 888 alias 0xc378e902",
+		  NR_RUN_888, r, &r->status, 0, R_NONE);
+	report("RUN of 856 bytes through the alias completes its WRs",
+	       r->result.wrs == 10, "wrs %d, want %d", (int)r->result.wrs, 10);
+	a = run_at_page_end(pages, IBPOST_RUN_SIZE_VER0 - 1);
+	expect_st(fd, "RUN of 855 bytes (size below VER0) refused", NR_RUN, a,
+		  NULL, EINVAL, NO_REASON);
+	munmap(pages, 2 * 4096);
+
+	run_base(&full);
+	expect_st(fd, "RUN of sizeof (888) through the alias 0xc378e902",
+		  NR_RUN_888, &full, &full.status, 0, R_NONE);
+	report("RUN through the alias completes its WRs",
+	       full.result.wrs == 10, "wrs %d, want %d",
+	       (int)full.result.wrs, 10);
+	run_base(&full);
+	full.size = IBPOST_RUN_SIZE_VER0 - 8;
+	full.status.reason = 0xdead;
+	expect_st(fd, "RUN size below VER0 through the alias refused",
+		  NR_RUN_888, &full, &full.status, EINVAL, NO_REASON);
+	report("RUN size below VER0 through the alias leaves the status alone",
+	       full.status.reason == 0xdead, "reason %d, want %d",
+	       (int)full.status.reason, 0xdead);
+	run_base(&full);
+	expect_st(fd, "RUN number with size 872 (neither VER0 nor the alias)",
+		  _IOC(_IOC_READ | _IOC_WRITE, IBPOST_IOC_MAGIC, 0x02, 872),
+		  &full, &full.status, ENOTTY, NO_REASON);
+	/* Had it been taken, its unknown flag would have started nothing. */
+	serve_base(&serve);
+	serve.flags = 1;
+	expect_st(fd, "SERVE number with size VER1 (no alias but RUN's)",
+		  _IOC(_IOC_READ | _IOC_WRITE, IBPOST_IOC_MAGIC, 0x03,
+		       IBPOST_SERVE_SIZE_VER1),
+		  &serve, &serve.status, ENOTTY, NO_REASON);
+}
+
 /* No capability left in this process (CapEff of /proc/self/status). */
 static bool no_caps(void)
 {
@@ -936,6 +1043,7 @@ int main(int argc, char **argv)
 	       "written %d total %d", l.written, l.total);
 
 	run_cases(fd, unmapped);
+	number_cases(fd);
 	progress_cases(unmapped);
 	serve_cases(fd);
 	printf("1..%d\n", ncase);

@@ -485,6 +485,11 @@ static int ibpost_session_extend(struct ibpost_session *s,
  * (iWARP: through rdma_cm); with @attr->peer, one QP connected to
  * ``ibpost serve`` there.
  *
+ * An open that fails part-way closes what it built.  A new session's
+ * close sends the fin (the server frees its empty region at once); that
+ * of a resume (@attr->resume) does not: the server keeps the region
+ * again, for the next attempt to take back.
+ *
  * Context: process context, may sleep.
  * Return: the session, or ERR_PTR() with *@attr->reason set: -EINVAL for
  * bad attributes (flags: IBPOST_R_FLAGS; depth 0 or above max_qp_wr - 1:
@@ -584,6 +589,10 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 				 &ibpost_test.session_test_publish_ms);
 	if (!ret)
 		ret = ibpost_session_publish(s);
+	/*
+	 * A resume's close sends no fin (ibpost_speer_fin()): the server
+	 * keeps the region again for the next attempt.
+	 */
 	if (ret) {
 		ibpost_session_close(s);
 		if (ret == -ENODEV && reason == IBPOST_R_NONE)
@@ -674,6 +683,15 @@ static void ibpost_session_kill(struct ibpost_session *s, int err)
  * Submitters still waiting for send-queue room in ibpost_submit() are
  * woken and return -ENOTCONN before the session is freed; a submission
  * that starts after (or races with) the close is the caller's bug.
+ *
+ * A session with a peer: the close of a live session is its normal end,
+ * and the fin tells the server so, which frees the region.  A session
+ * that failed (IBPOST_EV_ERROR: an error completion, a queue's lost
+ * connection, ibpost_session_fail()) or lost its device is closed without
+ * the fin: its connections just go, and a server with ``--keep`` keeps
+ * the region for a resume (&ibpost_session_attr.resume).  Whether the
+ * session is live is decided under the lock its failure takes: a failure
+ * after that does not stop the fin (ibpost_speer_fin()).
  *
  * Context: process context, may sleep; not from a callback.
  */

@@ -363,6 +363,21 @@ out:
 }
 
 /**
+ * ibpost_speer_resumed() - whether the server took a kept region back for
+ *	this session (&ibpost_session_attr.resume) and answered with its
+ *	ready.
+ * @s: the session.
+ *
+ * Context: the opener's (before the session is published).
+ * Return: true if so: the ready's token is new, and the one the resume
+ * was asked with takes the region back no more.
+ */
+bool ibpost_speer_resumed(const struct ibpost_session *s)
+{
+	return s->peer && s->peer->resuming && s->peer->generation;
+}
+
+/**
  * ibpost_speer_queue() - connect another queue of a session with a peer.
  * @s: the session, started (ibpost_speer_start()).
  * @q: the queue to fill: its endpoint joins the session on the server.

@@ -488,7 +488,9 @@ static int ibpost_session_extend(struct ibpost_session *s,
  * An open that fails part-way closes what it built.  A new session's
  * close sends the fin (the server frees its empty region at once); that
  * of a resume (@attr->resume) does not: the server keeps the region
- * again, for the next attempt to take back.
+ * again, for the next attempt to take back.  A resume that failed after
+ * the server took the region back for it writes the server's new token
+ * to *@attr->resume: the old one no longer takes the region back.
  *
  * Context: process context, may sleep.
  * Return: the session, or ERR_PTR() with *@attr->reason set: -EINVAL for
@@ -589,11 +591,15 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 				 &ibpost_test.session_test_publish_ms);
 	if (!ret)
 		ret = ibpost_session_publish(s);
-	/*
-	 * A resume's close sends no fin (ibpost_speer_fin()): the server
-	 * keeps the region again for the next attempt.
-	 */
 	if (ret) {
+		/*
+		 * A resume the server answered: its ready gave a new token,
+		 * the only one that takes the region back from now on, so the
+		 * caller gets it.  The close sends no fin (ibpost_speer_fin()):
+		 * the server keeps the region again for the next attempt.
+		 */
+		if (attr->resume && ibpost_speer_resumed(s))
+			ibpost_session_get_resume(s, attr->resume);
 		ibpost_session_close(s);
 		if (ret == -ENODEV && reason == IBPOST_R_NONE)
 			reason = IBPOST_R_DEVICE_GONE;

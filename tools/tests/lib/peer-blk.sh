@@ -108,14 +108,22 @@ peer_blk_drop() {
 # error), so the server keeps the region and the device resumes it: live
 # with 1 reconnect within PEER_BLK_KEEP_JOIN_S, the log says
 # "reconnected", never "region lost", and the bytes written read back
-# equal; no task in D state; it unmaps.  peer-server.sh checks that the
-# server kept that session and that it was resumed, with no normal end
-# between.  Before the fix the close of the failed session could send the
-# fin on queue 0, which still worked: the server ended the session
-# normally ("done"), freed the region, and the reconnect failed with
-# "region lost".
+# equal.  Then a second loss the same way, whose first resume fails at
+# queue 1's join (peer-server.sh sets serve_test_join_fail_ms with the
+# drop): that half-built session is closed without the fin and its new
+# token is the next attempt's, which takes the region back: live with 2
+# reconnects within PEER_BLK_KEEP_JOIN_S, one "reconnect failed" in the
+# log, never "region lost", the bytes read back equal again.  No task in
+# D state; it unmaps.  peer-server.sh checks that the server kept that
+# session each time and that it was resumed, with no normal end between.
+# Before the fix the close of the failed session could send the fin on
+# queue 0, which still worked, and the close of the half-built resume
+# did send it: the server ended the session normally ("done"), freed the
+# region, and the reconnect failed with "region lost" (and the failed
+# resume's token was not given back: the next attempt's old one was
+# refused, JOIN_TOKEN, "region lost" too).
 peer_blk_drop_keep() {
-	local S=$1 name A st rcs t0 n0 n1 r0 r1 _
+	local S=$1 name A st rcs t0 n0 n1 r0 r1 f0 f1 _
 	local pat=/tmp/ibpost-dropkeep.bin got=/tmp/ibpost-dropkeep-got.bin
 	local msg='ibpost: session [0-9]*: a connection to the server ended: the session fails'
 	local lost='ibpost_blk: ibpostb[0-9]*: region lost: '
@@ -159,6 +167,29 @@ peer_blk_drop_keep() {
 		t_ok "drop-keep: the $PEER_BLK_KEEP_JOIN_MARK bytes written before the loss read back equal ($(md5sum <"$pat" | cut -c1-32))"
 	else
 		t_fail "drop-keep: the data survives the lost queue" "$(cmp "$pat" "$got" 2>&1 | head -n 1)"
+	fi
+	# The second loss (5 s after the server saw the resume): its first
+	# attempt's queue 1 cannot join.
+	f0=$(dmesg | grep -c "$name: reconnect failed: ")
+	t0=$SECONDS
+	for _ in $(seq $((PEER_BLK_KEEP_JOIN_S * 5))); do
+		rcs="state $(cat "$A/state"), reconnects $(cat "$A/reconnects")"
+		[[ $rcs == "state lost"* || $rcs == "state live, reconnects 2" ]] && break
+		sleep 0.2
+	done
+	f1=$(dmesg | grep -c "$name: reconnect failed: ")
+	r1=$(dmesg | grep -c "$lost")
+	echo "drop-keep: a resume failing at its join: $rcs after $((SECONDS - t0)) s, $((f1 - f0)) failed attempts" >>"$FIG"
+	if [[ $rcs == "state live, reconnects 2" ]] && ((f1 > f0 && r1 == r0)); then
+		t_ok "drop-keep: a resume whose queue 1 could not join left the region kept, the next took it back: $rcs, $((f1 - f0)) failed: $(dmesg | grep "$name: reconnect failed: " | tail -n 1)"
+	else
+		t_fail "drop-keep: a resume failing at its join, then the region taken back (live, 2 reconnects, a failed attempt, no 'region lost')" \
+			"$rcs, $((f1 - f0)) failed attempts: $(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
+	fi
+	if dd if="/dev/$name" of="$got" bs=1M iflag=direct status=none && cmp -s "$pat" "$got"; then
+		t_ok "drop-keep: the bytes read back equal after the failed resume"
+	else
+		t_fail "drop-keep: the data survives the failed resume" "$(cmp "$pat" "$got" 2>&1 | head -n 1)"
 	fi
 	rm -f "$pat" "$got"
 	no_dstate "drop-keep"
@@ -426,6 +457,33 @@ peer_blk_serve_drop_keep() {
 		echo "disconnected queue 1 of an ibpost_blk session on the keeping serve" >>"$IBPOST_OUT/events.log"
 }
 
+# peer_blk_serve_join_fail LOG (server side): once the keeping serve's
+# LOG shows the PEER_BLK_KEEP_JOIN_MARK session resumed once, wait 5 s
+# (the client reads its data back), fail the joins
+# (serve_test_join_fail_ms, its failed join held up to 10 s) and
+# disconnect the session's queue 1 again: the client's next resume fails
+# at its queue 1.  Once a failed join holds (the kernel log), joins work
+# again (0: the hold ends too).  1 until then.
+peer_blk_serve_join_fail() {
+	local sk h0 held=no _
+	local hook=/sys/module/ibpost/parameters/serve_test_join_fail_ms
+	sk=$(sed -n "s/^conn \([0-9]*\): job write size $PEER_BLK_KEEP_JOIN_MARK .*/\1/p" "$1" | head -n 1)
+	[[ -n $sk ]] && grep -q "^conn $sk: resumed: session $sk (resume 1) " "$1" || return 1
+	sleep 5
+	h0=$(dmesg | grep -c 'test hook: failed join waits')
+	echo 10000 >"$hook"
+	echo 1 >/sys/module/ibpost/parameters/serve_test_drop_join
+	for _ in $(seq 300); do
+		if (($(dmesg | grep -c 'test hook: failed join waits') > h0)); then
+			held=yes
+			break
+		fi
+		sleep 0.2
+	done
+	echo 0 >"$hook"
+	echo "failed a resume's join of an ibpost_blk session on the keeping serve: $held" >>"$IBPOST_OUT/events.log"
+}
+
 # peer_blk_serve_kept_drop LOG (server side): TAP rows, the keeping
 # serve's LOG: the session of the PEER_BLK_KEEP_JOIN_MARK region had
 # its queue 1 disconnected (the hook's line in the kernel log), was kept
@@ -446,6 +504,16 @@ peer_blk_serve_kept_drop() {
 		test "$ok" = 1
 	t_check "and its client took it back: $(grep -m 1 "^conn ${sk:-x}: resumed: " "$log")" \
 		grep -q "^conn ${sk:-x}: resumed: session ${sk:-x} (resume 1) from 192\.0\.2\.2 port [0-9]*$" "$log"
+	# The second loss: resume 2 failed at its join, resume 3 took it.
+	first=$(sed -n "/^conn ${sk:-x}: resumed: session ${sk:-x} (resume 2) /,\$p" "$log" |
+		grep -m 1 "^conn ${sk:-x}: \(done\|lost\|kept\): ")
+	ok=0
+	grep -qx "failed a resume's join of an ibpost_blk session on the keeping serve: yes" \
+		"$IBPOST_OUT/events.log" &&
+		[[ $first == "conn ${sk:-x}: kept: session ${sk:-x} for 30 s after: "* ]] &&
+		grep -q "^conn ${sk:-x}: resumed: session ${sk:-x} (resume 3) " "$log" && ok=1
+	t_check "the resume whose join failed (held) ended without its fin, kept: ${first:-none}; then $(grep -m 1 "^conn ${sk:-x}: resumed: session ${sk:-x} (resume 3) " "$log")" \
+		test "$ok" = 1
 }
 
 # peer_blk_serve_dropped (server side): a TAP row, the hook was set, taken

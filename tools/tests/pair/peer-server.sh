@@ -9,7 +9,8 @@
 # then adds it back; on the client's marker regions (peer-blk.sh) it kills
 # the limited serve (PEER_BLK_MARK bytes), disconnects queue 1 of a
 # session (PEER_BLK_JOIN_MARK bytes: the serve_test_drop_join hook; on
-# the keeping serve, PEER_BLK_KEEP_JOIN_MARK bytes) and
+# the keeping serve, PEER_BLK_KEEP_JOIN_MARK bytes, then again with its
+# resume's join failed: serve_test_join_fail_ms) and
 # deletes rxe0, then adds it
 # back (PEER_BLK_DEL_MARK bytes), under the client's ibpost_blk I/O.  At
 # the end it checks what the server saw and that nothing is left.  TAP in
@@ -55,7 +56,7 @@ readd_rxe0() {
 		echo "added rxe0${1:+ $1}" >>"$IBPOST_OUT/events.log"
 	perf_servers 1000
 }
-deleted=0 killed=0 blkdel=0 dropped=0 kdropped=0 perf_pids=()
+deleted=0 killed=0 blkdel=0 dropped=0 kdropped=0 jfailed=0 perf_pids=()
 for _ in $(seq 3600); do
 	[[ -e $IBPOST_OUT/stop ]] && break
 	if ((!deleted)) && grep -q 'job write size 12347 ' "$LOG"; then
@@ -70,6 +71,7 @@ for _ in $(seq 3600); do
 	fi
 	((dropped)) || ! peer_blk_serve_drop "$LOG" || dropped=1
 	((kdropped)) || ! peer_blk_serve_drop_keep "$KLOG" || kdropped=1
+	((jfailed)) || ! peer_blk_serve_join_fail "$KLOG" || jfailed=1
 	if ((!blkdel)) && grep -q "job write size $PEER_BLK_DEL_MARK " "$LOG"; then
 		sleep 3
 		readd_rxe0 "under ibpost_blk"

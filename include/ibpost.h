@@ -147,7 +147,11 @@ enum ibpost_session_event {
  *	time, or not at all), IBPOST_R_JOIN_TOKEN for a wrong token:
  *	either way the data is gone, and the consumer must not go on with a
  *	new region as if it held it.  Other refusals (IBPOST_R_PEER_BUSY,
- *	a connect error) may pass: try again.
+ *	a connect error) may pass: try again.  In and out: an open that
+ *	fails once the server took the region back for it (a queue that
+ *	could not join, say) writes the server's new token here, for the
+ *	old one takes the region back no more; the server keeps the region
+ *	again (no fin), and the next attempt takes it back with this.
  * @owner: the consumer's name, NULL for "ibpost"; pass KBUILD_MODNAME.
  *	``rdma resource`` shows it as the owner ("comm [name]") of the
  *	session's QPs, PD, MRs and the CQs that are its own (CQs from the
@@ -170,7 +174,7 @@ struct ibpost_session_attr {
 	u64 region_bytes;
 	u32 lat_samples;
 	u32 *reason;
-	const struct ibpost_session_resume *resume;
+	struct ibpost_session_resume *resume;
 	const char *owner;
 };
 

@@ -261,7 +261,7 @@ void ibpost_blk_event(struct ibpost_session *s,
 /* disk.c */
 struct ibpost_session *
 ibpost_blk_session(struct ibpost_blk_dev *d,
-		   const struct ibpost_session_resume *resume, u32 *reason);
+		   struct ibpost_session_resume *resume, u32 *reason);
 
 /* reconnect.c */
 bool ibpost_blk_can_reconnect(const struct ibpost_blk_dev *d);

@@ -90,7 +90,8 @@ static u32 ibpost_blk_nr_queues(const struct ibpost_blk_map *m,
  *	never wait for send-queue room.
  * @d: the device (@d->queues set).
  * @resume: NULL for a new region, else what takes the server's kept
- *	region back (a reconnect).
+ *	region back (a reconnect); a failed attempt may leave the server's
+ *	new token in it (&ibpost_session_attr.resume).
  * @reason: out: IBPOST_R_* of a refusal (IBPOST_R_NONE for a missing
  *	RDMA device).
  *
@@ -99,7 +100,7 @@ static u32 ibpost_blk_nr_queues(const struct ibpost_blk_map *m,
  */
 struct ibpost_session *
 ibpost_blk_session(struct ibpost_blk_dev *d,
-		   const struct ibpost_session_resume *resume, u32 *reason)
+		   struct ibpost_session_resume *resume, u32 *reason)
 {
 	struct ibpost_session_attr attr = {
 		.port = d->map.port,

@@ -18,7 +18,12 @@
  * and is requeued.  Then @reconnect_work opens a session with
  * &ibpost_session_attr.resume every reconnect_delay seconds.  Its success
  * swaps the session in, unquiesces the queue and kicks the requeue list:
- * the requests go to the new session, on the same data.  A refusal with
+ * the requests go to the new session, on the same data.  An attempt that
+ * fails closes its session without the fin (it is failed, or it is a
+ * resume that failed in its open; one whose limits differ is failed
+ * first): the server keeps the region, and @resume has the token of the
+ * server's last answer (the open writes it back; else it is read from
+ * the session), which the next attempt takes it back with.  A refusal with
  * IBPOST_R_REGION_LOST or IBPOST_R_JOIN_TOKEN means the data is gone, and
  * an expired ctrl_loss_tmo that the server is: either fails the device for
  * good (IBPOST_BLK_LOST), and every request ends with BLK_STS_IOERR.
@@ -169,8 +174,8 @@ static void ibpost_blk_reconnect(struct ibpost_blk_dev *d)
 	struct ibpost_session_limits lim;
 	struct ibpost_session *s;
 	u32 reason = IBPOST_R_NONE;
+	bool failed, sess_failed;
 	unsigned long flags;
-	bool failed;
 
 	spin_lock_irqsave(&d->state_lock, flags);
 	failed = d->state != IBPOST_BLK_RECONNECTING;
@@ -192,6 +197,13 @@ static void ibpost_blk_reconnect(struct ibpost_blk_dev *d)
 	}
 	ibpost_session_get_limits(s, &lim);
 	if (!ibpost_blk_same_limits(d, s, &lim)) {
+		/*
+		 * Not the region's end: the session is failed first, so that
+		 * its close sends no fin (the server keeps the region), and
+		 * its token is the next attempt's.
+		 */
+		ibpost_session_get_resume(s, &d->resume);
+		ibpost_session_fail(s);
 		ibpost_session_close(s);
 		pr_warn("%s: the new session's limits differ from the old one's\n",
 			d->disk->disk_name);
@@ -202,6 +214,7 @@ static void ibpost_blk_reconnect(struct ibpost_blk_dev *d)
 	spin_lock_irqsave(&d->state_lock, flags);
 	/* Failed already (its event saw no device session), or unmapped. */
 	failed = d->sess_failed || d->state != IBPOST_BLK_RECONNECTING;
+	sess_failed = d->sess_failed;
 	if (!failed) {
 		d->sess = s;
 		d->failfast = false;
@@ -212,6 +225,13 @@ static void ibpost_blk_reconnect(struct ibpost_blk_dev *d)
 	spin_unlock_irqrestore(&d->state_lock, flags);
 	if (failed) {
 		mutex_unlock(&d->sess_lock);
+		/*
+		 * A session that failed is closed without the fin: the server
+		 * keeps the region, which its token takes back.  (An unmap's
+		 * close of a live one ends the region.)
+		 */
+		if (sess_failed)
+			ibpost_session_get_resume(s, &d->resume);
 		ibpost_session_close(s);
 		ibpost_blk_retry(d, -ENOTCONN, IBPOST_R_NONE);
 		return;

@@ -10,7 +10,9 @@
  * them).  ibpost_submit() then reads and writes it with IBPOST_REQ_REGION
  * as it would a loopback session's region.  The session's CQ is polled
  * from softirq, so the control channel wakes the opener instead of being
- * polled; closing sends the fin, and the server invalidates the region.
+ * polled; closing a live session sends the fin, and the server
+ * invalidates the region (a failed one's close does not: the server may
+ * keep the region for a resume).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,7 +39,8 @@
  * @bytes: the region asked for.
  * @remote: &ibpost_session_attr.remote_bytes: the region's one chunk.
  * @timeout_ms: bound on the server's answers.
- * @started: the server accepted the job (a fin is owed).
+ * @started: the server accepted the job (a fin is owed, if the session
+ *	ends live).
  * @session: the server's number of the session (other queues join it).
  * @generation: its region's generation, from the server's ready.
  * @token: the session's join token, from the server's ready.
@@ -276,12 +279,49 @@ int ibpost_speer_start(struct ibpost_session *s, u32 *reason)
 	return ret;
 }
 
+/*
+ * Whether the close of @s is the session's normal end, which the fin
+ * tells the server: the session is LIVE, and not a resume that failed in
+ * its open.  Under @s->lock, which ERROR and DEAD are set under (and
+ * @published): a failure that comes after this check does not stop the
+ * fin of a session its consumer closed while it was live.
+ */
+static bool ibpost_speer_fin_owed(struct ibpost_session *s)
+{
+	unsigned long flags;
+	bool owed;
+
+	spin_lock_irqsave(&s->lock, flags);
+	owed = s->state == IBPOST_S_LIVE &&
+	       (s->published || !s->peer->resuming);
+	spin_unlock_irqrestore(&s->lock, flags);
+	return owed;
+}
+
 /**
- * ibpost_speer_fin() - tell the server the session ends (close).
+ * ibpost_speer_fin() - tell the server the session ends (close), when it
+ *	ends on its consumer's word.
  * @s: the session; nothing of the consumer is in flight any more.
  *
- * The server invalidates the region when the fin arrives; its answer is
- * awaited briefly, so that it has done so before the QP goes away.
+ * The server takes the fin as the session's normal end: it invalidates
+ * the region and frees it, ``--keep`` or not.  Its answer is awaited
+ * briefly, so that it has done so before the QP goes away.
+ *
+ * So the fin goes only for a session that is LIVE (issue 42).  One that
+ * failed (ERROR: an error completion, a failed post, a queue's lost
+ * connection, ibpost_session_fail()) or died (DEAD) ends without it: the
+ * server sees its connections go and, with ``--keep``, keeps the region
+ * for a resume.  Before, an ERROR session sent it: ibpost_session_error()
+ * only schedules the QPs' move to error, so a consumer closing on the
+ * error event (ibpost_blk's reconnect) could send the fin on queue 0's
+ * still working QP after queue 1 was lost, and the server freed the
+ * region it would have kept.  The state is read under @s->lock, which
+ * ibpost_session_error() and the session's death set it under.  Nor does
+ * a resume (&ibpost_session_attr.resume) that failed in its open (a queue
+ * that could not join, say) send it: the server has the kept region
+ * running again, and its next loss keeps it for the next attempt.  A new
+ * session that failed in its open does: its region holds nothing, and the
+ * fin gives the server's memory back at once.
  *
  * Under @s->reg_lock: the device's removal may kill the session at any
  * moment (ibpost_sessions_lose()), and its death frees the control
@@ -302,7 +342,7 @@ void ibpost_speer_fin(struct ibpost_session *s)
 	if (!p)
 		return;
 	mutex_lock(&s->reg_lock);
-	if (!p->started || READ_ONCE(s->state) == IBPOST_S_DEAD)
+	if (!p->started || !ibpost_speer_fin_owed(s))
 		goto out;
 	ibpost_test_hold("session closer", session_test_fin_ms);
 	p->started = false;
@@ -320,6 +360,21 @@ void ibpost_speer_fin(struct ibpost_session *s)
 		ibpost_client_release(&p->cl, m, false);
 out:
 	mutex_unlock(&s->reg_lock);
+}
+
+/**
+ * ibpost_speer_resumed() - whether the server took a kept region back for
+ *	this session (&ibpost_session_attr.resume) and answered with its
+ *	ready.
+ * @s: the session.
+ *
+ * Context: the opener's (before the session is published).
+ * Return: true if so: the ready's token is new, and the one the resume
+ * was asked with takes the region back no more.
+ */
+bool ibpost_speer_resumed(const struct ibpost_session *s)
+{
+	return s->peer && s->peer->resuming && s->peer->generation;
 }
 
 /**

@@ -485,6 +485,13 @@ static int ibpost_session_extend(struct ibpost_session *s,
  * (iWARP: through rdma_cm); with @attr->peer, one QP connected to
  * ``ibpost serve`` there.
  *
+ * An open that fails part-way closes what it built.  A new session's
+ * close sends the fin (the server frees its empty region at once); that
+ * of a resume (@attr->resume) does not: the server keeps the region
+ * again, for the next attempt to take back.  A resume that failed after
+ * the server took the region back for it writes the server's new token
+ * to *@attr->resume: the old one no longer takes the region back.
+ *
  * Context: process context, may sleep.
  * Return: the session, or ERR_PTR() with *@attr->reason set: -EINVAL for
  * bad attributes (flags: IBPOST_R_FLAGS; depth 0 or above max_qp_wr - 1:
@@ -585,6 +592,14 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 	if (!ret)
 		ret = ibpost_session_publish(s);
 	if (ret) {
+		/*
+		 * A resume the server answered: its ready gave a new token,
+		 * the only one that takes the region back from now on, so the
+		 * caller gets it.  The close sends no fin (ibpost_speer_fin()):
+		 * the server keeps the region again for the next attempt.
+		 */
+		if (attr->resume && ibpost_speer_resumed(s))
+			ibpost_session_get_resume(s, attr->resume);
 		ibpost_session_close(s);
 		if (ret == -ENODEV && reason == IBPOST_R_NONE)
 			reason = IBPOST_R_DEVICE_GONE;
@@ -674,6 +689,15 @@ static void ibpost_session_kill(struct ibpost_session *s, int err)
  * Submitters still waiting for send-queue room in ibpost_submit() are
  * woken and return -ENOTCONN before the session is freed; a submission
  * that starts after (or races with) the close is the caller's bug.
+ *
+ * A session with a peer: the close of a live session is its normal end,
+ * and the fin tells the server so, which frees the region.  A session
+ * that failed (IBPOST_EV_ERROR: an error completion, a queue's lost
+ * connection, ibpost_session_fail()) or lost its device is closed without
+ * the fin: its connections just go, and a server with ``--keep`` keeps
+ * the region for a resume (&ibpost_session_attr.resume).  Whether the
+ * session is live is decided under the lock its failure takes: a failure
+ * after that does not stop the fin (ibpost_speer_fin()).
  *
  * Context: process context, may sleep; not from a callback.
  */

@@ -17,7 +17,9 @@
 # killed server's ctrl_loss_tmo expires, the others' region is gone) and
 # new I/O fails at once with EIO, no task in D state, it unmaps.  Then the
 # reconnect itself: a blip of this guest's link under I/O on a server that
-# keeps regions (peer_blk_blip: the data survives), and devices
+# keeps regions (peer_blk_blip: the data survives), one queue's connection
+# disconnected by that server (peer_blk_drop_keep: the device resumes, the
+# data survives), and devices
 # reconnecting behind a cut wire unmap and unload (peer_blk_rmmod_rc);
 # no session is left.  Sizes are small: the wire between the guests moves
 # about 10 MB/s.
@@ -38,6 +40,13 @@ PEER_BLK_JOIN_MARK=3166208
 # map when one queue's connection is lost (the server acts 3 s after it
 # sees the map; the rest is fio's start, 20 s on the debug guest).
 PEER_BLK_JOIN_S=45
+# The marker region whose queue 1 the server that keeps regions (port
+# 18522) disconnects (3 MiB + 28 KiB; peer_blk_drop_keep).
+PEER_BLK_KEEP_JOIN_MARK=3174400
+# The device is live again this soon after the
+# fill (the server acts 5 s after it sees the map, the reconnect comes
+# reconnect_delay, 1 s, after the loss).
+PEER_BLK_KEEP_JOIN_S=60
 # The marker region the server host goes down under (3 MiB + 24 KiB,
 # blk-vanish-server.sh and blk-vanish-client.sh).
 # shellcheck disable=SC2034 # the blk-vanish scripts use it
@@ -86,6 +95,105 @@ peer_blk_drop() {
 	else
 		t_fail "its reconnect found the region gone" "no '$lost' in the kernel log"
 	fi
+}
+
+# peer_blk_drop_keep S: issue 42.  A 2-queue device of
+# PEER_BLK_KEEP_JOIN_MARK bytes on the server at S port 18522, which keeps
+# a lost session's region for 30 s (serve --keep 30), all of it written
+# with random bytes (its size is the marker, and serve's log shows a
+# region's size only up to 4 MiB: the device is under 4 MiB), then the
+# server disconnects its queue 1 alone 5 s after it sees the map
+# (serve_test_drop_join, peer-server.sh).  The session fails (the kernel
+# log says a connection ended); its close sends no fin (the session is in
+# error), so the server keeps the region and the device resumes it: live
+# with 1 reconnect within PEER_BLK_KEEP_JOIN_S, the log says
+# "reconnected", never "region lost", and the bytes written read back
+# equal.  Then a second loss the same way, whose first resume fails at
+# queue 1's join (peer-server.sh sets serve_test_join_fail_ms with the
+# drop): that half-built session is closed without the fin and its new
+# token is the next attempt's, which takes the region back: live with 2
+# reconnects within PEER_BLK_KEEP_JOIN_S, one "reconnect failed" in the
+# log, never "region lost", the bytes read back equal again.  No task in
+# D state; it unmaps.  peer-server.sh checks that the server kept that
+# session each time and that it was resumed, with no normal end between.
+# Before the fix the close of the failed session could send the fin on
+# queue 0, which still worked, and the close of the half-built resume
+# did send it: the server ended the session normally ("done"), freed the
+# region, and the reconnect failed with "region lost" (and the failed
+# resume's token was not given back: the next attempt's old one was
+# refused, JOIN_TOKEN, "region lost" too).
+peer_blk_drop_keep() {
+	local S=$1 name A st rcs t0 n0 n1 r0 r1 f0 f1 _
+	local pat=/tmp/ibpost-dropkeep.bin got=/tmp/ibpost-dropkeep-got.bin
+	local msg='ibpost: session [0-9]*: a connection to the server ended: the session fails'
+	local lost='ibpost_blk: ibpostb[0-9]*: region lost: '
+	n0=$(dmesg | grep -c "$msg")
+	r0=$(dmesg | grep -c "$lost")
+	name=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size $PEER_BLK_KEEP_JOIN_MARK \
+		--depth 8 --queues 2 --reconnect-delay 1 --ctrl-loss-tmo 60 2>&1)
+	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
+		t_fail "drop-keep: map on the server that keeps regions" "$name"
+		return
+	fi
+	A=/sys/block/$name/ibpost
+	t0=$SECONDS
+	head -c $PEER_BLK_KEEP_JOIN_MARK /dev/urandom >"$pat"
+	dd if="$pat" of="/dev/$name" bs=1M oflag=direct status=none ||
+		t_fail "drop-keep: $PEER_BLK_KEEP_JOIN_MARK bytes written" "dd failed"
+	# Before the server acts (5 s after the map), as a rule: written
+	# before the loss.  Requests of a loss would wait and go on after it.
+	st="state $(cat "$A/state"), reconnects $(cat "$A/reconnects") after the fill ($((SECONDS - t0)) s)"
+	for _ in $(seq $((PEER_BLK_KEEP_JOIN_S * 5))); do
+		rcs="state $(cat "$A/state"), reconnects $(cat "$A/reconnects")"
+		[[ $rcs == "state lost"* || $rcs == "state live, reconnects 1" ]] && break
+		sleep 0.2
+	done
+	n1=$(dmesg | grep -c "$msg")
+	r1=$(dmesg | grep -c "$lost")
+	echo "drop-keep: $st; $rcs $((SECONDS - t0)) s after the map" >>"$FIG"
+	if ((n1 > n0)); then
+		t_ok "drop-keep: queue 1 disconnected by the server that keeps regions failed the session: $(dmesg | grep "$msg" | tail -n 1)"
+	else
+		t_fail "drop-keep: the lost queue failed the session" "no '$msg' in the kernel log"
+	fi
+	if [[ $rcs == "state live, reconnects 1" ]] && ((r1 == r0)) &&
+		dmesg | grep -q "$name: reconnected to "; then
+		t_ok "drop-keep: the device resumed its kept region: $rcs ($((SECONDS - t0)) s): $(dmesg | grep "$name: reconnected to " | tail -n 1)"
+	else
+		t_fail "drop-keep: the device resumed its kept region (live, 1 reconnect, no 'region lost')" \
+			"$rcs: $(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
+	fi
+	if dd if="/dev/$name" of="$got" bs=1M iflag=direct status=none && cmp -s "$pat" "$got"; then
+		t_ok "drop-keep: the $PEER_BLK_KEEP_JOIN_MARK bytes written before the loss read back equal ($(md5sum <"$pat" | cut -c1-32))"
+	else
+		t_fail "drop-keep: the data survives the lost queue" "$(cmp "$pat" "$got" 2>&1 | head -n 1)"
+	fi
+	# The second loss (5 s after the server saw the resume): its first
+	# attempt's queue 1 cannot join.
+	f0=$(dmesg | grep -c "$name: reconnect failed: ")
+	t0=$SECONDS
+	for _ in $(seq $((PEER_BLK_KEEP_JOIN_S * 5))); do
+		rcs="state $(cat "$A/state"), reconnects $(cat "$A/reconnects")"
+		[[ $rcs == "state lost"* || $rcs == "state live, reconnects 2" ]] && break
+		sleep 0.2
+	done
+	f1=$(dmesg | grep -c "$name: reconnect failed: ")
+	r1=$(dmesg | grep -c "$lost")
+	echo "drop-keep: a resume failing at its join: $rcs after $((SECONDS - t0)) s, $((f1 - f0)) failed attempts" >>"$FIG"
+	if [[ $rcs == "state live, reconnects 2" ]] && ((f1 > f0 && r1 == r0)); then
+		t_ok "drop-keep: a resume whose queue 1 could not join left the region kept, the next took it back: $rcs, $((f1 - f0)) failed: $(dmesg | grep "$name: reconnect failed: " | tail -n 1)"
+	else
+		t_fail "drop-keep: a resume failing at its join, then the region taken back (live, 2 reconnects, a failed attempt, no 'region lost')" \
+			"$rcs, $((f1 - f0)) failed attempts: $(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
+	fi
+	if dd if="/dev/$name" of="$got" bs=1M iflag=direct status=none && cmp -s "$pat" "$got"; then
+		t_ok "drop-keep: the bytes read back equal after the failed resume"
+	else
+		t_fail "drop-keep: the data survives the failed resume" "$(cmp "$pat" "$got" 2>&1 | head -n 1)"
+	fi
+	rm -f "$pat" "$got"
+	no_dstate "drop-keep"
+	t_check "drop-keep: unmap" "$IBPOST" blk unmap "$name"
 }
 
 # peer_blk_cut on|off: this guest's wire cut, or mended: every packet it
@@ -387,6 +495,76 @@ peer_blk_serve_drop() {
 		echo "disconnected queue 1 of an ibpost_blk session" >>"$IBPOST_OUT/events.log"
 }
 
+# peer_blk_serve_drop_keep LOG (server side): once the keeping serve's
+# LOG shows the map of the PEER_BLK_KEEP_JOIN_MARK region, wait 5 s (the
+# client writes the device meanwhile) and have the server disconnect that
+# session's queue 1 (serve_test_drop_join); 1 until then.
+peer_blk_serve_drop_keep() {
+	grep -q "job write size $PEER_BLK_KEEP_JOIN_MARK " "$1" || return 1
+	sleep 5
+	echo 1 >/sys/module/ibpost/parameters/serve_test_drop_join &&
+		echo "disconnected queue 1 of an ibpost_blk session on the keeping serve" >>"$IBPOST_OUT/events.log"
+}
+
+# peer_blk_serve_join_fail LOG (server side): once the keeping serve's
+# LOG shows the PEER_BLK_KEEP_JOIN_MARK session resumed once, wait 5 s
+# (the client reads its data back), fail the joins
+# (serve_test_join_fail_ms, its failed join held up to 10 s) and
+# disconnect the session's queue 1 again: the client's next resume fails
+# at its queue 1.  Once a failed join holds (the kernel log), joins work
+# again (0: the hold ends too).  1 until then.
+peer_blk_serve_join_fail() {
+	local sk h0 held=no _
+	local hook=/sys/module/ibpost/parameters/serve_test_join_fail_ms
+	sk=$(sed -n "s/^conn \([0-9]*\): job write size $PEER_BLK_KEEP_JOIN_MARK .*/\1/p" "$1" | head -n 1)
+	[[ -n $sk ]] && grep -q "^conn $sk: resumed: session $sk (resume 1) " "$1" || return 1
+	sleep 5
+	h0=$(dmesg | grep -c 'test hook: failed join waits')
+	echo 10000 >"$hook"
+	echo 1 >/sys/module/ibpost/parameters/serve_test_drop_join
+	for _ in $(seq 300); do
+		if (($(dmesg | grep -c 'test hook: failed join waits') > h0)); then
+			held=yes
+			break
+		fi
+		sleep 0.2
+	done
+	echo 0 >"$hook"
+	echo "failed a resume's join of an ibpost_blk session on the keeping serve: $held" >>"$IBPOST_OUT/events.log"
+}
+
+# peer_blk_serve_kept_drop LOG (server side): TAP rows, the keeping
+# serve's LOG: the session of the PEER_BLK_KEEP_JOIN_MARK region had
+# its queue 1 disconnected (the hook's line in the kernel log), was kept
+# (its connection lost, no fin: not "done" first) and resumed.
+peer_blk_serve_kept_drop() {
+	local log=$1 sk jk first ok=0
+	sk=$(sed -n "s/^conn \([0-9]*\): job write size $PEER_BLK_KEEP_JOIN_MARK .*/\1/p" "$log" | head -n 1)
+	# Its queue 1: the first connection that joined it.
+	jk=$(sed -n "s/^conn \([0-9]*\): joined session ${sk:-x} (2 connections) .*/\1/p" "$log" | head -n 1)
+	t_check "the keeping serve's session ${sk:-?} had queue 1 (conn ${jk:-?}) disconnected alone: $(grep -m 1 "^conn ${jk:-x}: lost: " "$log")" \
+		bash -c "grep -qx 'disconnected queue 1 of an ibpost_blk session on the keeping serve' '$IBPOST_OUT/events.log' &&
+			dmesg | grep -q 'test hook: session ${sk:-x}: its joined connection 1 (conn ${jk:-x}) disconnected' &&
+			grep -q '^conn ${jk:-x}: lost: Transport endpoint is not connected: ' '$log'"
+	# The session's first end after its job: kept (lost), not done (fin).
+	first=$(grep -m 1 "^conn ${sk:-x}: \(done\|lost\|kept\): " "$log")
+	[[ $first == "conn ${sk:-x}: kept: session ${sk:-x} for 30 s after: "* ]] && ok=1
+	t_check "issue 42: the session whose queue 1 was lost ended without its fin, kept: $first" \
+		test "$ok" = 1
+	t_check "and its client took it back: $(grep -m 1 "^conn ${sk:-x}: resumed: " "$log")" \
+		grep -q "^conn ${sk:-x}: resumed: session ${sk:-x} (resume 1) from 192\.0\.2\.2 port [0-9]*$" "$log"
+	# The second loss: resume 2 failed at its join, resume 3 took it.
+	first=$(sed -n "/^conn ${sk:-x}: resumed: session ${sk:-x} (resume 2) /,\$p" "$log" |
+		grep -m 1 "^conn ${sk:-x}: \(done\|lost\|kept\): ")
+	ok=0
+	grep -qx "failed a resume's join of an ibpost_blk session on the keeping serve: yes" \
+		"$IBPOST_OUT/events.log" &&
+		[[ $first == "conn ${sk:-x}: kept: session ${sk:-x} for 30 s after: "* ]] &&
+		grep -q "^conn ${sk:-x}: resumed: session ${sk:-x} (resume 3) " "$log" && ok=1
+	t_check "the resume whose join failed (held) ended without its fin, kept: ${first:-none}; then $(grep -m 1 "^conn ${sk:-x}: resumed: session ${sk:-x} (resume 3) " "$log")" \
+		test "$ok" = 1
+}
+
 # peer_blk_serve_dropped (server side): a TAP row, the hook was set, taken
 # (back to 0) and disconnected queue 1's connection alone.
 peer_blk_serve_dropped() {
@@ -472,6 +650,7 @@ peer_blk() {
 		t_fail "map for the deleted-device test" "$name"
 	fi
 	peer_blk_blip "$S"
+	peer_blk_drop_keep "$S"
 	peer_blk_resets "$S" 3
 	peer_blk_retries "$S"
 	peer_blk_rmmod_rc "$S"

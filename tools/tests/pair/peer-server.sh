@@ -8,7 +8,9 @@
 # client's marker job (a WRITE of 12347 bytes): it deletes rxe0 under it,
 # then adds it back; on the client's marker regions (peer-blk.sh) it kills
 # the limited serve (PEER_BLK_MARK bytes), disconnects queue 1 of a
-# session (PEER_BLK_JOIN_MARK bytes: the serve_test_drop_join hook) and
+# session (PEER_BLK_JOIN_MARK bytes: the serve_test_drop_join hook; on
+# the keeping serve, PEER_BLK_KEEP_JOIN_MARK bytes, then again with its
+# resume's join failed: serve_test_join_fail_ms) and
 # deletes rxe0, then adds it
 # back (PEER_BLK_DEL_MARK bytes), under the client's ibpost_blk I/O.  At
 # the end it checks what the server saw and that nothing is left.  TAP in
@@ -54,7 +56,7 @@ readd_rxe0() {
 		echo "added rxe0${1:+ $1}" >>"$IBPOST_OUT/events.log"
 	perf_servers 1000
 }
-deleted=0 killed=0 blkdel=0 dropped=0 perf_pids=()
+deleted=0 killed=0 blkdel=0 dropped=0 kdropped=0 jfailed=0 perf_pids=()
 for _ in $(seq 3600); do
 	[[ -e $IBPOST_OUT/stop ]] && break
 	if ((!deleted)) && grep -q 'job write size 12347 ' "$LOG"; then
@@ -68,6 +70,8 @@ for _ in $(seq 3600); do
 		killed=1
 	fi
 	((dropped)) || ! peer_blk_serve_drop "$LOG" || dropped=1
+	((kdropped)) || ! peer_blk_serve_drop_keep "$KLOG" || kdropped=1
+	((jfailed)) || ! peer_blk_serve_join_fail "$KLOG" || jfailed=1
 	if ((!blkdel)) && grep -q "job write size $PEER_BLK_DEL_MARK " "$LOG"; then
 		sleep 3
 		readd_rxe0 "under ibpost_blk"
@@ -131,10 +135,13 @@ t_check "the killed client guest was noticed (lost within the idle time)" \
 t_check "the limited serve was killed under the client's ibpost_blk I/O" \
 	grep -qx 'killed the limited serve' "$IBPOST_OUT/events.log"
 peer_blk_serve_dropped
+peer_blk_serve_kept_drop "$KLOG"
 # The dropped join is freed by its session's thread at once, not at the
 # session's end: its own IBPOST_SRV_LOST event (a session's teardown says
 # nothing of each join).
-jc=$(dmesg | sed -n 's/.*its joined connection 1 (conn \([0-9]*\)) disconnected.*/\1/p' | tail -n 1)
+# The first hook line: the keeping serve's drop (peer_blk_drop_keep)
+# comes after.
+jc=$(dmesg | sed -n 's/.*its joined connection 1 (conn \([0-9]*\)) disconnected.*/\1/p' | head -n 1)
 t_check "the dropped join (conn ${jc:-?}) was released at once: $(grep -m 1 "^conn ${jc:-x}: lost: " "$LOG")" \
 	grep -q "^conn ${jc:-x}: lost: Transport endpoint is not connected: " "$LOG"
 t_check "rxe0 was deleted under the client's ibpost_blk I/O and came back" \

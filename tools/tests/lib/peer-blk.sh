@@ -143,11 +143,7 @@ peer_blk_drop_keep() {
 	# Before the server acts (5 s after the map), as a rule: written
 	# before the loss.  Requests of a loss would wait and go on after it.
 	st="state $(cat "$A/state"), reconnects $(cat "$A/reconnects") after the fill ($((SECONDS - t0)) s)"
-	for _ in $(seq $((PEER_BLK_KEEP_JOIN_S * 5))); do
-		rcs="state $(cat "$A/state"), reconnects $(cat "$A/reconnects")"
-		[[ $rcs == "state lost"* || $rcs == "state live, reconnects 1" ]] && break
-		sleep 0.2
-	done
+	peer_blk_settle "$A" "state live, reconnects 1" "$PEER_BLK_KEEP_JOIN_S"
 	n1=$(dmesg | grep -c "$msg")
 	r1=$(dmesg | grep -c "$lost")
 	echo "drop-keep: $st; $rcs $((SECONDS - t0)) s after the map" >>"$FIG"
@@ -172,11 +168,7 @@ peer_blk_drop_keep() {
 	# attempt's queue 1 cannot join.
 	f0=$(dmesg | grep -c "$name: reconnect failed: ")
 	t0=$SECONDS
-	for _ in $(seq $((PEER_BLK_KEEP_JOIN_S * 5))); do
-		rcs="state $(cat "$A/state"), reconnects $(cat "$A/reconnects")"
-		[[ $rcs == "state lost"* || $rcs == "state live, reconnects 2" ]] && break
-		sleep 0.2
-	done
+	peer_blk_settle "$A" "state live, reconnects 2" "$PEER_BLK_KEEP_JOIN_S"
 	f1=$(dmesg | grep -c "$name: reconnect failed: ")
 	r1=$(dmesg | grep -c "$lost")
 	echo "drop-keep: a resume failing at its join: $rcs after $((SECONDS - t0)) s, $((f1 - f0)) failed attempts" >>"$FIG"
@@ -219,6 +211,18 @@ peer_blk_state() {
 	return 1
 }
 
+# peer_blk_settle A WANT SECS: $rcs, "state S, reconnects N" of the device
+# whose attributes are at A, once it is WANT or the device is lost, or
+# after SECS seconds.
+peer_blk_settle() {
+	local _
+	for _ in $(seq $(($3 * 5))); do
+		rcs="state $(cat "$1/state"), reconnects $(cat "$1/reconnects")"
+		[[ $rcs == "state lost"* || $rcs == "$2" ]] && return
+		sleep 0.2
+	done
+}
+
 # peer_blk_fill NAME PAT: 4 MiB of random bytes into PAT and the start of
 # NAME; 1 when the write failed.
 peer_blk_fill() {
@@ -230,6 +234,23 @@ peer_blk_fill() {
 # PAT's bytes.
 peer_blk_same() {
 	dd if="/dev/$1" of="$3" bs=1M count=4 iflag=direct status=none && cmp -s "$2" "$3"
+}
+
+# peer_blk_keep_map TAG PAT MAP-ARGS...: an 8 MiB device at depth 8 on
+# the server at $S port 18522 (serve --keep 30: its region outlives a lost
+# session) mapped with MAP-ARGS, its name in $name, its attributes' folder
+# in $A, 4 MiB of random bytes in PAT and at its start; 1 (a failed row
+# named TAG) when the map failed.
+peer_blk_keep_map() {
+	local tag=$1 pat=$2
+	shift 2
+	name=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 "$@" 2>&1)
+	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
+		t_fail "$tag: map on the server that keeps regions" "$name"
+		return 1
+	fi
+	A=/sys/block/$name/ibpost
+	peer_blk_fill "$name" "$pat" || t_fail "$tag: 4 MiB written" "dd failed"
 }
 
 # peer_blk_fio_unverified FOUT: fio's output FOUT names a verify failure.
@@ -249,16 +270,8 @@ peer_blk_fio_unverified() {
 peer_blk_blip() {
 	local S=$1 name A pat=/tmp/ibpost-blip.bin got=/tmp/ibpost-blip-got.bin
 	local dpid rc t0 st rcs fpid frc fout=$IBPOST_OUT/fio-blip.txt
-	name=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 --queues 1 \
-		--reconnect-delay 1 --io-timeout 4 --ctrl-loss-tmo 60 2>&1)
-	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
-		t_fail "blip: map on the server that keeps regions" "$name"
-		return
-	fi
-	A=/sys/block/$name/ibpost
-	if ! peer_blk_fill "$name" "$pat"; then
-		t_fail "blip: 4 MiB written" "dd failed"
-	fi
+	peer_blk_keep_map blip "$pat" --queues 1 --reconnect-delay 1 --io-timeout 4 \
+		--ctrl-loss-tmo 60 || return
 	# The second 4 MiB: fio writes them with crc32c across the cut and
 	# verifies every block at the end (requests of the cut wait, requeued).
 	timeout 150 fio --name=blip --filename="/dev/$name" --direct=1 --ioengine=libaio \
@@ -317,14 +330,7 @@ peer_blk_blip() {
 peer_blk_resets() {
 	local S=$1 n=$2 name A pat=/tmp/ibpost-resets.bin got=/tmp/ibpost-resets-got.bin
 	local i t0 fpid fbad=0 rbad=0 busy=0 fout=$IBPOST_OUT/fio-resets.txt
-	name=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 --queues 2 \
-		--reconnect-delay 1 --ctrl-loss-tmo 60 2>&1)
-	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
-		t_fail "resets: map on the server that keeps regions" "$name"
-		return
-	fi
-	A=/sys/block/$name/ibpost
-	peer_blk_fill "$name" "$pat" || t_fail "resets: 4 MiB written" "dd failed"
+	peer_blk_keep_map resets "$pat" --queues 2 --reconnect-delay 1 --ctrl-loss-tmo 60 || return
 	: >"$fout"
 	t0=$SECONDS
 	for ((i = 1; i <= n; i++)); do
@@ -376,14 +382,7 @@ peer_blk_retries() {
 	local S=$1 name A pat=/tmp/ibpost-retry.bin got=/tmp/ibpost-retry-got.bin
 	local hook=/sys/module/ibpost/parameters/session_test_bad_page
 	local rc t0 s out n0 n1 rcn line
-	name=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 --queues 1 \
-		--reconnect-delay 1 --ctrl-loss-tmo 120 2>&1)
-	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
-		t_fail "retries: map on the server that keeps regions" "$name"
-		return
-	fi
-	A=/sys/block/$name/ibpost
-	peer_blk_fill "$name" "$pat" || t_fail "retries: 4 MiB written" "dd failed"
+	peer_blk_keep_map retries "$pat" --queues 1 --reconnect-delay 1 --ctrl-loss-tmo 120 || return
 	line="$name: READ at sector 64 failed 6 times: I/O error"
 	n0=$(dmesg | grep -c "$line")
 	echo 9 >"$hook"

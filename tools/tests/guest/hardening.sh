@@ -12,50 +12,19 @@
 . "$IBPOST_REPO/tools/tests/lib/suite.sh" hardening
 FUZZ_ITERS=${FUZZ_ITERS:-3000}
 
-no_leftovers() { # no_leftovers WHEN: no QP/CQ/MR/PD of ibpost remains
-	local kind found=
-	for kind in qp cq mr pd; do
-		rdma resource show "$kind" 2>/dev/null | grep -q 'comm \[ibpost' &&
-			found="$found $kind"
-	done
-	if [[ -z $found ]]; then
-		t_ok "$1: no ibpost QP/CQ/MR/PD left"
-	else
-		t_fail "$1: no ibpost QP/CQ/MR/PD left" "found:$found"
-	fi
+# shellcheck source=tools/tests/lib/leftovers.sh
+. "$IBPOST_REPO/tools/tests/lib/leftovers.sh"
+
+# no_leftovers WHEN: no QP/CQ/MR/PD of ibpost remains.
+no_leftovers() {
+	no_rdma_left "$1" qp cq mr pd
 }
 
-# Only the PD of each device may remain while the module is loaded.
-# ibpost's own and its consumers' ("comm [ibpost..."); with no RDMA
-# device left there is nothing to list, and the row says so (the
-# module's own counts, live_zero, still check).
+# Only the PD of each device may remain while the module is loaded; then
+# the module's own counts.
 no_job_leftovers() {
-	local kind found= what='no ibpost QP/MR left'
-	[[ -z $(rdma dev 2>/dev/null) ]] && what='no RDMA device left to list QPs/MRs of'
-	for kind in qp mr; do
-		rdma resource show "$kind" 2>/dev/null | grep -q 'comm \[ibpost' &&
-			found="$found $kind"
-	done
-	[[ -z $found ]] && t_ok "$1: $what" ||
-		t_fail "$1: no ibpost QP/MR left" "found:$found"
+	no_rdma_left "$1" qp mr
 	live_zero "$1"
-}
-
-# The module's own count of what it holds (debugfs ibpost/live): pages of
-# buffer slots, fast-reg MRs and active runs must all be back to 0.
-LIVE=/sys/kernel/debug/ibpost/live
-live_zero() {
-	local text
-	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-	if ! text=$(cat $LIVE 2>&1); then
-		t_fail "$1: ibpost/live readable" "$text"
-		return
-	fi
-	if [[ $(awk '$2 != 0' <<<"$text") == "" && $(wc -l <<<"$text") == 3 ]]; then
-		t_ok "$1: pages, MRs and runs held by ibpost back to 0"
-	else
-		t_fail "$1: pages, MRs and runs held by ibpost back to 0" "$(tr '\n' ' ' <<<"$text")"
-	fi
 }
 
 rig_provider "${IBPOST_PROVIDER:-rxe}" || { t_fail "load ${IBPOST_PROVIDER:-rxe}, its loopback device" "modules, link add"; t_done; exit 1; }

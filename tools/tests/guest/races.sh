@@ -21,8 +21,8 @@ KO=${RACES_KO:-$KO} CONS=${RACES_CONS:-$CONS}
 LONG=$(rig_arg long || echo 0)
 ADDR=192.0.2.31
 RDEV=rxe_r
-LIVE=/sys/kernel/debug/ibpost/live
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+# shellcheck source=tools/tests/lib/leftovers.sh
+. "$IBPOST_REPO/tools/tests/lib/leftovers.sh"
 
 # loop_time WHAT SECONDS N: a loop's time, in races-time-KERNEL.txt (the
 # figures that size make check-long's counts).
@@ -49,26 +49,6 @@ link_up() {
 }
 
 # ibpost/live: pages, MRs and jobs all 0.
-live_zero() {
-	local text
-	text=$(cat $LIVE 2>&1)
-	if [[ $(awk '$2 != 0' <<<"$text") == "" && $(wc -l <<<"$text") == 3 ]]; then
-		t_ok "$1: ibpost/live counts 0"
-	else
-		t_fail "$1: ibpost/live counts 0" "$(tr '\n' ' ' <<<"$text")"
-	fi
-}
-
-no_qp_mr() {
-	local kind found=
-	for kind in qp mr; do
-		rdma resource show "$kind" 2>/dev/null | grep -q 'comm \[ibpost' &&
-			found="$found $kind"
-	done
-	[[ -z $found ]] && t_ok "$1: no ibpost QP/MR left" ||
-		t_fail "$1: no ibpost QP/MR left" "found:$found"
-}
-
 DMESG0=$(dmesg | wc -l)
 no_splat() { # no_splat NAME: nothing alarming in dmesg since the last call
 	local bad
@@ -261,7 +241,7 @@ loop_time "(serve, 8 connects, SIGINT at once)" $((SECONDS - tl)) "$n"
 [[ $short == 0 ]] && t_ok "$n x (serve, 8 connects, SIGINT at once): each SIGINT came after its k-th connect (k = 1..8)" ||
 	t_fail "$n x (serve, 8 connects, SIGINT at once): each SIGINT after its k-th connect" "$short loops short of their connects"
 live_zero "after $n serve closes under connects"
-no_qp_mr "after $n serve closes under connects"
+no_rdma_left "after $n serve closes under connects" qp mr
 t0=$SECONDS
 link_del_within 10 && t_ok "rdma link del after $n serve closes: within 10 s" ||
 	t_fail "rdma link del after $n serve closes: within 10 s" "rdma link del still waiting"
@@ -296,7 +276,7 @@ if echo 1 >$HOOK && serve_start "$IBPOST_OUT/races-nowake.txt"; then
 	echo 0 >$HOOK
 	wait "${pids[@]}" 2>/dev/null
 	live_zero "after threads that never ran were stopped"
-	no_qp_mr "after threads that never ran were stopped"
+	no_rdma_left "after threads that never ran were stopped" qp mr
 	link_del_within 10 && t_ok "rdma link del after threads that never ran were stopped: within 10 s" ||
 		t_fail "rdma link del after threads that never ran were stopped: within 10 s" "rdma link del still waiting"
 	no_splat "threads that never ran"
@@ -478,7 +458,7 @@ loop_time "(session with a peer opening, rdma link del)" $((SECONDS - tl)) "$n"
 no_splat "session opens racing link del"
 stuck_end
 live_zero "after session opens racing link del"
-no_qp_mr "after session opens racing link del"
+no_rdma_left "after session opens racing link del" qp mr
 
 # The same without luck: the session_test_publish_ms hook holds the opener
 # between its connection and the session's publication; the device goes in
@@ -517,7 +497,7 @@ if echo 10000 >$HOOK && serve_start "$IBPOST_OUT/races-sess-hook.txt"; then
 	no_splat "device gone inside the opener's window"
 	stuck_end
 	live_zero "after the device went inside the opener's window"
-	no_qp_mr "after the device went inside the opener's window"
+	no_rdma_left "after the device went inside the opener's window" qp mr
 else
 	echo 0 >$HOOK
 	t_fail "serve with the session_test_publish_ms hook listening" "$(cat "$IBPOST_OUT/races-sess-hook.txt")"
@@ -559,7 +539,7 @@ if serve_start "$IBPOST_OUT/races-fin-hook.txt" &&
 	no_splat "device gone inside the closer's window"
 	stuck_end
 	live_zero "after the device went inside the closer's window"
-	no_qp_mr "after the device went inside the closer's window"
+	no_rdma_left "after the device went inside the closer's window" qp mr
 else
 	echo 0 >$HOOK
 	t_fail "a consumer's session with serve for the session_test_fin_ms hook" \

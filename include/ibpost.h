@@ -59,13 +59,17 @@ struct ibpost_squeue;
 
 /**
  * struct ibpost_session_resume - what takes a session's region back from
- *	a server that kept it (``ibpost serve --keep``) after its connections
+ *	a server that kept it (&ibpost_session_attr.keep_s) after its connections
  *	were lost.
  * @session: the server's number of the session.
  * @generation: the region's generation (never 0): a server that lost the
  *	region and made another has another one.
  * @token: the session's secret, from the server's last answer; new with
  *	each open or resume.
+ * @keep_s: out (ibpost_session_get_resume()): the seconds the server
+ *	keeps the region after the session's connections are lost, counted
+ *	from when it sees them go: what &ibpost_session_attr.keep_s asked,
+ *	or less (the server's ``--max-keep``).  Not read by an open.
  *
  * ibpost_session_get_resume() gives it for a session with a peer; a new
  * session opened with it (&ibpost_session_attr.resume) reaches the same
@@ -75,6 +79,7 @@ struct ibpost_session_resume {
 	u32 session;
 	u32 generation;
 	u8 token[IBPOST_SESSION_TOKEN_LEN];
+	u32 keep_s;
 };
 
 /** Events a session reports through &ibpost_session_attr.event. */
@@ -152,6 +157,13 @@ enum ibpost_session_event {
  *	could not join, say) writes the server's new token here, for the
  *	old one takes the region back no more; the server keeps the region
  *	again (no fin), and the next attempt takes it back with this.
+ * @keep_s: with @peer and @region_bytes: the seconds the server is asked
+ *	to keep the region after the session's connections are lost, for a
+ *	resume (@resume) to take it back with its data: the consumer's
+ *	reconnect time limit (ibpost_blk: ctrl_loss_tmo); U32_MAX: as long
+ *	as the server will; 0 (else): not at all.  The server grants at
+ *	most its ``--max-keep``; ibpost_session_get_resume() says the grant.
+ *	Asked again by each resume.
  * @owner: the consumer's name, NULL for "ibpost"; pass KBUILD_MODNAME.
  *	``rdma resource`` shows it as the owner ("comm [name]") of the
  *	session's QPs, PD, MRs and the CQs that are its own (CQs from the
@@ -175,6 +187,7 @@ struct ibpost_session_attr {
 	u32 lat_samples;
 	u32 *reason;
 	struct ibpost_session_resume *resume;
+	u32 keep_s;
 	const char *owner;
 };
 

@@ -338,6 +338,7 @@ static int cons_resume(struct cons *c, struct ibpost_session_attr *attr,
 	ret = ibpost_session_get_resume(c->s, &r);
 	if (ret)
 		return ret;
+	res->keep_s = r.keep_s;
 	old = r;
 	ibpost_session_close(c->s);
 	c->s = NULL;
@@ -406,10 +407,14 @@ int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
 					 cfg->peer_port, &ss))
 			return -EINVAL;
 		attr.peer = &ss;
-		if (cfg->region)
+		if (cfg->region) {
 			attr.region_bytes = (u64)ndisk * PAGE_SIZE;
-		else
+			/* Kept for the resume (at most its --max-keep). */
+			if (cfg->resume)
+				attr.keep_s = CONS_KEEP_S;
+		} else {
 			attr.remote_bytes = ndisk * PAGE_SIZE;
+		}
 	}
 	c.s = ibpost_session_open(&attr);
 	if (IS_ERR(c.s))
@@ -590,11 +595,12 @@ static int __init cons_init(void)
 		res->bad_bytes, res->stats.wrs, res->stats.sq_full,
 		res->stats.lat_p50_ns, res->stats.lat_p99_ns, ret);
 	if (resume)
-		pr_info("resume: %s (reason %u: %s), %llu bad bytes read back; the first token again: reason %u: %s\n",
+		pr_info("resume: %s (reason %u: %s), %llu bad bytes read back; the first token again: reason %u: %s; keep %u s of %u asked\n",
 			res->resumed ? "region taken back" : "not taken back",
 			res->resume_reason, cons_reason(res->resume_reason),
 			res->resume_bad, res->stale_reason,
-			cons_reason(res->stale_reason));
+			cons_reason(res->stale_reason), res->keep_s,
+			CONS_KEEP_S);
 	if (!ret && (res->errors || res->bad_bytes || res->resume_bad))
 		ret = -EIO;
 	kfree(res);

@@ -56,6 +56,8 @@ struct ibpost_consumer_cfg {
  * @resume_bad: bytes read back after the resume that differ.
  * @stale_reason: IBPOST_R_* of the refused open with the old token (0:
  *	it opened, a failure).
+ * @keep_s: @resume: the keep time the server granted the session
+ *	(it asks CONS_KEEP_S).
  */
 struct ibpost_consumer_result {
 	u64 bytes;
@@ -69,7 +71,11 @@ struct ibpost_consumer_result {
 	u32 resume_reason;
 	u64 resume_bad;
 	u32 stale_reason;
+	u32 keep_s;
 };
+
+/* The keep time a consumer's session that will be resumed asks for. */
+#define CONS_KEEP_S	60
 
 int ibpost_consumer_run(const struct ibpost_consumer_cfg *cfg,
 			struct ibpost_consumer_result *res);

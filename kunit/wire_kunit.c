@@ -202,8 +202,9 @@ struct job_case {
 	int err;
 	u32 reason;
 	u64 value, limit;
-	u32 reserved;
+	u32 keep;
 	u32 reserved2;
+	u32 flags;
 };
 
 /* A job with one send SGE. */
@@ -229,8 +230,11 @@ static const struct job_case job_cases[] = {
 	  -EPROTO, IBPOST_R_PEER_PROTO, HDR - 1, HDR },
 	{ "a result instead", JOB1, JOB1, 0, IBPOST_WIRE_RESULT, -EPROTO,
 	  IBPOST_R_PEER_PROTO, IBPOST_WIRE_RESULT, IBPOST_WIRE_JOB },
-	{ "reserved 0x80000000", JOB1, JOB1, 0, IBPOST_WIRE_JOB, -EPROTO,
-	  IBPOST_R_RESERVED, 0x80000000, 0, 0x80000000 },
+	{ "keep time 0x80000000, not a session", JOB1, JOB1, 0,
+	  IBPOST_WIRE_JOB, -EPROTO, IBPOST_R_RESERVED, 0x80000000, 0,
+	  0x80000000 },
+	{ "keep time 0xffffffff, a session", JOB1, JOB1, 0, IBPOST_WIRE_JOB,
+	  0, IBPOST_R_NONE, 0, 0, 0xffffffff, 0, IBPOST_WIRE_SESSION },
 	{ "bytes 52-55 1", JOB1, JOB1, 0, IBPOST_WIRE_JOB, -EPROTO,
 	  IBPOST_R_RESERVED, 1, 0, 0, 1 },
 };
@@ -252,8 +256,9 @@ static void ibpost_wire_job_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, m);
 	ibpost_wire_hdr_init(&m->hdr, c->type, c->hdr_len, c->conn);
 	m->num_sge = cpu_to_be32(1);
-	m->reserved = cpu_to_be32(c->reserved);
+	m->keep_s = cpu_to_be32(c->keep);
 	m->reserved2 = cpu_to_be32(c->reserved2);
+	m->flags = cpu_to_be32(c->flags);
 	KUNIT_EXPECT_EQ(test, ibpost_wire_job_check(m, c->arrived, &st),
 			c->err);
 	KUNIT_EXPECT_EQ(test, st.reason, c->reason);
@@ -423,6 +428,41 @@ static void ibpost_wire_ready_region_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.value, IBPOST_WIRE_MAX_CHUNKS + 1ULL);
 	/* Nothing was taken from a refused answer. */
 	KUNIT_EXPECT_EQ(test, n, 4U);
+}
+
+/* The keep time a session's ready grants: never more than asked. */
+static void ibpost_wire_ready_keep_test(struct kunit *test)
+{
+	struct ibpost_wire_ready *m;
+	struct ibpost_status st = {};
+	u32 keep = 7;
+
+	m = kunit_kzalloc(test, ibpost_wire_ready_size(1), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, m);
+	m->keep_s = cpu_to_be32(600);
+	KUNIT_EXPECT_EQ(test, ibpost_wire_ready_keep_check(m, 640, &keep, &st),
+			0);
+	KUNIT_EXPECT_EQ(test, keep, 600U);
+	KUNIT_EXPECT_EQ(test, ibpost_wire_ready_keep_check(m, 600, &keep, &st),
+			0);
+	/* More than asked: refused, nothing taken. */
+	keep = 7;
+	KUNIT_EXPECT_EQ(test, ibpost_wire_ready_keep_check(m, 599, &keep, &st),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, st.reason, (u32)IBPOST_R_PEER_PROTO);
+	KUNIT_EXPECT_EQ(test, st.value, 600ULL);
+	KUNIT_EXPECT_EQ(test, st.limit, 599ULL);
+	KUNIT_EXPECT_EQ(test, keep, 7U);
+	/* Nothing asked, nothing granted: a grant of 0 holds. */
+	m->keep_s = 0;
+	KUNIT_EXPECT_EQ(test, ibpost_wire_ready_keep_check(m, 0, &keep, &st),
+			0);
+	KUNIT_EXPECT_EQ(test, keep, 0U);
+	/* The pad must be zero. */
+	m->pad = cpu_to_be32(1);
+	KUNIT_EXPECT_EQ(test, ibpost_wire_ready_keep_check(m, 0, &keep, &st),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, st.value, 1ULL);
 }
 
 /* ---- the order of control messages ---- */
@@ -631,6 +671,7 @@ static struct kunit_case ibpost_wire_cases[] = {
 	KUNIT_CASE_PARAM(ibpost_wire_region_test, region_gen_params),
 	KUNIT_CASE(ibpost_wire_chunk_test),
 	KUNIT_CASE(ibpost_wire_ready_region_test),
+	KUNIT_CASE(ibpost_wire_ready_keep_test),
 	KUNIT_CASE(ibpost_wire_order_test),
 	KUNIT_CASE(ibpost_wire_cpu_test),
 	KUNIT_CASE(ibpost_allow_match_test),

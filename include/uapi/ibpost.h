@@ -855,7 +855,11 @@ struct ibpost_progress {
 #define IBPOST_SRV_LISTEN	1
 /** A client connected; @peer names it. */
 #define IBPOST_SRV_CONNECT	2
-/** The client's job was accepted: @op, @msg_size, @depth, @nslots. */
+/*
+ * The client's job was accepted: @op, @msg_size, @depth, @nslots; a
+ * session's: @value the seconds its region is kept after a loss (the
+ * grant), @limit the seconds its client asked.
+ */
 #define IBPOST_SRV_JOB		3
 /** The server refused a connection or a job: @reason, @value, @limit. */
 #define IBPOST_SRV_REFUSED	4
@@ -875,9 +879,9 @@ struct ibpost_progress {
  */
 #define IBPOST_SRV_JOIN		8
 /*
- * A session's connections were lost and its region is kept
- * (&ibpost_serve.keep_s): @value is the session, @limit the seconds it is
- * kept for.
+ * A session's connections were lost and its region is kept (for the time
+ * its client asked, at most &ibpost_serve.keep_s): @value is the session,
+ * @limit the seconds it is kept for.
  */
 #define IBPOST_SRV_KEPT		9
 /*
@@ -989,9 +993,14 @@ struct ibpost_serve_allow {
  *	(IBPOST_SERVE_SIZE_VER1).
  * @nallow: in: entries at @allow, at most IBPOST_SERVE_ALLOW_MAX; 0 (the
  *	default) lets every address connect.
- * @keep_s: in: seconds a session's region outlives the loss of its
- *	connections (0, the default: it is freed with them), at most
- *	IBPOST_SRV_KEEP_MAX.  Within that time the client may take it back
+ * @keep_s: in: the most seconds a session's region outlives the loss of
+ *	its connections (0: it is freed with them; ``ibpost serve
+ *	--max-keep`` gives 600 unless told), at most IBPOST_SRV_KEEP_MAX.
+ *	Each session's client asks for the time it needs (its reconnect's
+ *	time limit: ibpost_blk's ctrl_loss_tmo) and is granted that, at most
+ *	@keep_s, counted from when the server sees the connections go; its
+ *	ready says the grant (Documentation/wire.rst, the job's and the
+ *	ready's keep_s).  Within that time the client may take it back
  *	(a resume, Documentation/wire.rst) with the session's number, token
  *	and generation from an allowed address; its memory stays charged to
  *	@max_mem_mib and its connection to @max_conns and @max_per_addr.

@@ -64,6 +64,8 @@ IBPOST_BLK_ATTR(max_segments, "%u", d->segs);
 IBPOST_BLK_ATTR(chunk, "%u", d->lim.region_chunk);
 IBPOST_BLK_ATTR(serial, "%s", d->map.serial);
 IBPOST_BLK_ATTR(reconnects, "%u", READ_ONCE(d->reconnects));
+/* Seconds the server keeps the region after a loss (its last grant). */
+IBPOST_BLK_ATTR(keep, "%u", READ_ONCE(d->resume.keep_s));
 
 /*
  * A reconnect timer, read and written (root): a write is checked as the
@@ -257,6 +259,7 @@ static struct attribute *ibpost_blk_disk_attrs[] = {
 	&dev_attr_serial.attr,
 	&dev_attr_state.attr,
 	&dev_attr_reconnects.attr,
+	&dev_attr_keep.attr,
 	&dev_attr_reset.attr,
 	&dev_attr_reconnect_delay.attr,
 	&dev_attr_ctrl_loss_tmo.attr,

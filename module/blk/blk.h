@@ -84,8 +84,9 @@
  * @server_port: server_port=: its port, 0 for 18520.
  * @io_timeout: io_timeout=: seconds a request may take (1 to 600; the
  *	module's io_timeout parameter when not given).
- * @ro: ro=1: a read-only device (writes, discards and write zeroes are
- *	refused before they reach the session).
+ * @ro: ro=: 0 only (a new region holds only zeros: read-only is for
+ *	exported data); a device root makes read-only (BLKROSET) refuses
+ *	writes, discards and write zeroes before they reach the session.
  * @serial: serial=: the device's serial (letters, digits, '.', '_', '-'),
  *	else a random UUID made at map time: /dev/disk/by-id/ibpost-SERIAL
  *	through the udev rule, the same for the mapping's whole life.
@@ -259,6 +260,7 @@ void ibpost_blk_event(struct ibpost_session *s,
 		      enum ibpost_session_event ev);
 
 /* disk.c */
+void ibpost_blk_keep_warn(const struct ibpost_blk_dev *d);
 struct ibpost_session *
 ibpost_blk_session(struct ibpost_blk_dev *d,
 		   struct ibpost_session_resume *resume, u32 *reason);

@@ -296,6 +296,16 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 		snprintf(why, len, "ro=%u: 0 or 1", m->ro);
 		return -EINVAL;
 	}
+	/*
+	 * Every map makes a new region, zeroed: read-only it could only ever
+	 * read zeros.  Read-only is for data that outlives the mapping (an
+	 * export), which a map cannot name yet.
+	 */
+	if (m->ro) {
+		snprintf(why, len,
+			 "ro=1: a new region holds only zeros, so a read-only device could read nothing else (read-only is for exported data)");
+		return -EINVAL;
+	}
 	ret = ibpost_blk_check_reconnect(m, why, len);
 	if (ret)
 		return ret;

@@ -84,6 +84,38 @@ static u32 ibpost_blk_nr_queues(const struct ibpost_blk_map *m,
 	return max(min_t(u32, n, ibdev->num_comp_vectors), 1U);
 }
 
+/*
+ * The keep time a device on a server's memory asks for: as long as it
+ * tries to reconnect (its ctrl_loss_tmo now; -1: as long as the server
+ * will), each attempt asking again.  A loopback device's region is local.
+ */
+static u32 ibpost_blk_keep_ask(const struct ibpost_blk_dev *d)
+{
+	int tmo = READ_ONCE(d->map.ctrl_loss_tmo);
+
+	if (!d->map.server[0])
+		return 0;
+	return tmo < 0 ? U32_MAX : tmo;
+}
+
+/**
+ * ibpost_blk_keep_warn() - warn when the server keeps a device's region
+ *	for less than the device tries to reconnect.
+ * @d: the device, its last session's grant in @d->resume.keep_s.
+ *
+ * A cut longer than the grant (less reconnect_delay) then loses the data:
+ * the server frees the region while the device still tries.
+ */
+void ibpost_blk_keep_warn(const struct ibpost_blk_dev *d)
+{
+	u32 ask = ibpost_blk_keep_ask(d);
+
+	if (ask && d->resume.keep_s < ask)
+		pr_warn("%s: the server keeps the region %u s after a loss, less than ctrl_loss_tmo (%d): a longer cut loses the data (its serve --max-keep)\n",
+			d->disk ? d->disk->disk_name : d->map.rdma,
+			d->resume.keep_s, READ_ONCE(d->map.ctrl_loss_tmo));
+}
+
 /**
  * ibpost_blk_session() - open a session for a device: its queues, its
  *	region, its depth sized so that depth requests of the most entries
@@ -112,6 +144,7 @@ ibpost_blk_session(struct ibpost_blk_dev *d,
 		.depth = d->map.depth * IBPOST_BLK_WRS_PER_REQ,
 		.reason = reason,
 		.resume = resume,
+		.keep_s = ibpost_blk_keep_ask(d),
 		.owner = KBUILD_MODNAME,
 	};
 	struct ibpost_session *s;
@@ -311,7 +344,6 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 	snprintf(d->disk->disk_name, DISK_NAME_LEN, IBPOST_BLK_NAME "%d",
 		 d->id);
 	set_capacity(d->disk, m->size >> SECTOR_SHIFT);
-	set_disk_ro(d->disk, m->ro);
 	ret = device_add_disk(NULL, d->disk, ibpost_blk_disk_groups);
 	if (ret) {
 		ibpost_blk_refuse(why, len, ret, "add disk: %d", ret);
@@ -322,15 +354,15 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 	spin_unlock_irq(&d->state_lock);
 	list_add_tail(&d->node, &ibpost_blk_devs);
 	*id = d->id;
-	pr_info("%s: %llu bytes of RAM on %s, %u queue(s) (%u asked) of depth %u, %u segments, %u KiB per request%s\n",
+	pr_info("%s: %llu bytes of RAM on %s, %u queue(s) (%u asked) of depth %u, %u segments, %u KiB per request\n",
 		d->disk->disk_name, (unsigned long long)m->size, m->rdma,
 		d->queues, m->queues, m->depth, d->segs,
-		queue_max_hw_sectors(d->disk->queue) / 2,
-		m->ro ? ", read-only" : "");
+		queue_max_hw_sectors(d->disk->queue) / 2);
 	if (ibpost_blk_can_reconnect(d))
 		pr_info("%s: reconnects every %d s for %d s (fast_io_fail_tmo %d)\n",
 			d->disk->disk_name, m->reconnect_delay,
 			m->ctrl_loss_tmo, m->fast_io_fail_tmo);
+	ibpost_blk_keep_warn(d);
 	return 0;
 
 err:

@@ -322,7 +322,11 @@ static blk_status_t ibpost_blk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	case REQ_OP_WRITE:
 	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:
-		if (d->map.ro)
+		/*
+		 * Root's BLKROSET (blockdev --setro): the block layer only
+		 * warns of a write to a read-only disk, so it ends here.
+		 */
+		if (get_disk_ro(d->disk))
 			return BLK_STS_IOERR;
 		break;
 	default:

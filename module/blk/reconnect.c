@@ -236,8 +236,9 @@ static void ibpost_blk_reconnect(struct ibpost_blk_dev *d)
 		ibpost_blk_retry(d, -ENOTCONN, IBPOST_R_NONE);
 		return;
 	}
-	/* The token is new with each resume. */
+	/* The token is new with each resume, and so is the grant. */
 	ibpost_session_get_resume(s, &d->resume);
+	ibpost_blk_keep_warn(d);
 	d->reset = false;
 	ibpost_blk_unquiesce(d);
 	mutex_unlock(&d->sess_lock);

@@ -28,7 +28,9 @@ static_assert(offsetof(struct ibpost_wire_job, region_bytes) == 56);
 static_assert(sizeof(struct ibpost_wire_job) == 64);
 static_assert(sizeof(struct ibpost_wire_result) == 88);
 static_assert(sizeof(struct ibpost_wire_cpu) == 32);
-static_assert(offsetof(struct ibpost_wire_ready, slot) == 80);
+static_assert(offsetof(struct ibpost_wire_job, keep_s) == 48);
+static_assert(offsetof(struct ibpost_wire_ready, keep_s) == 80);
+static_assert(offsetof(struct ibpost_wire_ready, slot) == 88);
 
 static int ibpost_wirechk_fail(struct ibpost_status *st, int err, u32 reason,
 			       u64 value, u64 limit)
@@ -154,8 +156,8 @@ EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_hello_check);
  *	header), IBPOST_R_PEER_PROTO with the header's conn (not 0: the
  *	client has no number yet) or with the header's length and the bytes
  *	that arrived (they must be equal), or with @len and the size of the
- *	fixed part; IBPOST_R_RESERVED with the reserved field or bytes
- *	52-55 (not 0).
+ *	fixed part; IBPOST_R_RESERVED with the keep time of a job that is
+ *	not a session or bytes 52-55 (not 0).
  *
  * The counts and the SGEs are the server's to check against its limits
  * (serve/conn.c); the length must then also be what they need.
@@ -178,9 +180,9 @@ int ibpost_wire_job_check(const struct ibpost_wire_job *m, u32 len,
 	if (len < sizeof(*m))
 		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
 					   len, sizeof(*m));
-	if (m->reserved)
+	if (m->keep_s && !(be32_to_cpu(m->flags) & IBPOST_WIRE_SESSION))
 		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_RESERVED,
-					   be32_to_cpu(m->reserved), 0);
+					   be32_to_cpu(m->keep_s), 0);
 	if (m->reserved2)
 		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_RESERVED,
 					   be32_to_cpu(m->reserved2), 0);
@@ -274,6 +276,33 @@ int ibpost_wire_ready_region_check(const struct ibpost_wire_ready *m, u32 len,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_ready_region_check);
+
+/**
+ * ibpost_wire_ready_keep_check() - the keep time the server granted.
+ * @m: a session's ready whose header and status were checked, no refusal.
+ * @asked: what the job asked (struct ibpost_wire_job.keep_s).
+ * @keep_s: out: the seconds granted.
+ * @st: the refusal, IBPOST_R_PEER_PROTO with: the grant and @asked (more
+ *	than asked: the client's timers were not made for it); the pad and 0.
+ *
+ * Return: 0 or -EPROTO.
+ */
+int ibpost_wire_ready_keep_check(const struct ibpost_wire_ready *m,
+				 u32 asked, u32 *keep_s,
+				 struct ibpost_status *st)
+{
+	u32 keep = be32_to_cpu(m->keep_s);
+
+	if (keep > asked)
+		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
+					   keep, asked);
+	if (m->pad)
+		return ibpost_wirechk_fail(st, -EPROTO, IBPOST_R_PEER_PROTO,
+					   be32_to_cpu(m->pad), 0);
+	*keep_s = keep;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpost_wire_ready_keep_check);
 
 /**
  * ibpost_wire_cpu_put() - the server's CPU time over a job, on the wire.

@@ -30,7 +30,7 @@
 #include <linux/types.h>
 
 #define IBPOST_WIRE_MAGIC	0x49425057	/* "IBPW" */
-#define IBPOST_WIRE_VERSION	3
+#define IBPOST_WIRE_VERSION	4
 
 /* Message types (struct ibpost_wire_hdr.type). */
 #define IBPOST_WIRE_JOB		1
@@ -192,7 +192,13 @@ struct ibpost_wire_sge {
  * @duration_ms: how long the client will run, in milliseconds; 0 when it
  *	does not know (a job of so many WRs).  The server refuses more than
  *	its job time limit and ends the job at duration + its idle time.
- * @reserved: zero.
+ * @keep_s: IBPOST_WIRE_SESSION: seconds the client asks the server to
+ *	keep the region after the session's connections are lost, for a
+ *	resume to take it back (its reconnect's time limit, ibpost_blk's
+ *	ctrl_loss_tmo); 0: not at all; 0xffffffff: as long as the server
+ *	will.  The server grants at most its own limit (``ibpost serve
+ *	--max-keep``) and says what it granted (struct
+ *	ibpost_wire_ready.keep_s).  Else 0.
  * @reserved2: zero (bytes 52-55, before the 64-bit @region_bytes).
  * @region_bytes: IBPOST_WIRE_SESSION: bytes of the region (1 to the
  *	server's memory budget, counted as allocated), else 0.
@@ -208,7 +214,7 @@ struct ibpost_wire_job {
 	__be32 recv_num_sge;
 	__be32 imm_data;
 	__be32 duration_ms;
-	__be32 reserved;
+	__be32 keep_s;
 	__be32 reserved2;
 	__be64 region_bytes;
 	struct ibpost_wire_sge sge[];
@@ -263,6 +269,11 @@ struct ibpost_wire_status {
  *	otherwise.
  * @token: a session: random bytes (the kernel's RNG, new for each
  *	ready) a joining or resuming connection must give; zero otherwise.
+ * @keep_s: a session: the seconds the server keeps its region after its
+ *	connections are lost, counted from when the server sees them go:
+ *	what the job asked (struct ibpost_wire_job.keep_s), at most the
+ *	server's limit; never more than asked.  0 otherwise.
+ * @pad: zero.
  * @slot: the slots.
  */
 struct ibpost_wire_ready {
@@ -273,6 +284,8 @@ struct ibpost_wire_ready {
 	__be32 session;
 	__be32 generation;
 	u8 token[IBPOST_WIRE_TOKEN_LEN];
+	__be32 keep_s;
+	__be32 pad;
 	struct ibpost_wire_slot slot[];
 };
 
@@ -378,6 +391,9 @@ int ibpost_wire_region_check(const struct ibpost_wire_job *m, u16 hello_flags,
 int ibpost_wire_ready_region_check(const struct ibpost_wire_ready *m, u32 len,
 				   u64 bytes, u32 *chunk, u32 *n,
 				   struct ibpost_status *st);
+int ibpost_wire_ready_keep_check(const struct ibpost_wire_ready *m,
+				 u32 asked, u32 *keep_s,
+				 struct ibpost_status *st);
 void ibpost_wire_cpu_put(struct ibpost_wire_cpu *w, u64 wall_ns,
 			 u64 busy_ns, u64 thread_ns, u32 ncpus);
 int ibpost_wire_cpu_get(const struct ibpost_wire_cpu *w,

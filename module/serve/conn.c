@@ -406,6 +406,13 @@ static int ibpost_sconn_counts(struct ibpost_sconn *sc,
 				       sc->chunk, st);
 	if (ret)
 		return ret;
+	/*
+	 * The keep time is the client's to ask (its reconnect's time limit)
+	 * and the server's to bound: a kept region stays charged to the
+	 * memory budget while it waits.
+	 */
+	sc->keep_asked = be32_to_cpu(m->keep_s);
+	sc->keep_s = min(sc->keep_asked, sc->srv->args.keep_s);
 	return ibpost_sconn_job_time(sc, be32_to_cpu(m->duration_ms), st);
 }
 
@@ -502,6 +509,18 @@ out:
 	return ret;
 }
 
+/* The job accepted: a session's with the keep time asked and granted. */
+static void ibpost_sconn_job_event(struct ibpost_sconn *sc)
+{
+	struct ibpost_status st = {
+		.value = sc->keep_s,
+		.limit = sc->keep_asked,
+	};
+
+	ibpost_srv_conn_event(sc, IBPOST_SRV_JOB, 0,
+			      ibpost_sconn_session(sc) ? &st : NULL);
+}
+
 /* Buffers, MRs, stamps and receives of an accepted job. */
 static int ibpost_sconn_setup(struct ibpost_sconn *sc,
 			      struct ibpost_status *st)
@@ -580,6 +599,7 @@ static int ibpost_sconn_ready(struct ibpost_sconn *sc, int err,
 		ibpost_sconn_joinable(sc);
 		m->session = cpu_to_be32(sc->num);
 		memcpy(m->token, sc->token, sizeof(m->token));
+		m->keep_s = cpu_to_be32(sc->keep_s);
 	}
 	for (i = 0; i < n; i++) {
 		ibpost_target_remote(&sc->target, i, &addr, &rkey);
@@ -717,14 +737,14 @@ void ibpost_sconn_abandon(struct ibpost_sconn *sc)
 }
 
 /*
- * A session's region outlives the loss of its connection (--keep): the
+ * A session's region outlives the loss of its connection for the time it
+ * was granted (the client's ask, at most --max-keep): the
  * client's QP or the fabric failed, or the client went quiet.  Not when
  * the server or the device is going, nor when the client ended it.
  */
 static bool ibpost_sconn_keepable(struct ibpost_sconn *sc, int err)
 {
-	return ibpost_sconn_session(sc) && sc->has_token &&
-	       sc->srv->args.keep_s &&
+	return ibpost_sconn_session(sc) && sc->has_token && sc->keep_s &&
 	       (err == -ECONNRESET || err == -EIO || err == -ETIMEDOUT) &&
 	       !kthread_should_stop() && !READ_ONCE(sc->dev->dying);
 }
@@ -798,7 +818,8 @@ static int ibpost_sconn_rejoin(struct ibpost_sconn *sc,
  * Keep a session whose connection was lost (@err, why in @st): its QP,
  * CQ, control slots, joined queues and id go, its PD and the region's
  * MRs stay (no QP is in that PD while it waits: nothing reaches them).
- * Up to --keep seconds for the client to take it back
+ * Up to the seconds granted to the session (its ask, at most --max-keep)
+ * for the client to take it back
  * (ibpost_sconn_resume()); then the resumed connection's handshake.
  * Return: 0 with the session resumed and running again, else why not.
  */
@@ -806,7 +827,7 @@ static int ibpost_sconn_keep(struct ibpost_sconn *sc, int err,
 			     struct ibpost_status *st)
 {
 	struct ibpost_server *srv = sc->srv;
-	u32 keep_s = srv->args.keep_s;
+	u32 keep_s = sc->keep_s;
 	unsigned long end = jiffies + keep_s * HZ;
 	struct ibpost_serve_event ev = {
 		.kind = IBPOST_SRV_KEPT,
@@ -1068,9 +1089,9 @@ static int ibpost_sconn_run(struct ibpost_sconn *sc, struct ibpost_status *st,
 	ret = ibpost_sconn_ready(sc, 0, st);
 	if (ret)
 		return ret;
-	ibpost_srv_conn_event(sc, IBPOST_SRV_JOB, 0, NULL);
+	ibpost_sconn_job_event(sc);
 	ret = ibpost_sconn_wait(sc, ibpost_sconn_have_fin, 0, true, st);
-	/* A lost session's region waits for its client (--keep). */
+	/* A lost session's region waits for its client (its keep time). */
 	while (ret && ibpost_sconn_keepable(sc, ret)) {
 		ret = ibpost_sconn_keep(sc, ret, st);
 		if (!ret)

@@ -176,8 +176,12 @@ struct ibpost_srv_rsv {
  *	waits for none, on @wake.
  * @generation: a session's region's generation: random, never 0, made at
  *	its first ready and the same in every ready after a resume.
+ * @keep_asked: a session's: the seconds its client asked the server to
+ *	keep the region after a loss (struct ibpost_wire_job.keep_s).
+ * @keep_s: the seconds granted: @keep_asked, at most
+ *	&ibpost_serve.keep_s (said in its ready).
  * @kept: its connections were lost and its region waits for the client
- *	to take it back (&ibpost_serve.keep_s; server's @lock).
+ *	to take it back (for @keep_s; server's @lock).
  * @resuming: a connect request is taking it back (server's @lock); the
  *	thread waits for none before it frees the region.
  * @resumed: that request was accepted: the thread serves the new
@@ -232,6 +236,8 @@ struct ibpost_sconn {
 	atomic_t joins_lost;
 	u32 joining;
 	u32 generation;
+	u32 keep_asked;
+	u32 keep_s;
 	bool kept;
 	bool resuming;
 	bool resumed;

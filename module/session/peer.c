@@ -48,6 +48,8 @@
  *	kept region back (&ibpost_session_attr.resume); its generation is
  *	the one the ready must give.
  * @resuming: @resume is what the connect request carries.
+ * @keep_asked: &ibpost_session_attr.keep_s: what the job asks.
+ * @keep_s: what the server's ready granted (at most @keep_asked).
  */
 struct ibpost_speer {
 	struct ibpost_client cl;
@@ -61,6 +63,8 @@ struct ibpost_speer {
 	u8 token[IBPOST_WIRE_TOKEN_LEN];
 	struct ibpost_wire_join resume;
 	bool resuming;
+	u32 keep_asked;
+	u32 keep_s;
 };
 
 static_assert(IBPOST_WIRE_TOKEN_LEN == IBPOST_SESSION_TOKEN_LEN);
@@ -124,6 +128,7 @@ struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 		p->resuming = true;
 	}
 	p->addr = *attr->peer;
+	p->keep_asked = attr->keep_s;
 	p->timeout_ms = p->cl.cp.timeout_ms;
 	p->bytes = attr->region_bytes ?: PAGE_ALIGN((u64)attr->remote_bytes);
 	p->remote.length = attr->remote_bytes;
@@ -168,6 +173,7 @@ static u32 ibpost_speer_build_job(struct ibpost_session *s)
 	m->depth = s->peer->cl.hello.depth;
 	m->num_sge = cpu_to_be32(1);
 	m->region_bytes = cpu_to_be64(s->peer->bytes);
+	m->keep_s = cpu_to_be32(s->peer->keep_asked);
 	m->sge[0].length = m->msg_size;
 	return len;
 }
@@ -212,6 +218,9 @@ static int ibpost_speer_ready(struct ibpost_session *s,
 				  0);
 		ret = -EPROTO;
 	}
+	if (!ret)
+		ret = ibpost_wire_ready_keep_check(m, p->keep_asked,
+						   &p->keep_s, st);
 	if (!ret && p->resuming && m->generation != p->resume.generation) {
 		ibpost_status_set(st, IBPOST_R_REGION_LOST,
 				  be32_to_cpu(p->resume.session),
@@ -476,8 +485,9 @@ void ibpost_speer_free(struct ibpost_speer *p)
 /**
  * ibpost_session_get_resume() - what takes a session's region back.
  * @s: a session with a peer and a region (&ibpost_session_attr.region_bytes).
- * @out: the server's number of the session, its region's generation and
- *	the session's token, for &ibpost_session_attr.resume of a session
+ * @out: the server's number of the session, its region's generation, the
+ *	session's token and the keep time the server granted, for
+ *	&ibpost_session_attr.resume of a session
  *	opened once this one's connections were lost (and it was closed).
  *
  * Read it while the session is open: closing frees it.  The token is a
@@ -496,6 +506,7 @@ int ibpost_session_get_resume(struct ibpost_session *s,
 	out->session = p->session;
 	out->generation = p->generation;
 	memcpy(out->token, p->token, sizeof(out->token));
+	out->keep_s = p->keep_s;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(ibpost_session_get_resume);

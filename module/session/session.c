@@ -424,6 +424,9 @@ static int ibpost_session_check(const struct ibpost_session_attr *attr,
 	/* Taking a region back: a server's, of the size it had. */
 	if (attr->resume && (!attr->peer || !attr->region_bytes))
 		return -EINVAL;
+	/* Only a region a resume can take back is worth keeping. */
+	if (attr->keep_s && (!attr->peer || !attr->region_bytes))
+		return -EINVAL;
 	*reason = IBPOST_R_COUNT;
 	if (attr->lat_samples > IBPOST_LAT_SAMPLES_MAX)
 		return -EINVAL;

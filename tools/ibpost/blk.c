@@ -71,8 +71,9 @@ static const struct opt blk_map_opts[] = {
 		  "(1..36 of A-Z a-z 0-9 . _ -; default: a random\n"
 		  "UUID)" },
 	{ .name = "read-only", .letter = 'r',
-	  .help = "a read-only device: writes, discards and\n"
-		  "write zeroes are refused" },
+	  .help = "refused: a new region holds only zeros\n"
+		  "(read-only is for exported data; 'blockdev\n"
+		  "--setro' makes a mapped device read-only)" },
 	{ .name = "reconnect-delay", .letter = 'R', .arg = "SEC",
 	  .help = "with --connect: seconds between attempts to\n"
 		  "reconnect after the session failed, 1..3600\n"
@@ -320,6 +321,33 @@ static int blk_map_set(void *ctx, int key, const char *arg)
 	return 0;
 }
 
+/*
+ * The server keeps a device's region after a loss for the time it granted
+ * (the device asks its ctrl_loss_tmo): say so when that is less, for a cut
+ * longer than the grant then loses the data while the device still tries.
+ */
+static void blk_keep_warn(const char *name)
+{
+	char path[320], v[64];
+	long keep, tmo;
+
+	snprintf(path, sizeof(path), "%s/%s/ibpost/server", BLK_SYS, name);
+	if (sysfs_read(path, v, sizeof(v)) || !strcmp(v, "local"))
+		return;
+	snprintf(path, sizeof(path), "%s/%s/ibpost/keep", BLK_SYS, name);
+	if (sysfs_read(path, v, sizeof(v)))
+		return;
+	keep = strtol(v, NULL, 10);
+	snprintf(path, sizeof(path), "%s/%s/ibpost/ctrl_loss_tmo", BLK_SYS,
+		 name);
+	if (sysfs_read(path, v, sizeof(v)))
+		return;
+	tmo = strtol(v, NULL, 10);
+	if (tmo && (tmo < 0 || keep < tmo))
+		fprintf(stderr, "%s: blk map: warning: %s: the server keeps the region %ld s after a loss, less than ctrl_loss_tmo (%ld): a longer cut loses the data (its serve --max-keep)\n",
+			prog, name, keep, tmo);
+}
+
 /* Write @m's line to map_device: 0 with the name printed, or 1. */
 static int blk_map_write(const struct blk_map_args *m)
 {
@@ -347,6 +375,8 @@ static int blk_map_write(const struct blk_map_args *m)
 		return 1;
 	}
 	printf("%s\n", strncmp(res, "mapped ", 7) ? res : res + 7);
+	if (!strncmp(res, "mapped ", 7))
+		blk_keep_warn(res + 7);
 	return 0;
 }
 

@@ -39,6 +39,12 @@ struct serve_opts {
 	unsigned int nallow;
 };
 
+/*
+ * --max-keep unless told: ibpost_blk's default ctrl_loss_tmo, so that its
+ * devices outlive any cut they keep trying through (Documentation/blk.rst).
+ */
+#define SERVE_KEEP_DEFAULT	600
+
 static sig_atomic_t got_stop;
 
 static void on_stop(int sig)
@@ -82,11 +88,13 @@ static void serve_tail(FILE *f)
 		"                                          (ADDR * for every address; NETS\n"
 		"                                          the --allow networks, or any)\n"
 		"  serve: limits: C conns, A per address, M MiB pinned, J ms a job, idle I ms\n"
-		"                                          [, keep K s]\n"
+		"                                          [, keep up to K s]\n"
 		"  serve: cpu record: a client that asks gets this host's CPU time over its job\n"
 		"                                          (with --cpu-record)\n"
 		"  conn N: connected from ADDR port P\n"
-		"  conn N: job OP size S depth D slots K\n"
+		"  conn N: job OP size S depth D slots K[, keep G s of A asked]\n"
+		"                                          (a session that asked its\n"
+		"                                          region kept A s after a loss)\n"
 		"  conn N: refused: ERROR: REASON (value V, limit L)\n"
 		"  conn N: done: M msgs, B bytes, E verify errors\n"
 		"  conn N: lost: ERROR: REASON[, wc status STATUS]\n"
@@ -150,12 +158,16 @@ static const struct opt serve_opts_table[] = {
 	{ .name = "max-per-addr", .key = SERVE_MAX_PER_ADDR, .arg = "N",
 	  .help = "connections one client address may hold at once\n"
 		  "(default 8, at most --max-conns)" },
+	{ .name = "max-keep", .key = SERVE_KEEP, .arg = "SEC",
+	  .help = "keep an in-kernel session's region after its\n"
+		  "connections were lost for the time its client asks\n"
+		  "(ibpost_blk: its ctrl_loss_tmo), at most SEC seconds\n"
+		  "(default 600; 0: freed at once; at most "
+		  OPT_STR(IBPOST_SRV_KEEP_MAX) "),\n"
+		  "for the client to take back (its reconnect); it holds\n"
+		  "its memory and a connection until then" },
 	{ .name = "keep", .key = SERVE_KEEP, .arg = "SEC",
-	  .help = "keep an in-kernel session's region SEC seconds after\n"
-		  "its connections were lost (default 0: freed at once;\n"
-		  "at most " OPT_STR(IBPOST_SRV_KEEP_MAX) "), for its client to take back\n"
-		  "(ibpost_blk's reconnect); it holds its memory and a\n"
-		  "connection until then" },
+	  .help = "its earlier spelling", .flags = OPT_ALIAS },
 	{ .name = "cpu-record", .key = SERVE_CPU_RECORD,
 	  .help = "give a client that asks ('run --cpu-util --connect')\n"
 		  "this host's CPU time over its job: the busy time of\n"
@@ -260,7 +272,7 @@ static int serve_set(void *ctx, int key, const char *arg)
 		return serve_num("--max-per-addr", arg, UINT32_MAX,
 				 &o->max_per_addr);
 	case SERVE_KEEP:
-		return serve_num("--keep", arg, IBPOST_SRV_KEEP_MAX,
+		return serve_num("--max-keep", arg, IBPOST_SRV_KEEP_MAX,
 				 &o->keep_s);
 	case SERVE_CPU_RECORD:
 		o->cpu_record = true;
@@ -424,7 +436,7 @@ static void text_event(FILE *f, const struct serve_opts *o,
 		       sv->max_conns, sv->max_per_addr, sv->max_mem_mib,
 		       sv->max_job_ms, sv->idle_ms);
 		if (sv->keep_s)
-			fprintf(f, ", keep %u s", sv->keep_s);
+			fprintf(f, ", keep up to %u s", sv->keep_s);
 		fputc('\n', f);
 		if (sv->flags & IBPOST_SERVE_CPU_RECORD)
 			fputs("serve: cpu record: a client that asks gets this host's CPU time over its job\n",
@@ -435,9 +447,14 @@ static void text_event(FILE *f, const struct serve_opts *o,
 		       peer_str(addr, sizeof(addr), e), e->port);
 		break;
 	case IBPOST_SRV_JOB:
-		fprintf(f, "conn %u: job %s size %u depth %u slots %u\n", e->conn,
+		fprintf(f, "conn %u: job %s size %u depth %u slots %u", e->conn,
 		       op_str(op, sizeof(op), e->op), e->msg_size, e->depth,
 		       e->nslots);
+		if (e->limit)
+			fprintf(f, ", keep %llu s of %llu asked",
+				(unsigned long long)e->value,
+				(unsigned long long)e->limit);
+		fputc('\n', f);
 		break;
 	case IBPOST_SRV_REFUSED:
 		if (e->conn)
@@ -731,7 +748,7 @@ static int serve_config(struct serve_opts *o, const char *file, bool check,
 
 int cmd_serve(int argc, char **argv)
 {
-	struct serve_opts o = { .json = false };
+	struct serve_opts o = { .keep_s = SERVE_KEEP_DEFAULT };
 	int fd, rc;
 
 	rc = opt_parse(&serve_cmd, argc, argv, serve_set, &o);

@@ -198,7 +198,7 @@ sed 's/^#--/--/' "$root/etc/ibpost/serve.conf" >"$cf/serve.conf"
 sed 's/^#--/--/' "$root/etc/ibpost/blk.conf" >"$cf/blk.conf"
 out=$("$ib" serve --config "$cf/serve.conf" --check-config 2>&1)
 if [[ $? == 0 && $out == "ibpost serve --addr 192.0.2.1 --port 18520 --allow 192.0.2.0/24 --allow 2001:db8::/32 "* &&
-	$out == *" --keep 60 --cpu-record" ]]; then
+	$out == *" --max-keep 600 --cpu-record" ]]; then
 	t_ok "serve --check-config of the example: '$out'"
 else
 	t_fail "serve --check-config of the example" "$out"

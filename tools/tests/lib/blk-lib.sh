@@ -15,13 +15,24 @@ wait_dev() {
 	return 1
 }
 
+# blk_map MAP-OPTION...: 'ibpost blk map MAP-OPTION...' with its standard
+# output (the device's name); its standard error (a refusal, a warning)
+# in BLK_MAP_ERR, and also on standard output when the map failed.
+BLK_MAP_ERR=/tmp/ibpost-blk-map.err
+blk_map() {
+	local rc=0
+	"$IBPOST" blk map "$@" 2>"$BLK_MAP_ERR" || rc=$?
+	((rc == 0)) || cat "$BLK_MAP_ERR"
+	return $rc
+}
+
 # blk_map_or_end ROW MAP-OPTION...: 'ibpost blk map MAP-OPTION...', its
 # name in NAME once /dev/NAME is there: a TAP row ROW (with the time it
 # took); when the map fails, a failed row and the end of the script.
 blk_map_or_end() {
 	local row=$1 t0=$SECONDS
 	shift
-	NAME=$($IBPOST blk map "$@" 2>&1)
+	NAME=$(blk_map "$@")
 	if [[ $NAME == ibpostb* ]] && wait_dev "$NAME"; then
 		t_ok "$row: /dev/$NAME ($((SECONDS - t0)) s)"
 	else

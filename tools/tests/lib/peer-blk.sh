@@ -75,7 +75,7 @@ peer_blk_drop() {
 	# debug guest a count taken after the map's wait_dev came after that.
 	n0=$(dmesg | grep -c "$msg")
 	r0=$(dmesg | grep -c "$lost")
-	name=$($IBPOST blk map --dev rxe0 --connect "$1" --size $PEER_BLK_JOIN_MARK --depth 8 --queues 2 --reconnect-delay 1 2>&1)
+	name=$(blk_map --dev rxe0 --connect "$1" --size $PEER_BLK_JOIN_MARK --depth 8 --queues 2 --reconnect-delay 1)
 	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
 		t_fail "map for the lost-queue test" "$name"
 		return
@@ -129,13 +129,15 @@ peer_blk_drop_keep() {
 	local lost='ibpost_blk: ibpostb[0-9]*: region lost: '
 	n0=$(dmesg | grep -c "$msg")
 	r0=$(dmesg | grep -c "$lost")
-	name=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size $PEER_BLK_KEEP_JOIN_MARK \
-		--depth 8 --queues 2 --reconnect-delay 1 --ctrl-loss-tmo 60 2>&1)
+	name=$(blk_map --dev rxe0 --connect "$S:18522" --size $PEER_BLK_KEEP_JOIN_MARK \
+		--depth 8 --queues 2 --reconnect-delay 1 --ctrl-loss-tmo 60)
 	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
 		t_fail "drop-keep: map on the server that keeps regions" "$name"
 		return
 	fi
 	A=/sys/block/$name/ibpost
+	# ctrl_loss_tmo 60 asked, 30 s granted (serve --keep 30): warned.
+	peer_blk_keep_row drop-keep 30 1
 	t0=$SECONDS
 	head -c $PEER_BLK_KEEP_JOIN_MARK /dev/urandom >"$pat"
 	dd if="$pat" of="/dev/$name" bs=1M oflag=direct status=none ||
@@ -237,14 +239,14 @@ peer_blk_same() {
 }
 
 # peer_blk_keep_map TAG PAT MAP-ARGS...: an 8 MiB device at depth 8 on
-# the server at $S port 18522 (serve --keep 30: its region outlives a lost
-# session) mapped with MAP-ARGS, its name in $name, its attributes' folder
+# the server at $S port $KPORT, else 18522 (serve --keep 30: its region
+# outlives a lost session) mapped with MAP-ARGS, its name in $name, its attributes' folder
 # in $A, 4 MiB of random bytes in PAT and at its start; 1 (a failed row
 # named TAG) when the map failed.
 peer_blk_keep_map() {
 	local tag=$1 pat=$2
 	shift 2
-	name=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 "$@" 2>&1)
+	name=$(blk_map --dev rxe0 --connect "$S:${KPORT:-18522}" --size 8M --depth 8 "$@")
 	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
 		t_fail "$tag: map on the server that keeps regions" "$name"
 		return 1
@@ -258,23 +260,32 @@ peer_blk_fio_unverified() {
 	grep -qi 'verify.*fail\|bad magic\|crc32c: verify' "$1"
 }
 
-# peer_blk_blip S: a device on the server at S port 18522, which keeps a
-# lost session's region for 30 s (peer-server.sh: serve --keep 30), 4 MiB
-# of random data written, then this guest's wire cut for 8 s
-# (peer_blk_cut) under a read of all of it and fio's crc32c writes into
-# the other 4 MiB (verified at its end: 0 errors): the read gets no answer,
-# io_timeout (4 s) fails the session, the device reconnects (every 1 s)
-# once the wire is back, with the same region; the read ends without an
-# error and what it read, and a read after, is what was written; the
-# device is live with 1 reconnect.  ctrl_loss_tmo 60 bounds the row.
+# peer_blk_blip S [TAG PORT CUT MAP-ARGS...]: a device on the server at S
+# (port 18522, which keeps a lost session's region for 30 s, peer-server.sh:
+# serve --keep 30; else PORT), 4 MiB of random data written, then this
+# guest's wire cut (peer_blk_cut) under a read of all of it and fio's
+# crc32c writes into the other 4 MiB (verified at its end: 0 errors) for
+# 12 s (CUT), and at least until the device is reconnecting: the read
+# gets no answer, the session fails (io_timeout, 4 s; or the QP's
+# retries), the device reconnects (every 1 s) once the wire is back, with
+# the same region; the read ends without an error and what it read, and a
+# read after, is what was written; the device is live with 1 reconnect.
+# ctrl_loss_tmo 60 bounds the row.  Rows named TAG ("blip").
 peer_blk_blip() {
-	local S=$1 name A pat=/tmp/ibpost-blip.bin got=/tmp/ibpost-blip-got.bin
-	local dpid rc t0 st rcs fpid frc fout=$IBPOST_OUT/fio-blip.txt
-	peer_blk_keep_map blip "$pat" --queues 1 --reconnect-delay 1 --io-timeout 4 \
-		--ctrl-loss-tmo 60 || return
+	local S=$1 tag=${2:-blip} KPORT=${3:-18522} cut=${4:-12} name A
+	local pat=/tmp/ibpost-blip.bin got=/tmp/ibpost-blip-got.bin
+	local dpid rc t0 st rcs fpid frc fout=$IBPOST_OUT/fio-$tag.txt
+	if (($# > 4)); then
+		shift 4
+		peer_blk_keep_map "$tag" "$pat" "$@" || return
+	else
+		peer_blk_keep_map "$tag" "$pat" --queues 1 --reconnect-delay 1 \
+			--io-timeout 4 --ctrl-loss-tmo 60 || return
+	fi
+	[[ -z ${KEEP_WANT:-} ]] || peer_blk_keep_row "$tag" "$KEEP_WANT" "${KEEP_WARN:-0}"
 	# The second 4 MiB: fio writes them with crc32c across the cut and
 	# verifies every block at the end (requests of the cut wait, requeued).
-	timeout 150 fio --name=blip --filename="/dev/$name" --direct=1 --ioengine=libaio \
+	timeout 150 fio --name="$tag" --filename="/dev/$name" --direct=1 --ioengine=libaio \
 		--rw=randwrite --bs=64k --iodepth=4 --offset=4M --size=4M --loops=2 \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 >"$fout" 2>&1 &
 	fpid=$!
@@ -284,37 +295,68 @@ peer_blk_blip() {
 	dpid=$!
 	peer_blk_state "$name" reconnecting 30
 	st=$(cat "$A/state")
-	sleep 8
+	((SECONDS - t0 >= cut)) || sleep $((cut - (SECONDS - t0)))
 	peer_blk_cut off
+	st="$st while the wire was cut for $((SECONDS - t0)) s"
 	peer_blk_state "$name" live 60
 	rcs="state $(cat "$A/state"), reconnects $(cat "$A/reconnects")"
 	rc=0
 	wait "$dpid" || rc=$?
 	frc=0
 	wait "$fpid" || frc=$?
-	echo "blip: $st while the wire was cut, then $rcs after $((SECONDS - t0)) s; the read exit $rc, fio exit $frc" >>"$FIG"
+	echo "$tag: $st, then $rcs after $((SECONDS - t0)) s; the read exit $rc, fio exit $frc" >>"$FIG"
 	if [[ $frc == 0 ]] && grep -q 'err= 0' "$fout" && ! peer_blk_fio_unverified "$fout"; then
-		t_ok "blip: fio's crc32c writes across the cut ended with 0 errors and verified clean"
+		t_ok "$tag: fio's crc32c writes across the cut ended with 0 errors and verified clean"
 	else
-		t_fail "blip: fio --verify=crc32c across the cut" "exit $frc: $(grep -m 3 -iE 'err=|verify|error' "$fout" | tr '\n' ' ')"
+		t_fail "$tag: fio --verify=crc32c across the cut" "exit $frc: $(grep -m 3 -iE 'err=|verify|error' "$fout" | tr '\n' ' ')"
 	fi
-	if [[ $st == reconnecting && $rcs == "state live, reconnects 1" ]]; then
-		t_ok "blip: reconnecting while the wire was cut, then $rcs ($((SECONDS - t0)) s)"
+	if [[ $st == reconnecting* && $rcs == "state live, reconnects 1" ]]; then
+		t_ok "$tag: $st, then $rcs ($((SECONDS - t0)) s)"
 	else
-		t_fail "blip: reconnecting, then live with 1 reconnect" "$st, then $rcs"
+		t_fail "$tag: reconnecting, then live with 1 reconnect" "$st, then $rcs: $(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
 	fi
 	if [[ $rc == 0 ]] && cmp -s "$pat" "$got"; then
-		t_ok "blip: the read across the blip ended without an error, and read what was written"
+		t_ok "$tag: the read across the cut ended without an error, and read what was written"
 	else
-		t_fail "blip: the read across the blip" "exit $rc, $(cmp "$pat" "$got" 2>&1 | head -n 1)"
+		t_fail "$tag: the read across the cut" "exit $rc, $(cmp "$pat" "$got" 2>&1 | head -n 1)"
 	fi
 	if peer_blk_same "$name" "$pat" "$got"; then
-		t_ok "blip: the 4 MiB read back after the reconnect are what was written ($(md5sum <"$pat" | cut -c1-32))"
+		t_ok "$tag: the 4 MiB read back after the reconnect are what was written ($(md5sum <"$pat" | cut -c1-32))"
 	else
-		t_fail "blip: the data survives the reconnect" "$(cmp "$pat" "$got" 2>&1 | head -n 1)"
+		t_fail "$tag: the data survives the reconnect" "$(cmp "$pat" "$got" 2>&1 | head -n 1)"
 	fi
 	rm -f "$pat" "$got"
-	t_check "blip: unmap" "$IBPOST" blk unmap "$name"
+	t_check "$tag: unmap" "$IBPOST" blk unmap "$name"
+}
+
+# peer_blk_keep_row TAG KEEP WARN: the device $name (attributes at $A)
+# was granted KEEP seconds by its server (its keep attribute), and its
+# map's standard error ($BLK_MAP_ERR) warned that this is less than its
+# ctrl_loss_tmo (WARN 1) or said nothing (WARN 0).
+peer_blk_keep_row() {
+	local keep w
+	keep=$(cat "$A/keep")
+	w=$(grep -c "^ibpost: blk map: warning: $name: the server keeps the region $2 s after a loss, less than ctrl_loss_tmo ([0-9-]*): a longer cut loses the data" "$BLK_MAP_ERR")
+	if [[ $keep == "$2" && $w == "$3" ]]; then
+		t_ok "$1: the server granted $keep s, the map warned $w time(s): $(tr '\n' ' ' <"$BLK_MAP_ERR")"
+	else
+		t_fail "$1: the server granted $2 s and the map warned $3 time(s)" "keep $keep, warnings $w: $(tr '\n' ' ' <"$BLK_MAP_ERR")"
+	fi
+}
+
+# peer_blk_cut20 S: issue 42's "a cut of 20 s with the server's and the
+# client's defaults: data intact" (peer_blk_blip's rows, named cut20).  The
+# device is mapped with every default (io_timeout 30, reconnect_delay 10,
+# ctrl_loss_tmo 600, the keep it asks for) on the serve with every default
+# but its port (18523: idle 10 s, --max-keep 600; peer-server.sh), which
+# grants 600 s: keep 600, no warning at the map.  The wire is cut 20 s
+# under I/O; the session fails (its QP's retries, or io_timeout), the
+# server sees it go (its idle time or its QP) and keeps the region; the
+# device reconnects to it once the wire is back and the data is intact.
+# Before the keep negotiation serve kept nothing by default ("region
+# lost", the device failed for good).
+peer_blk_cut20() {
+	KEEP_WANT=600 KEEP_WARN=0 peer_blk_blip "$1" cut20 18523 20 --queues 1
 }
 
 # peer_blk_resets S N: a device on the server at S port 18522 (serve
@@ -427,9 +469,9 @@ peer_blk_rmmod_rc() {
 	local S=$1 a b c pa pb pc ra=0 rb=0 rc3=0 st t0 rc=0 s1=0 s2=0 _
 	local opts=(--dev rxe0 --connect "$S" --size 1M --depth 4 --queues 1 --reconnect-delay 1
 		--ctrl-loss-tmo -1 --fast-io-fail-tmo 0 --io-timeout 3)
-	a=$($IBPOST blk map "${opts[@]}" 2>&1)
-	b=$($IBPOST blk map "${opts[@]}" 2>&1)
-	c=$($IBPOST blk map "${opts[@]}" 2>&1)
+	a=$(blk_map "${opts[@]}")
+	b=$(blk_map "${opts[@]}")
+	c=$(blk_map "${opts[@]}")
 	if ! [[ $a == ibpostb* && $b == ibpostb* && $c == ibpostb* ]] || ! wait_dev "$a" ||
 		! wait_dev "$b" || ! wait_dev "$c"; then
 		t_fail "maps for unmap and rmmod while reconnecting" "$a $b $c"
@@ -586,7 +628,7 @@ peer_blk() {
 		return
 	fi
 	t0=$SECONDS
-	name=$($IBPOST blk map --dev rxe0 --connect "$S" --size 64M --depth 16 --queues 2 2>&1)
+	name=$(blk_map --dev rxe0 --connect "$S" --size 64M --depth 16 --queues 2)
 	if [[ $name == ibpostb* ]] && wait_dev "$name"; then
 		t_ok "blk map --connect $S --size 64M --queues 2: /dev/$name ($((SECONDS - t0)) s)"
 	else
@@ -607,7 +649,7 @@ peer_blk() {
 	fio_verify "$name" 1M 8M 2
 	blk_ext4 "$name" "$MNT" 50 Documentation include kunit tools/tests
 
-	n2=$($IBPOST blk map --dev rxe0 --connect "$S" --size 8M --depth 4 2>&1)
+	n2=$(blk_map --dev rxe0 --connect "$S" --size 8M --depth 4)
 	if [[ $n2 == ibpostb* && $n2 != "$name" ]] && wait_dev "$n2" && blk_second "$n2"; then
 		t_ok "a second device $n2 on the server at once: 8 MiB written and read back equal"
 	else
@@ -616,7 +658,7 @@ peer_blk() {
 	t_check "unmap $n2" "$IBPOST" blk unmap "$n2"
 	t_check "unmap $name" "$IBPOST" blk unmap "$name"
 
-	out=$($IBPOST blk map --dev rxe0 --connect "$S:18521" --size 128M 2>&1)
+	out=$(blk_map --dev rxe0 --connect "$S:18521" --size 128M)
 	rc=$?
 	if [[ $rc != 0 && $out == *"refused"*"budget of pinned memory"* ]]; then
 		t_ok "a 128 MiB map against the 100 MiB server refused: $out"
@@ -627,8 +669,8 @@ peer_blk() {
 	# The limited server is killed under fio, 3 s after it sees the map:
 	# the time is counted from the map.
 	# It reconnects every second for 6 s (ctrl_loss_tmo), in vain.
-	name=$($IBPOST blk map --dev rxe0 --connect "$S:18521" --size $PEER_BLK_MARK --depth 8 \
-		--reconnect-delay 1 --ctrl-loss-tmo 6 2>&1)
+	name=$(blk_map --dev rxe0 --connect "$S:18521" --size $PEER_BLK_MARK --depth 8 \
+		--reconnect-delay 1 --ctrl-loss-tmo 6)
 	if [[ $name == ibpostb* ]] && wait_dev "$name"; then
 		BLK_FAULT_EIO=1 blk_fault "$name" lost $PEER_BLK_LOST_S "serve killed under fio"
 		t_check "serve killed: the device failed when its ctrl_loss_tmo expired: $(dmesg | grep 'ctrl_loss_tmo expired' | tail -n 1)" \
@@ -641,14 +683,15 @@ peer_blk() {
 	# The default server's rxe0 deleted under fio, 3 s after it sees the
 	# map (and added back).
 	# Its reconnect (every 2 s) finds the region gone with the device.
-	name=$($IBPOST blk map --dev rxe0 --connect "$S" --size $PEER_BLK_DEL_MARK --depth 8 \
-		--reconnect-delay 2 2>&1)
+	name=$(blk_map --dev rxe0 --connect "$S" --size $PEER_BLK_DEL_MARK --depth 8 \
+		--reconnect-delay 2)
 	if [[ $name == ibpostb* ]] && wait_dev "$name"; then
 		BLK_FAULT_EIO=1 blk_fault "$name" lost $PEER_BLK_DEL_S "the server's rxe0 deleted under fio"
 	else
 		t_fail "map for the deleted-device test" "$name"
 	fi
 	peer_blk_blip "$S"
+	peer_blk_cut20 "$S"
 	peer_blk_drop_keep "$S"
 	peer_blk_resets "$S" 3
 	peer_blk_retries "$S"

@@ -87,7 +87,7 @@ blk_force_dead() {
 	no_dstate "unmap --force"
 }
 
-fdev=$($IBPOST blk map --dev rxe0 --connect "$S:18522" --size 4M --depth 8 --queues 1 2>&1)
+fdev=$(blk_map --dev rxe0 --connect "$S:18522" --size 4M --depth 8 --queues 1)
 ffout=$IBPOST_OUT/fio-force.txt
 fpid=''
 if [[ $fdev == ibpostb* ]] && wait_dev "$fdev"; then
@@ -97,8 +97,8 @@ if [[ $fdev == ibpostb* ]] && wait_dev "$fdev"; then
 else
 	t_fail "map for unmap --force" "$fdev"
 fi
-name=$($IBPOST blk map --dev rxe0 --connect "$S" --size $PEER_BLK_VANISH_MARK --depth 8 --queues 2 \
-	--ctrl-loss-tmo 0 2>&1)
+name=$(blk_map --dev rxe0 --connect "$S" --size $PEER_BLK_VANISH_MARK --depth 8 --queues 2 \
+	--ctrl-loss-tmo 0)
 if [[ $name == ibpostb* ]] && wait_dev "$name"; then
 	blk_fault "$name" error $PEER_BLK_VANISH_S "the server host reset under fio"
 else

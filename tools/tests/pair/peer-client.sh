@@ -143,9 +143,9 @@ expect_fault() {
 	fi
 }
 expect_fault "hello of wire version 99: refused at connect, reason from the server" 1 \
-	"wire protocol version not supported (value 99, limit 3)" --op write -n 10
+	"wire protocol version not supported (value 99, limit 4)" --op write -n 10
 t_check "the server serves after it" run --connect "$S" --op write -n 10
-expect_fault "job message of version 4: refused by the peer" 8 \
+expect_fault "job message of version 5 (the next): refused by the peer" 8 \
 	"refused by the peer" --op write -n 10
 expect_fault "an SGE length past the slot: refused with the SGE named" 2 \
 	"sge[0] of wr 0: SGE outside its buffer" --op write --sge 2 -n 10
@@ -304,14 +304,15 @@ resume_row() {
 resume_row 18522
 ok=0
 # The old token is told what a stranger is told (the region's absence).
-[[ $rc == 0 && $line == *'region taken back (reason 0: no error), 0 bad bytes read back; the first token again: reason '*': region lost'* ]] && ok=1
-t_check "session API: a region the server kept (--keep) taken back after the connection was lost, 2 x 2 x 512 KiB read back intact, the old token refused as a stranger is: $line" \
+[[ $rc == 0 && $line == *'region taken back (reason 0: no error), 0 bad bytes read back; the first token again: reason '*': region lost'*'; keep 30 s of 60 asked' ]] && ok=1
+t_check "session API: a region the server kept (60 s asked, its --keep 30 granted) taken back after the connection was lost, 2 x 2 x 512 KiB read back intact, the old token refused as a stranger is: $line" \
 	test "$ok" = 1
-# The default serve keeps nothing: the resume fails with the reason.
+# The serve on the default port keeps nothing (--max-keep 0): the resume
+# fails with the reason.
 resume_row ''
 ok=0
-[[ $rc != 0 && $line == *'not taken back (reason '*': region lost: '* ]] && ok=1
-t_check "session API: without --keep the region is gone with the connection, and the resume says so: $line" \
+[[ $rc != 0 && $line == *'not taken back (reason '*': region lost: '*'; keep 0 s of 60 asked' ]] && ok=1
+t_check "session API: a serve with --max-keep 0 grants no keep, the region is gone with the connection, and the resume says so: $line" \
 	test "$ok" = 1
 
 # ibpost_blk on the server's memory (tools/tests/lib/peer-blk.sh; the test

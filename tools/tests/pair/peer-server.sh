@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Two-guest peer suite, server side (tools/tests/pair/peer.sh boots it through
 # tools/rig/pair.sh): rxe0 on the wire, IPv4 and IPv6 addresses, ibpost
-# loaded, `ibpost serve --idle 3000` (its lines in $IBPOST_OUT/serve.log)
+# loaded, `ibpost serve --idle 3000 --max-keep 0` (its lines in
+# $IBPOST_OUT/serve.log), a limited serve (port 18521), one that keeps
+# regions 30 s (18522) and one with every default (18523)
 # and perftest's ib_write_bw / ib_send_bw -R servers for the bandwidth
 # table, until the host creates $IBPOST_OUT/stop.  Meanwhile it acts on the
 # client's marker job (a WRITE of 12347 bytes): it deletes rxe0 under it,
@@ -26,7 +28,9 @@ rig_pair_start peer-server
 LOG=$IBPOST_OUT/serve.log
 ip -6 addr add fd00:192::1/64 dev eth0 nodad
 
-"$IBPOST" serve --idle 3000 >"$LOG" 2>&1 &
+# It keeps no region (--max-keep 0): the rows of a region lost with its
+# connections (peer_blk_drop, the session API's resume without a keep).
+"$IBPOST" serve --idle 3000 --max-keep 0 >"$LOG" 2>&1 &
 spid=$!
 # Small limits on a second port (the client's budget rows).
 LLOG=$IBPOST_OUT/serve-limited.log
@@ -37,6 +41,10 @@ lpid=$!
 KLOG=$IBPOST_OUT/serve-keep.log
 "$IBPOST" serve --port 18522 --keep 30 --idle 3000 >"$KLOG" 2>&1 &
 kpid=$!
+# Every default but the port: idle 10 s, --max-keep 600 (peer_blk_cut20).
+DLOG=$IBPOST_OUT/serve-default.log
+"$IBPOST" serve --port 18523 >"$DLOG" 2>&1 &
+dpid=$!
 touch "$IBPOST_OUT/ready"
 
 # shellcheck source=tools/tests/lib/peer-blk.sh
@@ -81,14 +89,16 @@ for _ in $(seq 3600); do
 done
 [[ -e $IBPOST_OUT/stop ]] || t_fail "told to stop" "no $IBPOST_OUT/stop in 30 min"
 perf_servers_stop
-kill -INT "$spid" "$kpid"
+kill -INT "$spid" "$kpid" "$dpid"
 ((killed)) || kill -INT "$lpid"
 src=0
 wait "$spid" || src=$?
 wait "$lpid"
 ksrc=0
 wait "$kpid" || ksrc=$?
-cat "$LOG" "$LLOG" "$KLOG"
+dsrc=0
+wait "$dpid" || dsrc=$?
+cat "$LOG" "$LLOG" "$KLOG" "$DLOG"
 
 if ((src == 0)) && grep -qx 'serve: stopping' "$LOG"; then
 	t_ok "serve ends on SIGINT with status 0 and says so"
@@ -102,7 +112,19 @@ t_check "its default memory budget is an eighth of this guest's RAM ($mib MiB): 
 t_check "a job past the budget was refused, and the event says so" \
 	grep -q 'refused: Cannot allocate memory: .*budget of pinned memory or MRs would be exceeded' "$LOG"
 t_check "the keeping serve reports its keep time and stopped cleanly (exit $ksrc)" \
-	bash -c "grep -qx 'serve: limits: .*, idle 3000 ms, keep 30 s' '$KLOG' && test $ksrc = 0"
+	bash -c "grep -qx 'serve: limits: .*, idle 3000 ms, keep up to 30 s' '$KLOG' && test $ksrc = 0"
+t_check "the serve with every default keeps regions up to 600 s, and stopped cleanly (exit $dsrc): $(grep 'serve: limits' "$DLOG")" \
+	bash -c "grep -qx 'serve: limits: 16 conns, 8 per address, $mib MiB pinned, 600000 ms a job, idle 10000 ms, keep up to 600 s' '$DLOG' && test $dsrc = 0"
+# peer_blk_cut20: the device asked its ctrl_loss_tmo (600), was granted it,
+# lost its connection to the 20 s cut, and took its region back.
+t_check "the default serve granted the device's ask: $(grep -m 1 ': job .*, keep ' "$DLOG")" \
+	grep -q '^conn [0-9]*: job write size .*, keep 600 s of 600 asked$' "$DLOG"
+t_check "it kept that session for 600 s when the cut took it: $(grep -m 1 ': kept: ' "$DLOG")" \
+	grep -q '^conn [0-9]*: kept: session [0-9]* for 600 s after: ' "$DLOG"
+t_check "the device took it back: $(grep -m 1 ': resumed: ' "$DLOG")" \
+	grep -q '^conn \([0-9]*\): resumed: session \1 (resume 1) from 192\.0\.2\.2 port [0-9]*$' "$DLOG"
+t_check "the keeping serve granted 30 s of the 60 s a device asked (its --keep): $(grep -m 1 ': job .*, keep ' "$KLOG")" \
+	grep -q '^conn [0-9]*: job write size .*, keep 30 s of 60 asked$' "$KLOG"
 t_check "it kept the session lost without its fin: $(grep -m 1 ': kept: ' "$KLOG")" \
 	grep -q '^conn [0-9]*: kept: session [0-9]* for 30 s after: Connection reset by peer: ' "$KLOG"
 t_check "the client took it back: $(grep -m 1 ': resumed: ' "$KLOG")" \
@@ -110,7 +132,7 @@ t_check "the client took it back: $(grep -m 1 ': resumed: ' "$KLOG")" \
 # Told what a stranger is told: the region's absence, not the token's.
 t_check "the first token, used again, was refused as a stranger's resume is (region lost)" \
 	grep -q 'refused: Stale file handle: region lost' "$KLOG"
-t_check "the session without --keep: its resume was refused, the region lost" \
+t_check "the session on the serve with --max-keep 0: its resume was refused, the region lost" \
 	grep -q 'refused: Stale file handle: region lost' "$LOG"
 t_check "the limited server reports its limits" \
 	grep -qx 'serve: limits: 16 conns, 2 per address, 100 MiB pinned, 8000 ms a job, idle 10000 ms' "$LLOG"
@@ -124,9 +146,9 @@ bad=$(grep ': done: ' "$LOG" | grep -vc ' 0 verify errors')
 t_check "exactly one job had bytes that were not what the client sent (the corrupt one: $bad)" \
 	test "$bad" -eq 1
 t_check "a client speaking wire version 99 was refused at connect" \
-	grep -q 'refused: Protocol error: wire protocol version not supported (value 99, limit 3)' "$LOG"
-t_check "a job message of version 4 (the next) was refused" \
-	grep -q 'refused: Protocol error: wire protocol version not supported (value 4, limit 3)' "$LOG"
+	grep -q 'refused: Protocol error: wire protocol version not supported (value 99, limit 4)' "$LOG"
+t_check "a job message of version 5 (the next) was refused" \
+	grep -q 'refused: Protocol error: wire protocol version not supported (value 5, limit 4)' "$LOG"
 t_check "an SGE past the slot was refused" \
 	grep -q 'refused: Invalid argument: .*SGE outside its buffer' "$LOG"
 t_check "the stale rkey broke that connection only (lost with an error)" \

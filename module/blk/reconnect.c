@@ -219,6 +219,12 @@ static void ibpost_blk_reconnect(struct ibpost_blk_dev *d)
 		d->sess = s;
 		d->failfast = false;
 		d->reconnects++;
+		/*
+		 * A ctrl_loss_tmo of 0 written during this attempt: the next
+		 * loss fails the device, as one mapped with 0 (a write while
+		 * live does the same, ibpost_blk_timers_changed()).
+		 */
+		WRITE_ONCE(d->reconnect, READ_ONCE(d->map.ctrl_loss_tmo) != 0);
 		/* Release: @sess before @state, for ibpost_blk_queue_rq(). */
 		smp_store_release(&d->state, IBPOST_BLK_LIVE);
 	}

@@ -351,6 +351,14 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 	}
 	spin_lock_irq(&d->state_lock);
 	d->added = true;
+	/*
+	 * The session failed while the disk was being added (its partition
+	 * scan's I/O, say): the event could not start the reconnect then
+	 * (ibpost_blk_event()), so it starts now rather than leave the device
+	 * in error for good.
+	 */
+	if (d->state == IBPOST_BLK_ERROR && ibpost_blk_can_reconnect(d))
+		ibpost_blk_lose(d);
 	spin_unlock_irq(&d->state_lock);
 	list_add_tail(&d->node, &ibpost_blk_devs);
 	*id = d->id;

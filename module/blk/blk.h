@@ -37,12 +37,6 @@
  * the connections it allows one session (each queue is one).
  */
 #define IBPOST_BLK_PEER_QUEUES	8
-/*
- * Seconds the timeout handler waits for a failed session to flush the
- * timed-out request before it re-arms the timer (a provider that never
- * flushes a QP in error).
- */
-#define IBPOST_BLK_FLUSH_WAIT	10
 /* Bytes of a device's serial (serial=, or a UUID: 36 characters) + NUL. */
 #define IBPOST_BLK_SERIAL_LEN	37
 /* Longest io_timeout= (seconds), as the module parameter's. */

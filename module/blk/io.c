@@ -397,7 +397,6 @@ static enum blk_eh_timer_return ibpost_blk_timeout(struct request *rq)
 {
 	struct ibpost_blk_dev *d = rq->q->queuedata;
 	struct ibpost_blk_cmd *cmd = blk_mq_rq_to_pdu(rq);
-	unsigned long end;
 	int ended;
 
 	/* Acquire: pairs with ibpost_blk_done()'s release (@status). */
@@ -409,6 +408,16 @@ static enum blk_eh_timer_return ibpost_blk_timeout(struct request *rq)
 	if (ibpost_blk_can_reconnect(d) &&
 	    READ_ONCE(d->state) == IBPOST_BLK_RECONNECTING)
 		return BLK_EH_RESET_TIMER;
+	/*
+	 * Timed out again with its session failed by the first time: the
+	 * provider has not flushed the QP in error in a whole io_timeout.
+	 */
+	if (READ_ONCE(cmd->err) == -ETIMEDOUT) {
+		pr_err_ratelimited("%s: %s did not flush its QP within %u s\n",
+				   d->disk->disk_name, d->map.rdma,
+				   rq->timeout / HZ);
+		return BLK_EH_RESET_TIMER;
+	}
 	pr_err_ratelimited("%s: %s at sector %llu timed out after %u s: failing the session's I/O\n",
 			   d->disk->disk_name, ibpost_blk_op_name(rq),
 			   (unsigned long long)blk_rq_pos(rq),
@@ -422,20 +431,11 @@ static enum blk_eh_timer_return ibpost_blk_timeout(struct request *rq)
 	if (d->sess)
 		ibpost_session_fail(d->sess);
 	mutex_unlock(&d->sess_lock);
-	end = jiffies + IBPOST_BLK_FLUSH_WAIT * HZ;
-	/* Acquire, as above. */
-	while (!(ended = smp_load_acquire(&cmd->ended)) &&
-	       time_before(jiffies, end))
-		msleep(20);
-	if (!ended) {
-		pr_err_ratelimited("%s: %s did not flush its QP within %u s\n",
-				   d->disk->disk_name, d->map.rdma,
-				   IBPOST_BLK_FLUSH_WAIT);
-		return BLK_EH_RESET_TIMER;
-	}
-	if (ended == IBPOST_BLK_ENDED_LOST)
-		blk_mq_complete_request(rq);
-	return BLK_EH_DONE;
+	/*
+	 * The QPs' flush ends the request (ibpost_blk_done()), as nvme-rdma's
+	 * error recovery does its requests: kblockd does not wait for it.
+	 */
+	return BLK_EH_RESET_TIMER;
 }
 
 /* The pdu's scatterlist: d->segs entries, set up once. */

@@ -164,6 +164,12 @@ enum ibpost_session_event {
  *	as the server will; 0 (else): not at all.  The server grants at
  *	most its ``--max-keep``; ibpost_session_get_resume() says the grant.
  *	Asked again by each resume.
+ * @cancel: with @peer, may be NULL: asked (with @priv) before each
+ *	queue's connection and while the open waits for the server; true
+ *	ends the open (-EINTR, IBPOST_R_PEER_LOST), so that a consumer
+ *	giving up (a block device being unmapped) waits for one rdma_cm
+ *	step (@cm_timeout_ms) at most, not for a whole open.  It must not
+ *	sleep.
  * @owner: the consumer's name, NULL for "ibpost"; pass KBUILD_MODNAME.
  *	``rdma resource`` shows it as the owner ("comm [name]") of the
  *	session's QPs, PD, MRs and the CQs that are its own (CQs from the
@@ -188,6 +194,7 @@ struct ibpost_session_attr {
 	u32 *reason;
 	struct ibpost_session_resume *resume;
 	u32 keep_s;
+	bool (*cancel)(void *priv);
 	const char *owner;
 };
 

@@ -116,6 +116,14 @@ void ibpost_blk_keep_warn(const struct ibpost_blk_dev *d)
 			d->resume.keep_s, READ_ONCE(d->map.ctrl_loss_tmo));
 }
 
+/* An unmap gives a reconnect's open up (it waits for one rdma_cm step). */
+static bool ibpost_blk_open_cancelled(void *priv)
+{
+	struct ibpost_blk_dev *d = priv;
+
+	return READ_ONCE(d->state) == IBPOST_BLK_DELETING;
+}
+
 /**
  * ibpost_blk_session() - open a session for a device: its queues, its
  *	region, its depth sized so that depth requests of the most entries
@@ -145,6 +153,7 @@ ibpost_blk_session(struct ibpost_blk_dev *d,
 		.reason = reason,
 		.resume = resume,
 		.keep_s = ibpost_blk_keep_ask(d),
+		.cancel = ibpost_blk_open_cancelled,
 		.owner = KBUILD_MODNAME,
 	};
 	struct ibpost_session *s;

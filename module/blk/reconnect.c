@@ -36,9 +36,9 @@
  * GFP_NOIO would (memalloc_noio_save()): the device's I/O is stalled
  * meanwhile, and reclaim must not wait for it.  Unmapping sets IBPOST_BLK_DELETING under
  * @state_lock (no event queues @err_work after it) and cancels the three
- * works (synchronously: an attempt in progress ends within the session's
- * connect timeout, and sees the state, closing its new session) before it
- * fails the queue.
+ * works (synchronously: an attempt in progress sees the state between its
+ * steps, &ibpost_session_attr.cancel, and gives up within one rdma_cm
+ * step's timeout, or closes its new session) before it fails the queue.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -184,6 +184,9 @@ static void ibpost_blk_reconnect(struct ibpost_blk_dev *d)
 	if (failed)
 		return;
 	s = ibpost_blk_session(d, &d->resume, &reason);
+	/* An unmap gave it up (ibpost_blk_reconnect_stop()). */
+	if (IS_ERR(s) && READ_ONCE(d->state) == IBPOST_BLK_DELETING)
+		return;
 	if (IS_ERR(s)) {
 		if (reason == IBPOST_R_REGION_LOST ||
 		    reason == IBPOST_R_JOIN_TOKEN) {
@@ -423,8 +426,9 @@ void ibpost_blk_reconnect_init(struct ibpost_blk_dev *d)
  *	the device runs after it, and the queue is not quiesced.
  * @d: the device, added.
  *
- * Context: process context, may sleep (an attempt in progress: at most
- * the session's connect timeout).
+ * Context: process context, may sleep (an attempt in progress gives up
+ * between its steps: at most one rdma_cm step's timeout,
+ * &ibpost_session_attr.cancel).
  */
 void ibpost_blk_reconnect_stop(struct ibpost_blk_dev *d)
 {

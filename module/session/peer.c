@@ -137,6 +137,18 @@ struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 	return p;
 }
 
+/**
+ * ibpost_speer_cancelled() - the consumer gave the open up
+ *	(&ibpost_session_attr.cancel).
+ * @s: a session being opened with a peer.
+ *
+ * Return: true when the open is to stop.
+ */
+bool ibpost_speer_cancelled(struct ibpost_session *s)
+{
+	return s->attr.cancel && s->attr.cancel(s->attr.priv);
+}
+
 /*
  * What ends a wait for the server early.  The opener waits before the
  * session is published, and the device's removal waits for it.
@@ -147,6 +159,8 @@ static int ibpost_speer_stop(void *arg)
 
 	if (READ_ONCE(s->dev->dying))
 		return -ENODEV;
+	if (ibpost_speer_cancelled(s))
+		return -EINTR;
 	return READ_ONCE(s->ep->lost) ? -ECONNRESET : 0;
 }
 

@@ -370,6 +370,10 @@ static int ibpost_session_queues(struct ibpost_session *s, u32 n,
 		q[i].s = s;
 		q[i].idx = i;
 		spin_lock_init(&q[i].lock);
+		if (s->peer && ibpost_speer_cancelled(s)) {
+			ibpost_status_set(st, IBPOST_R_PEER_LOST, i, n);
+			return -EINTR;
+		}
 		if (s->peer)
 			ret = ibpost_speer_queue(s, &q[i], &qc, st);
 		else

@@ -256,6 +256,7 @@ struct ibpost_speer *ibpost_speer_new(const struct ibpost_session_attr *attr,
 				      struct ibpost_conn_caps *caps);
 int ibpost_speer_start(struct ibpost_session *s, u32 *reason);
 void ibpost_speer_fin(struct ibpost_session *s);
+bool ibpost_speer_cancelled(struct ibpost_session *s);
 bool ibpost_speer_resumed(const struct ibpost_session *s);
 int ibpost_speer_queue(struct ibpost_session *s, struct ibpost_squeue *q,
 		       const struct ibpost_conn_caps *caps,

@@ -15,6 +15,16 @@ wait_dev() {
 	return 1
 }
 
+# fio_io_bytes FOUT: the bytes fio's output FOUT says it read and wrote
+# (its READ: and WRITE: status lines' io=; 0 when none).
+fio_io_bytes() {
+	awk '/^ *(READ|WRITE): / && match($0, /io=[0-9.]+[KMGT]?i?B/) {
+		v = substr($0, RSTART + 3, RLENGTH - 3); n = v + 0
+		m = v ~ /K/ ? 1024 : v ~ /M/ ? 1048576 : v ~ /G/ ? 1073741824 : v ~ /T/ ? 1099511627776 : 1
+		t += n * m
+	} END { printf "%d\n", t }' "$1"
+}
+
 # blk_map MAP-OPTION...: 'ibpost blk map MAP-OPTION...' with its standard
 # output (the device's name); its standard error (a refusal, a warning)
 # in BLK_MAP_ERR, and also on standard output when the map failed.
@@ -256,7 +266,7 @@ no_dstate() {
 # BLK_FAULT_EIO=1: the error must be EIO (BLK_STS_IOERR: a device on a
 # server's memory that failed for good after its reconnect), not ENOLINK.
 blk_fault() {
-	local dev=$1 state=$2 bound=$3 tag=$4 fout fpid frc t0 secs st done0=1 rc dsecs
+	local dev=$1 state=$2 bound=$3 tag=$4 fout fpid frc t0 secs st done0=0 rc dsecs before
 	local A=/sys/block/$1/ibpost
 	shift 4
 	fout=$IBPOST_OUT/fio-${tag//[^A-Za-z0-9_]/-}.txt
@@ -275,12 +285,16 @@ blk_fault() {
 	frc=$?
 	secs=$(echo "$(date +%s.%N) - $t0" | bc)
 	st=$(cat "$A/state")
-	echo "$tag: fio exit $frc after $secs s${1:+ from '$*' ($done0 requests before)}, state $st" >>"$FIG"
+	# A fault the server made by itself: what fio moved is what it did
+	# before it (every request after the fault fails).
+	(($#)) || done0=$(fio_io_bytes "$fout")
+	before="$done0 $( (($#)) && echo requests || echo bytes) done before"
+	echo "$tag: fio exit $frc after $secs s${1:+ from '$*'}, $before, state $st" >>"$FIG"
 	if [[ $frc != 0 && $frc != 124 ]] && ((done0 > 0)) &&
 		(($(echo "$secs < $bound" | bc))) && grep -q 'error' "$fout"; then
-		t_ok "$tag: fio's I/O failed after $secs s (< $bound s)"
+		t_ok "$tag: fio's I/O failed after $secs s (< $bound s), $before"
 	else
-		t_fail "$tag: fio's I/O failed in time" "fio exit $frc after $secs s, $done0 requests before: $(tail -n 3 "$fout" | tr '\n' ' ')"
+		t_fail "$tag: fio's I/O failed in time, I/O done before the fault" "fio exit $frc after $secs s, $before: $(tail -n 3 "$fout" | tr '\n' ' ')"
 	fi
 	# A lost path is BLK_STS_TRANSPORT (ENOLINK: dm-multipath retries it
 	# elsewhere), never a plain I/O error; a device that failed for good

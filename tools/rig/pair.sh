@@ -57,6 +57,8 @@ done
 skind=${skind:-$kind}
 mkdir -p "$repo/build/rig"
 [[ -n $out ]] || out=$(mktemp -d "$repo/build/rig/pair-XXXXXX")
+# A run's markers (stop, running, client-killed) must be its own.
+rm -rf "$out/server" "$out/client" "$out/client-kill"
 mkdir -p "$out/server" "$out/client" "$out/client-kill"
 
 # A free TCP port on 127.0.0.1 for the socket netdev.
@@ -96,7 +98,10 @@ if [[ -n $kill ]]; then
 		sleep 0.5
 	done
 	sleep 3
-	echo "pair.sh: killing the client guest (running: $([[ -e $out/client-kill/running ]] && echo yes || echo no))" >&2
+	ran=$([[ -e $out/client-kill/running ]] && echo ran || echo "never ran")
+	echo "pair.sh: killing the client guest (it $ran)" >&2
+	# The server's row needs the guest to have run its job when killed.
+	echo "$ran" >"$out/server/client-killed"
 	pkill -KILL -f "qemu-system.*rig.phase=kill rig.pairport=$port" || true
 	wait "$cpid" || true
 	wait_listen	# QEMU listens again for the next client

@@ -153,8 +153,17 @@ t_check "an SGE past the slot was refused" \
 	grep -q 'refused: Invalid argument: .*SGE outside its buffer' "$LOG"
 t_check "the stale rkey broke that connection only (lost with an error)" \
 	grep -q 'lost: .*wc status' "$LOG"
-t_check "the killed client guest was noticed (lost within the idle time)" \
-	grep -q 'lost: Connection timed out\|lost: .*RETRY_EXC_ERR\|lost: Connection reset by peer' "$LOG"
+# The killed guest's job was the first of 64 KiB (its phase comes before
+# the main client's); pair.sh says whether that guest ran before the kill.
+kconn=$(sed -n 's/^conn \([0-9]*\): job write size 65536 .*/\1/p' "$LOG" | head -n 1)
+kline=$(grep -m 1 "^conn ${kconn:-none}: lost: " "$LOG")
+if [[ $(cat "$IBPOST_OUT/client-killed" 2>/dev/null) == ran ]] &&
+	[[ $kline =~ ^conn\ [0-9]+:\ lost:\ (Connection\ timed\ out|.*RETRY_EXC_ERR|Connection\ reset\ by\ peer) ]]; then
+	t_ok "the killed client guest was noticed (its connection lost within the idle time): $kline"
+else
+	t_fail "the killed client guest was noticed (its connection lost within the idle time)" \
+		"the guest $(cat "$IBPOST_OUT/client-killed" 2>/dev/null || echo '(no word from pair.sh)'), its job's conn ${kconn:-none}: ${kline:-no lost line}"
+fi
 t_check "the limited serve was killed under the client's ibpost_blk I/O" \
 	grep -qx 'killed the limited serve' "$IBPOST_OUT/events.log"
 peer_blk_serve_dropped

@@ -177,15 +177,19 @@ window_link_del() {
 
 # wchan_wait PID REGEX TENTHS: PID sleeps in a kernel function matching
 # REGEX within TENTHS tenths of a second (positive evidence of where a
-# process waits); 1 when it did not, 2 when PID is gone.
+# process waits): its wchan, or a function of its kernel stack
+# (/proc/PID/stack: a wait in mutex_lock() shows the ibpost function
+# that took it, never a mere "mutex"); 1 when it did not, 2 when PID is
+# gone.
 wchan_wait() {
-	local i w
+	local i w k
 	for ((i = 0; i < $3; i++)); do
 		w=$(cat "/proc/$1/wchan" 2>/dev/null) || return 2
-		[[ $w =~ $2 ]] && return 0
+		k=$(sed 's/^\[<[0-9a-f]*>\] //; s/+0x.*//' "/proc/$1/stack" 2>/dev/null | tr '\n' ' ')
+		[[ $w =~ ^($2)$ || " $k" =~ \ ($2)\  ]] && return 0
 		sleep 0.1
 	done
-	WCHAN=$w
+	WCHAN="$w (stack: ${k:-unreadable})"
 	return 1
 }
 
@@ -519,8 +523,8 @@ if serve_start "$IBPOST_OUT/races-fin-hook.txt" &&
 	timeout 120 rmmod ibpost_consumer >"$IBPOST_OUT/races-fin-hook-rmmod.txt" 2>&1 &
 	closer=$!
 	# The removal's kill waits in mutex_lock() (scheduler text: wchan
-	# names its caller) until the fin is done.
-	window_link_del 'session closer' 'ibpost_session_kill|ibpost_sessions_lose|mutex'
+	# names its caller; the stack has it) until the fin is done.
+	window_link_del 'session closer' 'ibpost_session_kill|ibpost_sessions_lose'
 	hook_open 'session closer' && t_ok "rdma link del inside the closer's window" ||
 		t_fail "rdma link del inside the closer's window" "the window had ended"
 	echo 0 >$HOOK

@@ -32,8 +32,10 @@ for _ in $(seq 3000); do
 	if grep -q "job write size $PEER_BLK_VANISH_MARK " "$LOG"; then
 		sleep 3
 		peer_blk_serve_dropped
-		t_check "serve gave the client's 2-queue device its region and the join: $(grep -m 1 'joined session' "$LOG")" \
-			grep -q '^conn [0-9]*: joined session [0-9]* (2 connections) from ' "$LOG"
+		# That device's own session (its job's conn), not an earlier one.
+		vconn=$(sed -n "s/^conn \([0-9]*\): job write size $PEER_BLK_VANISH_MARK .*/\1/p" "$LOG" | tail -n 1)
+		t_check "serve gave the client's 2-queue device its region (conn ${vconn:-?}) and the join: $(grep -m 1 "joined session ${vconn:-none} " "$LOG")" \
+			grep -q "^conn [0-9]*: joined session ${vconn:-none} (2 connections) from " "$LOG"
 		t_ok "the server host goes down now, under the client's fio"
 		t_done
 		touch "$IBPOST_OUT/vanished"

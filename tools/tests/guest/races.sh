@@ -461,8 +461,9 @@ loop_time "(session with a peer opening, rdma link del)" $((SECONDS - tl)) "$n"
 	t_fail "$n x (session with a peer opening, rdma link del): link del within 10 s" "$bad failed"
 no_splat "session opens racing link del"
 stuck_end
+# The device is gone: rdma resource has nothing to list (its QPs and MRs
+# went with it); the module's own counts say what it still holds.
 live_zero "after session opens racing link del"
-no_rdma_left "after session opens racing link del" qp mr
 
 # The same without luck: the session_test_publish_ms hook holds the opener
 # between its connection and the session's publication; the device goes in
@@ -501,7 +502,6 @@ if echo 10000 >$HOOK && serve_start "$IBPOST_OUT/races-sess-hook.txt"; then
 	no_splat "device gone inside the opener's window"
 	stuck_end
 	live_zero "after the device went inside the opener's window"
-	no_rdma_left "after the device went inside the opener's window" qp mr
 else
 	echo 0 >$HOOK
 	t_fail "serve with the session_test_publish_ms hook listening" "$(cat "$IBPOST_OUT/races-sess-hook.txt")"
@@ -543,7 +543,6 @@ if serve_start "$IBPOST_OUT/races-fin-hook.txt" &&
 	no_splat "device gone inside the closer's window"
 	stuck_end
 	live_zero "after the device went inside the closer's window"
-	no_rdma_left "after the device went inside the closer's window" qp mr
 else
 	echo 0 >$HOOK
 	t_fail "a consumer's session with serve for the session_test_fin_ms hook" \

@@ -59,6 +59,28 @@ finish() {
 	exit
 }
 
+# The rows each TAP source had when its count was last committed
+# (tools/tests/expected-counts.txt, make check-long's in
+# expected-counts-long.txt: lines "ROWS PREFIX: FILE", copied from a run's
+# build/check/counts.txt).  A source with fewer rows fails: rows lost
+# without a word (a script cut short, a loop that stopped emitting) are
+# noticed; the commit that drops rows on purpose lowers its number there.
+counts=tools/tests/expected-counts.txt
+[[ ${IBPOST_CHECK_LONG:-0} == 1 ]] && counts=tools/tests/expected-counts-long.txt
+counts_check() { # counts_check KEY ROWS
+	local want
+	echo "$2 $1" >>"$out/counts.txt"
+	want=$(awk -v k="$1" '{ n = $1; sub(/^[0-9]+ /, "") } $0 == k { print n; exit }' \
+		"$counts" 2>/dev/null)
+	[[ -n $want ]] || return 0
+	if (($2 >= want)); then
+		record ok "$1: $2 rows, $want committed"
+	else
+		record fail "$1: $2 rows, $want committed" \
+			"fewer than $counts says; a commit that drops rows lowers it there"
+	fi
+}
+
 # Count a TAP file's ok / not ok lines, and its plan ("1..N", which
 # tools/tests/lib/tap.sh's t_done writes last) as a row of its own: a
 # script that stopped half-way has none, or one that is not its rows.
@@ -72,6 +94,7 @@ count_tap() { # count_tap PREFIX FILE [--no-plan]: "ok [N] - NAME" / "not ok [N]
 		1..*) plan=${line#1..} ;;
 		esac
 	done <"$2"
+	counts_check "$1: ${2##*/}" "$rows"
 	[[ ${3:-} == --no-plan ]] && return
 	if [[ $plan == "$rows" ]]; then
 		record ok "$1: ${2##*/} ran whole (plan 1..$plan)"

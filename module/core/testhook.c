@@ -85,6 +85,11 @@ module_param_named(session_test_bad_page, ibpost_test.session_test_bad_page,
 MODULE_PARM_DESC(session_test_bad_page,
 		 "test hook: while set to N, a session's region request over the region's 4 KiB page N - 1 carries another rkey, so that it fails with a remote access error on every session (a request no retry mends)");
 
+module_param_named(session_test_busy_page, ibpost_test.session_test_busy_page,
+		   uint, 0600);
+MODULE_PARM_DESC(session_test_busy_page,
+		 "test hook, taken by the next session region request that starts on the region's 4 KiB page N - 1: it is refused as a full send queue refuses it (-EAGAIN), once (a refusal that fails no session)");
+
 /* The longest a hook holds, whatever its parameter says. */
 #define IBPOST_TEST_HOLD_MAX_MS	10000U
 

@@ -185,6 +185,20 @@ static void ibpost_region_test_key(struct ibpost_req *req, u64 off, u64 len)
 		req->rkey ^= 0xff;
 }
 
+/*
+ * Test hook (session_test_busy_page: the 4 KiB page N - 1 of the region):
+ * the next request that starts on that page is refused as if its send
+ * queue had no room, once: a refusal that fails no session (ibpost_blk's
+ * second half of a discard across a chunk end must not wait for ever).
+ */
+static bool ibpost_region_test_busy(u64 off)
+{
+	unsigned int page = ibpost_test_read(session_test_busy_page);
+
+	return page && div_u64(off, SZ_4K) == page - 1 &&
+	       ibpost_test_take_if(session_test_busy_page, page);
+}
+
 /**
  * ibpost_region_target() - the region's MR address and key for a request.
  * @s: the session, live (the caller holds its send-queue reservation, so
@@ -194,7 +208,8 @@ static void ibpost_region_test_key(struct ibpost_req *req, u64 off, u64 len)
  * @len: its bytes.
  *
  * Return: 0, or -EINVAL with @req->reason IBPOST_R_REGION_CROSS (no region,
- * outside it, or across the end of one of its chunks).
+ * outside it, or across the end of one of its chunks); -EAGAIN only from
+ * a test build's session_test_busy_page.
  */
 int ibpost_region_target(struct ibpost_session *s, struct ibpost_req *req,
 			 u64 len)
@@ -214,5 +229,7 @@ int ibpost_region_target(struct ibpost_session *s, struct ibpost_req *req,
 	req->rkey = r->rkey[i];
 	ibpost_region_test_key(req, off, len);
 	req->reason = IBPOST_R_NONE;
+	if (ibpost_region_test_busy(off))
+		return -EAGAIN;
 	return 0;
 }

@@ -74,6 +74,44 @@ fio_verify() {
 # region is one MR), then blkdiscard of 128 KiB across that end and
 # blkdiscard -z (BLKZEROOUT: REQ_OP_WRITE_ZEROES) of 64 KiB before it:
 # both read back as zeros, every other byte as written.  TAP rows.
+# blk_busy_half DEV MID CHUNK: issue 42.  A discard across the MR end at
+# MID is two session requests; the second, from MID, is refused once as a
+# full send queue refuses it (a test build's session_test_busy_page hook).
+# That fails no session, so no session event will kick the requeued
+# request: the device kicks it itself after 100 ms, and the discard ends
+# (before, its task waited in D state until some unrelated loss).  Rows:
+# blkdiscard ends with 0 within 10 s, the refusal was taken (the hook back
+# at 0); no task in D state.  Not without the hook (a product build) nor
+# when MID is not an MR end.
+blk_busy_half() {
+	local dev=$1 mid=$2 hook=/sys/module/ibpost/parameters/session_test_busy_page
+	local pid rc=0 t0 _
+	[[ -w $hook ]] && (($2 == $3)) || return 0
+	echo $((mid / 4096 + 1)) >"$hook"
+	t0=$SECONDS
+	blkdiscard -o $((mid - 65536)) -l 131072 "/dev/$dev" 2>>"$FIG" &
+	pid=$!
+	for _ in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		t_fail "$dev: a discard whose second half was refused once for room ends" \
+			"blkdiscard still running after $((SECONDS - t0)) s, hook $(cat "$hook")"
+		echo 0 >"$hook"
+		return
+	fi
+	wait "$pid" || rc=$?
+	if [[ $rc == 0 && $(cat "$hook") == 0 ]]; then
+		t_ok "$dev: a discard whose second half was refused once for room ended ($((SECONDS - t0)) s, requeued and kicked)"
+	else
+		t_fail "$dev: a discard whose second half was refused once for room ends" \
+			"blkdiscard exit $rc, hook $(cat "$hook") (not 0: the refusal never came)"
+	fi
+	echo 0 >"$hook"
+	no_dstate "$dev: a refused second half"
+}
+
 blk_zeroes() {
 	local dev=$1 A=/sys/block/$1/ibpost Q=/sys/block/$1/queue chunk size mid base
 	local f=/tmp/blk-zero-$1 dmax zmax
@@ -106,6 +144,7 @@ blk_zeroes() {
 		t_fail "$dev: blkdiscard and blkdiscard -z" "$(cmp "$f.want" "$f.got" 2>&1 | head -1)"
 	fi
 	rm -f "$f" "$f.want" "$f.got"
+	blk_busy_half "$dev" "$mid" "$chunk"
 	# fio's trim with verify, 4 MiB around the MR end: each 64 KiB block
 	# discarded, then written over (trimwrite), then read back and checked
 	# (crc32c): a discard that completed after the write over it would

@@ -68,7 +68,7 @@ _ibpost()
 	--warmup | --depth | \
 	--batch | --signal-every | --imm | --cm | --connect | --cm-timeout | \
 	--qps | -q | --addr | --allow | --max-conns | --idle | --max-mem | \
-	--max-job-time | --max-per-addr | --keep | --queues | -i | --ib-port | -x | \
+	--max-job-time | --max-per-addr | --max-keep | --keep | --queues | -i | --ib-port | -x | \
 	--gid-index | -t | --tx-depth | -l | --post_list | -Q | --cq-mod | -I | \
 	--inline-size | --inline_size | --cm-port | --qp | -c | --io-timeout | \
 	--serial | -S | --reconnect-delay | --ctrl-loss-tmo | -L | \
@@ -118,7 +118,7 @@ _ibpost()
 		;;
 	serve)
 		words='--addr --port --allow --max-conns --idle --max-mem
-			--max-job-time --max-per-addr --keep --cpu-record --json --wide --config
+			--max-job-time --max-per-addr --max-keep --cpu-record --json --wide --config
 			--check-config --help'
 		;;
 	blk)

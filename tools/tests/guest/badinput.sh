@@ -82,7 +82,7 @@
 #   JOIN_TOKEN   hostile-battery (a join with a wrong token); peer-server.sh and peer-client.sh
 #   JOIN_ENDED   hostile-battery (a join to a session that ended)
 #   JOIN_MAX     hostile-battery (a join past a session's connection limit)
-#   REGION_LOST  peer-server.sh (a resume without --keep); peer-client.sh; peer-blk.sh (ibpost_blk's reconnect finds the region gone)
+#   REGION_LOST  peer-server.sh (a resume from a serve with --max-keep 0); peer-client.sh; peer-blk.sh (ibpost_blk's reconnect finds the region gone)
 #   PEER_CPU     sgl_kunit (IBPOST_RUN_PEER_CPU without IBPOST_RUN_PEER); abi_kunit
 #   SRV_CPU      trace.sh (run --cpu-util --connect to a serve without --cpu-record: the client's line and the server's log); abi_kunit
 # shellcheck source=tools/tests/lib/suite.sh

@@ -326,9 +326,12 @@ out:
 /*
  * Close the session without its fin (the caller's session_test_nofin),
  * take its region back and read it; the first token is then refused.
+ * Not inlined: its two copies of the resume would take the caller's frame
+ * past 1 KiB on the debug kernel.
  */
-static int cons_resume(struct cons *c, struct ibpost_session_attr *attr,
-		       struct ibpost_consumer_result *res)
+static noinline_for_stack int
+cons_resume(struct cons *c, struct ibpost_session_attr *attr,
+	    struct ibpost_consumer_result *res)
 {
 	struct ibpost_session_resume r, old;
 	struct ibpost_session *s;

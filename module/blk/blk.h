@@ -200,9 +200,20 @@ struct ibpost_blk_dev {
 #define IBPOST_BLK_ENDED	1	/* completed by the session's callback */
 #define IBPOST_BLK_ENDED_LOST	2	/* ended, its completion faked lost */
 
+/*
+ * Scatterlist entries in each request's pdu, as nvme's NVME_INLINE_SG_CNT:
+ * a request of more is chained to entries from the kernel's sg pool
+ * (sg_alloc_table_chained(), mempool-backed), so that the tag set does not
+ * hold max_segments entries (8.7 KiB on rxe) for every request.  A kernel
+ * without the sg pool (compat-blk.h) has them all in the pdu.
+ */
+#define IBPOST_BLK_INLINE_SG	2
+#define ibpost_blk_inline_sg(d)	\
+	(IBPOST_COMPAT_SG_POOL ? IBPOST_BLK_INLINE_SG : (d)->segs)
+
 /**
  * struct ibpost_blk_cmd - per-request data of the tag set, allocated with
- *	it (nothing is allocated per I/O).
+ *	it.
  * @req: the session request.
  * @req2: the second one of a WRITE ZEROES or DISCARD across a chunk's end.
  * @pending: session requests not yet ended.
@@ -212,7 +223,11 @@ struct ibpost_blk_dev {
  * @status: what the request ends with.
  * @retries: times it was requeued after its session failed (reset when
  *	the block layer hands the request in new: RQF_DONTPREP clear).
- * @sg: its scatterlist (blk_rq_map_sg()), &ibpost_blk_dev.segs entries.
+ * @sgt: its scatterlist (blk_rq_map_sg(), or the zero page's entries):
+ *	@inline_sg, chained to more for a request of more entries; set up at
+ *	dispatch, freed when the request completes (ibpost_blk_complete());
+ *	orig_nents 0 while it has none.
+ * @inline_sg: ibpost_blk_inline_sg() entries.
  */
 struct ibpost_blk_cmd {
 	struct ibpost_req req;
@@ -222,7 +237,8 @@ struct ibpost_blk_cmd {
 	int ended;
 	blk_status_t status;
 	u8 retries;
-	struct scatterlist sg[];
+	struct sg_table sgt;
+	struct scatterlist inline_sg[];
 };
 
 /* io.c */

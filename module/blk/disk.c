@@ -228,7 +228,8 @@ static int ibpost_blk_tags(struct ibpost_blk_dev *d)
 	t->nr_hw_queues = d->queues;
 	t->queue_depth = d->map.depth;
 	t->numa_node = NUMA_NO_NODE;
-	t->cmd_size = struct_size((struct ibpost_blk_cmd *)NULL, sg, d->segs);
+	t->cmd_size = struct_size((struct ibpost_blk_cmd *)NULL, inline_sg,
+				  ibpost_blk_inline_sg(d));
 	t->flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_BLOCKING;
 	t->driver_data = d;
 	t->timeout = d->map.io_timeout * HZ;

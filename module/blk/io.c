@@ -136,6 +136,28 @@ static void ibpost_blk_done(struct ibpost_req *req, int status)
 	blk_mq_complete_request(rq);
 }
 
+/* @n entries for the request's scatterlist (@cmd->sgt), chained past 2. */
+static int ibpost_blk_sg_alloc(struct ibpost_blk_dev *d,
+			       struct ibpost_blk_cmd *cmd, int n)
+{
+	cmd->sgt.sgl = cmd->inline_sg;
+	if (ibpost_compat_sg_alloc(&cmd->sgt, n, cmd->inline_sg,
+				   ibpost_blk_inline_sg(d))) {
+		cmd->sgt.orig_nents = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void ibpost_blk_sg_free(struct ibpost_blk_dev *d,
+			       struct ibpost_blk_cmd *cmd)
+{
+	if (!cmd->sgt.orig_nents)
+		return;
+	ibpost_compat_sg_free(&cmd->sgt, ibpost_blk_inline_sg(d));
+	cmd->sgt.orig_nents = 0;
+}
+
 /*
  * A request that ended with an error is sent again, at most
  * IBPOST_BLK_MAX_RETRIES times (then BLK_STS_IOERR), when a retry can mend
@@ -160,6 +182,8 @@ static void ibpost_blk_complete(struct request *rq)
 	bool requeue, live, room;
 	unsigned long flags;
 
+	/* The session is done with its pages: a requeue maps them anew. */
+	ibpost_blk_sg_free(d, cmd);
 	if (likely(st == BLK_STS_OK)) {
 		blk_mq_end_request(rq, st);
 		return;
@@ -245,15 +269,26 @@ static void ibpost_blk_req_init(struct ibpost_req *req,
 	req->priv = cmd;
 }
 
-/* @len bytes of the zero page in @sg (entries of a page, the last shorter). */
-static int ibpost_blk_zero_sg(struct scatterlist *sg, u32 len)
+/* Entries of the zero page for @len bytes (a page each, the last shorter). */
+static int ibpost_blk_zero_nents(u32 len)
 {
-	int n = DIV_ROUND_UP(len, PAGE_SIZE), i;
+	return DIV_ROUND_UP(len, PAGE_SIZE);
+}
 
-	sg_init_table(sg, n);
-	for (i = 0; i < n; i++, len -= PAGE_SIZE)
-		sg_set_page(&sg[i], ZERO_PAGE(0), min_t(u32, len, PAGE_SIZE), 0);
-	return n;
+/*
+ * @len bytes of the zero page from @sg on (entries of a page, the last
+ * shorter).  Return: the entry after the last one filled (NULL at the
+ * table's end).
+ */
+static struct scatterlist *ibpost_blk_zero_sg(struct scatterlist *sg, u32 len)
+{
+	for (; len; sg = sg_next(sg)) {
+		u32 n = min_t(u32, len, PAGE_SIZE);
+
+		sg_set_page(sg, ZERO_PAGE(0), n, 0);
+		len -= n;
+	}
+	return sg;
 }
 
 /*
@@ -267,21 +302,22 @@ static int ibpost_blk_zero_reqs(struct ibpost_blk_dev *d,
 {
 	u64 off = (u64)blk_rq_pos(rq) << SECTOR_SHIFT;
 	u32 len = blk_rq_bytes(rq), chunk = d->lim.region_chunk, first;
+	struct scatterlist *half;
 	int n;
 
-	first = chunk - (u32)(off & (chunk - 1));
-	if (first >= len) {
-		n = ibpost_blk_zero_sg(cmd->sg, len);
-		ibpost_blk_req_init(&cmd->req, cmd, IBPOST_OP_WRITE, cmd->sg, n,
-				    off, queue);
+	first = min(chunk - (u32)(off & (chunk - 1)), len);
+	n = ibpost_blk_zero_nents(first);
+	if (ibpost_blk_sg_alloc(d, cmd, n + ibpost_blk_zero_nents(len - first)))
+		return -ENOMEM;
+	half = ibpost_blk_zero_sg(cmd->sgt.sgl, first);
+	ibpost_blk_req_init(&cmd->req, cmd, IBPOST_OP_WRITE, cmd->sgt.sgl, n,
+			    off, queue);
+	if (first == len)
 		return 1;
-	}
-	n = ibpost_blk_zero_sg(cmd->sg, first);
-	ibpost_blk_req_init(&cmd->req, cmd, IBPOST_OP_WRITE, cmd->sg, n, off,
+	ibpost_blk_zero_sg(half, len - first);
+	ibpost_blk_req_init(&cmd->req2, cmd, IBPOST_OP_WRITE, half,
+			    ibpost_blk_zero_nents(len - first), off + first,
 			    queue);
-	ibpost_blk_req_init(&cmd->req2, cmd, IBPOST_OP_WRITE, cmd->sg + n,
-			    ibpost_blk_zero_sg(cmd->sg + n, len - first),
-			    off + first, queue);
 	return 2;
 }
 
@@ -346,28 +382,30 @@ static blk_status_t ibpost_blk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	cmd->ended = 0;
 	if (op == IBPOST_OP_WRITE && req_op(rq) != REQ_OP_WRITE) {
 		nreq = ibpost_blk_zero_reqs(d, cmd, rq, hctx->queue_num);
+		if (nreq < 0)
+			return BLK_STS_RESOURCE;
 	} else {
-		/*
-		 * Only the entries this request can fill: the whole table
-		 * (up to IBPOST_BLK_MAX_SEGS, 8 KiB) cleared per I/O was the
-		 * largest cost of a 4 KiB request in the driver
-		 * (Documentation/blk.rst).
-		 */
+		/* Only the entries this request can fill (its segments). */
 		nseg = blk_rq_nr_phys_segments(rq);
 		if (WARN_ON_ONCE(!nseg || nseg > d->segs))
 			return BLK_STS_IOERR;
-		sg_init_table(cmd->sg, nseg);
-		n = blk_rq_map_sg(rq->q, rq, cmd->sg);
-		if (WARN_ON_ONCE(n <= 0))
+		if (ibpost_blk_sg_alloc(d, cmd, nseg))
+			return BLK_STS_RESOURCE;
+		n = blk_rq_map_sg(rq->q, rq, cmd->sgt.sgl);
+		if (WARN_ON_ONCE(n <= 0)) {
+			ibpost_blk_sg_free(d, cmd);
 			return BLK_STS_IOERR;
-		ibpost_blk_req_init(&cmd->req, cmd, op, cmd->sg, n,
+		}
+		ibpost_blk_req_init(&cmd->req, cmd, op, cmd->sgt.sgl, n,
 				    (u64)blk_rq_pos(rq) << SECTOR_SHIFT,
 				    hctx->queue_num);
 	}
 	atomic_set(&cmd->pending, nreq);
 	ret = ibpost_submit(d->sess, &cmd->req);
-	if (ret)
+	if (ret) {
+		ibpost_blk_sg_free(d, cmd);
 		return ibpost_blk_refused(d, &cmd->req, ret);
+	}
 	if (nreq == 1)
 		return BLK_STS_OK;
 	ret = ibpost_submit(d->sess, &cmd->req2);
@@ -438,23 +476,10 @@ static enum blk_eh_timer_return ibpost_blk_timeout(struct request *rq)
 	return BLK_EH_RESET_TIMER;
 }
 
-/* The pdu's scatterlist: d->segs entries, set up once. */
-static int ibpost_blk_init_request(struct blk_mq_tag_set *set,
-				   struct request *rq, unsigned int hctx_idx,
-				   unsigned int numa_node)
-{
-	struct ibpost_blk_dev *d = set->driver_data;
-	struct ibpost_blk_cmd *cmd = blk_mq_rq_to_pdu(rq);
-
-	sg_init_table(cmd->sg, d->segs);
-	return 0;
-}
-
 const struct blk_mq_ops ibpost_blk_mq_ops = {
 	.queue_rq = ibpost_blk_queue_rq,
 	.complete = ibpost_blk_complete,
 	.timeout = ibpost_blk_timeout,
-	.init_request = ibpost_blk_init_request,
 };
 
 /**

@@ -10,6 +10,7 @@
 
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/scatterlist.h>
 
 #include "compat.h"
 
@@ -159,5 +160,47 @@ static inline int ibpost_compat_clear_nowait(struct request_queue *q)
 	return 0;
 #endif
 }
+
+/*
+ * sg_alloc_table_chained() is lib/sg_pool.c's, built only with a driver
+ * that selects CONFIG_SG_POOL (SCSI, NVMe: every distribution kernel, not
+ * the rig's debug kernel).  Without it a request's whole scatterlist is
+ * its pdu's: the caller sizes @first for the most entries
+ * (IBPOST_COMPAT_SG_POOL 0), and nothing is allocated or freed.
+ */
+#if IS_ENABLED(CONFIG_SG_POOL)
+#define IBPOST_COMPAT_SG_POOL	1
+static inline int ibpost_compat_sg_alloc(struct sg_table *t, int n,
+					 struct scatterlist *first,
+					 unsigned int nfirst)
+{
+	return sg_alloc_table_chained(t, n, first, nfirst);
+}
+
+static inline void ibpost_compat_sg_free(struct sg_table *t,
+					 unsigned int nfirst)
+{
+	sg_free_table_chained(t, nfirst);
+}
+#else
+#define IBPOST_COMPAT_SG_POOL	0
+static inline int ibpost_compat_sg_alloc(struct sg_table *t, int n,
+					 struct scatterlist *first,
+					 unsigned int nfirst)
+{
+	if (WARN_ON_ONCE(n > nfirst))
+		return -EINVAL;
+	sg_init_table(first, n);
+	t->sgl = first;
+	t->nents = n;
+	t->orig_nents = n;
+	return 0;
+}
+
+static inline void ibpost_compat_sg_free(struct sg_table *t,
+					 unsigned int nfirst)
+{
+}
+#endif
 
 #endif /* _IBPOST_COMPAT_BLK_H */

@@ -366,7 +366,7 @@ static void cat_hello(const struct hopts *o)
 	hello_round(o, "magic 0x12345678", &h, sizeof(h));
 	hello_init(&h, 1, 0);
 	h.version = htobe16(IBPOST_WIRE_VERSION + 1);
-	hello_round(o, "version 4 (next)", &h, sizeof(h));
+	hello_round(o, "the next version", &h, sizeof(h));
 	hello_init(&h, 1, 0);
 	h.version = htobe16(1);
 	hello_round(o, "version 1 (before regions)", &h, sizeof(h));
@@ -413,7 +413,7 @@ static void cat_hello(const struct hopts *o)
 #define J_RNSGE		36
 #define J_IMM		40
 #define J_DURATION	44
-#define J_RESERVED	48
+#define J_KEEP		48
 #define J_RESERVED2	52
 #define J_REGION	56
 #define J_SGE0_OFF	64
@@ -437,7 +437,7 @@ struct jcase {
 
 static const struct jcase job_cases[] = {
 	JF("magic 0x12345678", 0, J_MAGIC, 4, 0x12345678),
-	JF("version 4 (next)", 0, J_VERSION, 2, IBPOST_WIRE_VERSION + 1),
+	JF("the next version", 0, J_VERSION, 2, IBPOST_WIRE_VERSION + 1),
 	JF("version 1 (before regions)", 0, J_VERSION, 2, 1),
 	JF("version 0", 0, J_VERSION, 2, 0),
 	JF("type ready", 0, J_TYPE, 2, IBPOST_WIRE_READY),
@@ -475,7 +475,7 @@ static const struct jcase job_cases[] = {
 	JF("SGE offset 0xffffffff", 0, J_SGE0_OFF, 4, 0xffffffff),
 	JF("SGE length 0xffffffff", 0, J_SGE0_LEN, 4, 0xffffffff),
 	JF("duration 0xffffffff ms", 0, J_DURATION, 4, 0xffffffff),
-	JF("reserved 1", 0, J_RESERVED, 4, 1),
+	JF("keep time 1 on a job that is not a session", 1, J_KEEP, 4, 1),
 	JF("bytes 52-55 (reserved2) 1", 0, J_RESERVED2, 4, 1),
 	JF("session region of 0 bytes", 0, J_REGION, 8, 0),
 	JF("session region of 2^64 - 1 bytes", 0, J_REGION, 8, ~0ULL),

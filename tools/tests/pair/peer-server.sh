@@ -135,7 +135,7 @@ t_check "the first token, used again, was refused as a stranger's resume is (reg
 t_check "the session on the serve with --max-keep 0: its resume was refused, the region lost" \
 	grep -q 'refused: Stale file handle: region lost' "$LOG"
 t_check "the limited server reports its limits" \
-	grep -qx 'serve: limits: 16 conns, 2 per address, 100 MiB pinned, 8000 ms a job, idle 10000 ms' "$LLOG"
+	grep -qx 'serve: limits: 16 conns, 2 per address, 100 MiB pinned, 8000 ms a job, idle 10000 ms, keep up to 600 s' "$LLOG"
 t_check "the limited server ended a job at its time limit" \
 	grep -q "lost: Connection timed out: job longer than the server's job time limit" "$LLOG"
 t_check "the limited server refused the third connection of one address" \
@@ -178,10 +178,11 @@ t_check "the dropped join (conn ${jc:-?}) was released at once: $(grep -m 1 "^co
 	grep -q "^conn ${jc:-x}: lost: Transport endpoint is not connected: " "$LOG"
 t_check "rxe0 was deleted under the client's ibpost_blk I/O and came back" \
 	grep -qx 'added rxe0 under ibpost_blk' "$IBPOST_OUT/events.log"
-t_check "ibpost_blk's devices got regions of the server's memory in 1 MiB chunks (64 MiB: 64 chunks)" \
-	grep -q 'job write size 4194304 depth [0-9]* slots 64$' "$LOG"
+# Each asked its ctrl_loss_tmo (600 s) kept; this serve has --max-keep 0.
+t_check "ibpost_blk's devices got regions of the server's memory in 1 MiB chunks (64 MiB: 64 chunks), no keep granted" \
+	grep -q 'job write size 4194304 depth [0-9]* slots 64, keep 0 s of 600 asked$' "$LOG"
 # The 64 MiB device has 2 queues: its session's second connection joined.
-s64=$(sed -n 's/^conn \([0-9]*\): job write size 4194304 depth [0-9]* slots 64$/\1/p' "$LOG" | head -n 1)
+s64=$(sed -n 's/^conn \([0-9]*\): job write size 4194304 depth [0-9]* slots 64, keep 0 s of 600 asked$/\1/p' "$LOG" | head -n 1)
 t_check "the 2-queue device's session ${s64:-?} had 2 connections on the server: $(grep -m 1 "joined session ${s64:-x} " "$LOG")" \
 	bash -c "grep -q '^conn [0-9]*: joined session ${s64:-x} (2 connections) from ' '$LOG' &&
 		! grep -q 'joined session ${s64:-x} (3 connections)' '$LOG'"

@@ -173,7 +173,7 @@ blk_config() {
 	local cfg=/tmp/ibpost-blk.conf out1 out2 out3 rc1 rc2 rc3 n1 n3
 	printf '%s\n' '# two local devices' '' \
 		'--dev rxe_lo --size 4M --queues 1 --depth 4 --serial svc-a' \
-		'--dev rxe_lo --size 4M --read-only --serial svc-b' >"$cfg"
+		'--dev rxe_lo --size 4M --depth 8 --serial svc-b' >"$cfg"
 	out1=$($IBPOST blk map --config "$cfg" 2>&1)
 	rc1=$?
 	n1=$(grep -lx 'svc-[ab]' /sys/block/ibpostb*/ibpost/serial 2>/dev/null | wc -l)

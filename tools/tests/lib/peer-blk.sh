@@ -329,6 +329,64 @@ peer_blk_blip() {
 	t_check "$tag: unmap" "$IBPOST" blk unmap "$name"
 }
 
+# peer_blk_failfast S: issue 42.  dm-multipath over one path, a device on
+# the server at S port 18522 (it keeps the region; io_timeout 4 s,
+# reconnect_delay 1, ctrl_loss_tmo 60), no queue_if_no_path: dm-multipath
+# sends its clones with REQ_FAILFAST_TRANSPORT.  With the wire cut
+# (peer_blk_cut) and the device reconnecting, a read through the
+# multipath device must fail at once (the path fails, none is left: EIO)
+# instead of waiting for the reconnect: within 10 s of the device going
+# reconnecting, while the wire is still cut (before, the request waited
+# on the requeue list until the reconnect, as md raid1's failfast
+# members stalled).  The same read straight on the device waits for the
+# reconnect and reads the data (peer_blk_blip).  Then the wire is mended,
+# the device is live again, the map goes.
+peer_blk_failfast() {
+	local S=$1 name A sectors rc t0 t1 st pat=/tmp/ibpost-ff.bin mp=ibpost-ff
+	if ! rig_modprobe dm-multipath; then
+		t_fail "failfast: dm-multipath loaded" "modprobe dm-multipath"
+		return
+	fi
+	peer_blk_keep_map failfast "$pat" --queues 1 --reconnect-delay 1 --io-timeout 4 \
+		--ctrl-loss-tmo 60 || return
+	sectors=$(blockdev --getsz "/dev/$name")
+	if ! dmsetup create "$mp" --table "0 $sectors multipath 0 0 1 1 round-robin 0 1 1 /dev/$name 1000" ||
+		! { [[ -b /dev/mapper/$mp ]] || dmsetup mknodes "$mp"; }; then
+		t_fail "failfast: dm-multipath over /dev/$name" "dmsetup create"
+		t_check "failfast: unmap" "$IBPOST" blk unmap "$name"
+		return
+	fi
+	t0=$SECONDS
+	peer_blk_cut on
+	# Through the path until the session fails and the device reconnects.
+	timeout 60 dd if="/dev/mapper/$mp" of=/dev/null bs=64k count=64 iflag=direct status=none &
+	peer_blk_state "$name" reconnecting 30
+	st=$(cat "$A/state")
+	t1=$SECONDS
+	rc=0
+	LC_ALL=C timeout 30 dd if="/dev/mapper/$mp" of=/dev/null bs=4k count=1 skip=7 iflag=direct \
+		2>"$IBPOST_OUT/failfast-dd.txt" || rc=$?
+	t1=$((SECONDS - t1))
+	echo "failfast: $st $((SECONDS - t0)) s after the cut; a read through dm-multipath then: exit $rc after $t1 s" >>"$FIG"
+	if [[ $st == reconnecting && $rc != 0 && $rc != 124 ]] && ((t1 < 10)) &&
+		[[ $(cat "$A/state") == reconnecting ]]; then
+		t_ok "failfast: dm-multipath's read failed over in $t1 s (no path left: $(head -c 100 "$IBPOST_OUT/failfast-dd.txt")) while the device was reconnecting"
+	else
+		t_fail "failfast: a read through dm-multipath fails at once while the device reconnects" \
+			"$st, dd exit $rc after $t1 s, state now $(cat "$A/state"): $(tr '\n' ' ' <"$IBPOST_OUT/failfast-dd.txt")"
+	fi
+	peer_blk_cut off
+	wait
+	dmsetup remove "$mp" || dmsetup remove --force "$mp"
+	if peer_blk_state "$name" live 60; then
+		t_ok "failfast: live again once the wire was mended (reconnects $(cat "$A/reconnects"))"
+	else
+		t_fail "failfast: live again" "state $(cat "$A/state")"
+	fi
+	rm -f "$pat"
+	t_check "failfast: unmap" "$IBPOST" blk unmap "$name"
+}
+
 # peer_blk_keep_row TAG KEEP WARN: the device $name (attributes at $A)
 # was granted KEEP seconds by its server (its keep attribute), and its
 # map's standard error ($BLK_MAP_ERR) warned that this is less than its
@@ -715,6 +773,7 @@ peer_blk() {
 	fi
 	peer_blk_blip "$S"
 	peer_blk_cut20 "$S"
+	peer_blk_failfast "$S"
 	peer_blk_drop_keep "$S"
 	peer_blk_resets "$S" 3
 	peer_blk_retries "$S"

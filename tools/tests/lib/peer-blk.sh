@@ -343,8 +343,10 @@ peer_blk_blip() {
 # the device is live again, the map goes.
 peer_blk_failfast() {
 	local S=$1 name A sectors rc t0 t1 st pat=/tmp/ibpost-ff.bin mp=ibpost-ff
-	if ! rig_modprobe dm-multipath; then
-		t_fail "failfast: dm-multipath loaded" "modprobe dm-multipath"
+	# Its path selector is a module of its own, which the guest's kernel
+	# cannot load by itself (no usermode modprobe there).
+	if ! rig_modprobe dm-multipath dm-round-robin; then
+		t_fail "failfast: dm-multipath loaded" "modprobe dm-multipath dm-round-robin"
 		return
 	fi
 	peer_blk_keep_map failfast "$pat" --queues 1 --reconnect-delay 1 --io-timeout 4 \
@@ -353,6 +355,7 @@ peer_blk_failfast() {
 	if ! dmsetup create "$mp" --table "0 $sectors multipath 0 0 1 1 round-robin 0 1 1 /dev/$name 1000" ||
 		! { [[ -b /dev/mapper/$mp ]] || dmsetup mknodes "$mp"; }; then
 		t_fail "failfast: dm-multipath over /dev/$name" "dmsetup create"
+		dmsetup remove "$mp" 2>/dev/null
 		t_check "failfast: unmap" "$IBPOST" blk unmap "$name"
 		return
 	fi

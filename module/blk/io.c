@@ -504,14 +504,19 @@ void ibpost_blk_event(struct ibpost_session *s, enum ibpost_session_event ev)
 	/* Not before the disk is added: the map's failure closes it. */
 	if (d->added && ibpost_blk_can_reconnect(d)) {
 		done = true;
+		if (ev == IBPOST_EV_LOST)
+			d->dev_gone = true;
 		if (s != d->sess) {
 			d->sess_failed = true;
 		} else if (d->state == IBPOST_BLK_LIVE) {
 			ibpost_blk_lose(d);
-			pr_warn("%s%d: session %s: reconnecting every %d s\n",
-				IBPOST_BLK_NAME, d->id,
-				ev == IBPOST_EV_LOST ? "lost its RDMA device" :
-				"in error", d->map.reconnect_delay);
+			if (ev == IBPOST_EV_LOST)
+				pr_warn("%s%d: session lost its RDMA device %s: the device fails\n",
+					IBPOST_BLK_NAME, d->id, d->map.rdma);
+			else
+				pr_warn("%s%d: session in error: reconnecting every %d s\n",
+					IBPOST_BLK_NAME, d->id,
+					d->map.reconnect_delay);
 		}
 	}
 	spin_unlock_irqrestore(&d->state_lock, flags);

@@ -140,6 +140,11 @@ static void ibpost_blk_retry(struct ibpost_blk_dev *d, int err, u32 reason)
 	int tmo = READ_ONCE(d->map.ctrl_loss_tmo);
 	const char *why;
 
+	/* The attempt's session lost its RDMA device (see ibpost_blk_err()). */
+	if (READ_ONCE(d->dev_gone)) {
+		ibpost_blk_fail_for_good(d, "its RDMA device was removed");
+		return;
+	}
 	if (ibpost_blk_loss_over(d, tmo, &why)) {
 		pr_warn("%s: reconnect failed: %d: %s\n", d->disk->disk_name,
 			err, ibpost_blk_reason(reason));
@@ -322,6 +327,15 @@ static void ibpost_blk_err(struct ibpost_blk_dev *d)
 		ibpost_session_close(old);
 	reset = d->reset;
 	mutex_unlock(&d->sess_lock);
+	/*
+	 * Its RDMA device was removed: as nvme-rdma deletes the controllers
+	 * of a removed device, the device fails now, not after ctrl_loss_tmo
+	 * of attempts on a device that is gone.
+	 */
+	if (READ_ONCE(d->dev_gone)) {
+		ibpost_blk_fail_for_good(d, "its RDMA device was removed");
+		return;
+	}
 	if (!d->resume.generation) {
 		ibpost_blk_fail_for_good(d, "no region to take back");
 		return;

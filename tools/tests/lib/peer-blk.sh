@@ -533,6 +533,31 @@ peer_blk_retries() {
 	t_check "retries: unmap" "$IBPOST" blk unmap "$name"
 }
 
+# peer_blk_devgone S: this guest's own rxe0 deleted under fio on a device
+# on the server that keeps regions (a reconnect would find the region):
+# as nvme-rdma deletes a removed device's controllers, the device fails
+# for good at once (state lost, EIO, the log says why) instead of trying
+# for ctrl_loss_tmo; then rxe0 is added back for the rows after.
+peer_blk_devgone() {
+	local S=$1 name A pat=/tmp/ibpost-devgone.bin why='its RDMA device was removed: the device failed for good'
+	local w0
+	peer_blk_keep_map devgone "$pat" --queues 2 --reconnect-delay 1 --ctrl-loss-tmo 600 || return
+	rm -f "$pat"
+	w0=$(dmesg | grep -c "$name: $why")
+	BLK_FAULT_EIO=1 blk_fault "$name" lost 20 "this guest's rxe0 deleted under fio" \
+		rdma link del rxe0
+	if (($(dmesg | grep -c "$name: $why") > w0)); then
+		t_ok "devgone: the device failed for good with its RDMA device: $(dmesg | grep "$name: $why" | tail -n 1)"
+	else
+		t_fail "devgone: the device failed for good with its RDMA device" "$(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
+	fi
+	if rdma link add rxe0 type rxe netdev eth0 && rig_wait_active rxe0; then
+		t_ok "devgone: rxe0 added back"
+	else
+		t_fail "devgone: rxe0 added back" "$(rdma link show 2>&1 | tr '\n' ' ')"
+	fi
+}
+
 # peer_blk_rmmod_rc S: three devices on the server at S that reconnect
 # forever (ctrl_loss_tmo -1) and fail their I/O at once meanwhile
 # (fast_io_fail_tmo 0), this guest's wire cut (peer_blk_cut) under a read
@@ -777,6 +802,7 @@ peer_blk() {
 	peer_blk_drop_keep "$S"
 	peer_blk_resets "$S" 3
 	peer_blk_retries "$S"
+	peer_blk_devgone "$S"
 	peer_blk_rmmod_rc "$S"
 	t_check "no ibpost session left" \
 		bash -c '[[ -z $(cat /sys/kernel/debug/ibpost/sessions) ]]'

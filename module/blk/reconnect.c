@@ -24,9 +24,12 @@
  * first): the server keeps the region, and @resume has the token of the
  * server's last answer (the open writes it back; else it is read from
  * the session), which the next attempt takes it back with.  A refusal with
- * IBPOST_R_REGION_LOST or IBPOST_R_JOIN_TOKEN means the data is gone, and
- * an expired ctrl_loss_tmo that the server is: either fails the device for
- * good (IBPOST_BLK_LOST), and every request ends with BLK_STS_IOERR.
+ * IBPOST_R_REGION_LOST or IBPOST_R_JOIN_TOKEN means the data is gone, an
+ * expired ctrl_loss_tmo that the server is, and the removal of this host's
+ * RDMA device under the session (IBPOST_EV_LOST: @dev_gone) that the
+ * device is (as nvme-rdma deletes a removed device's controllers): each
+ * fails the device for good (IBPOST_BLK_LOST), and every request ends
+ * with BLK_STS_IOERR.
  * fast_io_fail_tmo after the loss, @failfast_work unquiesces the queue with
  * @failfast set: queued and new requests end with BLK_STS_IOERR while the
  * attempts go on.

@@ -156,6 +156,11 @@ enum ibpost_blk_state {
  *	from it).
  * @reconnects: reconnects that succeeded (sysfs ``reconnects``).
  * @quiesced: the queue is quiesced by the reconnect (balanced).
+ * @dev_gone: the session lost its local RDMA device (IBPOST_EV_LOST, only
+ *	sent for the removal of this host's own device, never for the
+ *	server's): the device fails for good instead of reconnecting, as
+ *	nvme-rdma deletes the controllers of a removed device; set under
+ *	@state_lock, never cleared, read by the works.
  * @reset: the loss is an operator's reset (attr.c): the first attempt
  *	comes at once, not after reconnect_delay; under @sess_lock, cleared
  *	by the reconnect.
@@ -190,6 +195,7 @@ struct ibpost_blk_dev {
 	unsigned long lost_at;
 	u32 reconnects;
 	bool quiesced;
+	bool dev_gone;
 	bool reset;
 	bool failfast;
 	bool sess_failed;

@@ -490,6 +490,8 @@ const struct blk_mq_ops ibpost_blk_mq_ops = {
  *
  * A device that reconnects (reconnect.c) starts to, from live; the event
  * of a session being opened by the reconnect marks that attempt failed.
+ * IBPOST_EV_LOST (this host's RDMA device removed) marks it @dev_gone: the
+ * reconnect's work then fails it for good instead of trying again.
  * Else from now on I/O fails at once (the session refuses it as well); the
  * requests outstanding were, or are being, completed with an error by the
  * session.  Context: softirq or process context; never sleeps.
@@ -504,14 +506,20 @@ void ibpost_blk_event(struct ibpost_session *s, enum ibpost_session_event ev)
 	/* Not before the disk is added: the map's failure closes it. */
 	if (d->added && ibpost_blk_can_reconnect(d)) {
 		done = true;
+		/* Read without the lock by the works this queues, or after. */
+		if (ev == IBPOST_EV_LOST)
+			WRITE_ONCE(d->dev_gone, true);
 		if (s != d->sess) {
 			d->sess_failed = true;
 		} else if (d->state == IBPOST_BLK_LIVE) {
 			ibpost_blk_lose(d);
-			pr_warn("%s%d: session %s: reconnecting every %d s\n",
-				IBPOST_BLK_NAME, d->id,
-				ev == IBPOST_EV_LOST ? "lost its RDMA device" :
-				"in error", d->map.reconnect_delay);
+			if (ev == IBPOST_EV_LOST)
+				pr_warn("%s%d: session lost its RDMA device %s: the device fails\n",
+					IBPOST_BLK_NAME, d->id, d->map.rdma);
+			else
+				pr_warn("%s%d: session in error: reconnecting every %d s\n",
+					IBPOST_BLK_NAME, d->id,
+					d->map.reconnect_delay);
 		}
 	}
 	spin_unlock_irqrestore(&d->state_lock, flags);

@@ -24,9 +24,12 @@
  * first): the server keeps the region, and @resume has the token of the
  * server's last answer (the open writes it back; else it is read from
  * the session), which the next attempt takes it back with.  A refusal with
- * IBPOST_R_REGION_LOST or IBPOST_R_JOIN_TOKEN means the data is gone, and
- * an expired ctrl_loss_tmo that the server is: either fails the device for
- * good (IBPOST_BLK_LOST), and every request ends with BLK_STS_IOERR.
+ * IBPOST_R_REGION_LOST or IBPOST_R_JOIN_TOKEN means the data is gone, an
+ * expired ctrl_loss_tmo that the server is, and the removal of this host's
+ * RDMA device under the session (IBPOST_EV_LOST: @dev_gone) that the
+ * device is (as nvme-rdma deletes a removed device's controllers): each
+ * fails the device for good (IBPOST_BLK_LOST), and every request ends
+ * with BLK_STS_IOERR.
  * fast_io_fail_tmo after the loss, @failfast_work unquiesces the queue with
  * @failfast set: queued and new requests end with BLK_STS_IOERR while the
  * attempts go on.
@@ -140,6 +143,11 @@ static void ibpost_blk_retry(struct ibpost_blk_dev *d, int err, u32 reason)
 	int tmo = READ_ONCE(d->map.ctrl_loss_tmo);
 	const char *why;
 
+	/* The attempt's session lost its RDMA device (see ibpost_blk_err()). */
+	if (READ_ONCE(d->dev_gone)) {
+		ibpost_blk_fail_for_good(d, "its RDMA device was removed");
+		return;
+	}
 	if (ibpost_blk_loss_over(d, tmo, &why)) {
 		pr_warn("%s: reconnect failed: %d: %s\n", d->disk->disk_name,
 			err, ibpost_blk_reason(reason));
@@ -322,6 +330,15 @@ static void ibpost_blk_err(struct ibpost_blk_dev *d)
 		ibpost_session_close(old);
 	reset = d->reset;
 	mutex_unlock(&d->sess_lock);
+	/*
+	 * Its RDMA device was removed: as nvme-rdma deletes the controllers
+	 * of a removed device, the device fails now, not after ctrl_loss_tmo
+	 * of attempts on a device that is gone.
+	 */
+	if (READ_ONCE(d->dev_gone)) {
+		ibpost_blk_fail_for_good(d, "its RDMA device was removed");
+		return;
+	}
 	if (!d->resume.generation) {
 		ibpost_blk_fail_for_good(d, "no region to take back");
 		return;

@@ -25,6 +25,8 @@
 # about 10 MB/s.
 # shellcheck source=tools/tests/lib/blk-lib.sh
 . tools/tests/lib/blk-lib.sh
+# shellcheck source=tools/tests/lib/leftovers.sh
+. tools/tests/lib/leftovers.sh
 
 # The marker region the server kills its limited serve under (3 MiB + 12 KiB).
 PEER_BLK_MARK=3158016
@@ -536,6 +538,52 @@ peer_blk_retries() {
 	t_check "retries: unmap" "$IBPOST" blk unmap "$name"
 }
 
+# peer_blk_devgone S: this guest's own rxe0 deleted under fio on a
+# 2-queue device on the server that keeps regions (a reconnect would find
+# the region, once a device is back), mapped with ctrl_loss_tmo 600 and
+# fast_io_fail_tmo off (-1): as nvme-rdma deletes a removed device's
+# controllers, the device fails for good at once (IBPOST_EV_LOST, only
+# sent for the removal of this host's own device) instead of reconnecting
+# for ctrl_loss_tmo.  Rows (blk_fault): fio's I/O fails with EIO within
+# PEER_BLK_DEVGONE_S of the deletion, the state is lost, new I/O fails at
+# once, no task in D state, it unmaps; the log says why; nothing is left
+# (no session; ibpost/live at 0, live_zero); rxe0 is added back for the rows after.
+# Without the fix the device goes reconnecting and stays so (its attempts
+# on a device that is gone fail until ctrl_loss_tmo): fio's requests wait
+# requeued until fio's timeout (120 s), the state is reconnecting, and
+# the log has no such line.
+# Documentation/blk.rst: I/O fails this soon after this host's device
+# went (the removal itself, then one work; well under ctrl_loss_tmo).
+PEER_BLK_DEVGONE_S=20
+peer_blk_devgone() {
+	local S=$1 name A pat=/tmp/ibpost-devgone.bin w0 left
+	local why='its RDMA device was removed: the device failed for good'
+	peer_blk_keep_map devgone "$pat" --queues 2 --reconnect-delay 1 --ctrl-loss-tmo 600 \
+		--fast-io-fail-tmo -1 || return
+	rm -f "$pat"
+	w0=$(dmesg | grep -c "$name: $why")
+	BLK_FAULT_EIO=1 blk_fault "$name" lost $PEER_BLK_DEVGONE_S "this guest's rxe0 deleted under fio" \
+		rdma link del rxe0
+	if (($(dmesg | grep -c "$name: $why") > w0)); then
+		t_ok "devgone: the device failed for good with its RDMA device: $(dmesg | grep "$name: $why" | tail -n 1)"
+	else
+		t_fail "devgone: the device failed for good with its RDMA device" "$(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
+	fi
+	# The only device mapped: after its unmap no session and nothing live.
+	left=$(cat /sys/kernel/debug/ibpost/sessions)
+	if [[ -z $left ]]; then
+		t_ok "devgone: no ibpost session left after the unmap"
+	else
+		t_fail "devgone: no ibpost session left after the unmap" "$(tr '\n' ' ' <<<"$left")"
+	fi
+	live_zero "devgone: after the unmap"
+	if rdma link add rxe0 type rxe netdev eth0 && rig_wait_active rxe0; then
+		t_ok "devgone: rxe0 added back"
+	else
+		t_fail "devgone: rxe0 added back" "$(rdma link show 2>&1 | tr '\n' ' ')"
+	fi
+}
+
 # peer_blk_rmmod_rc S: three devices on the server at S that reconnect
 # forever (ctrl_loss_tmo -1) and fail their I/O at once meanwhile
 # (fast_io_fail_tmo 0), this guest's wire cut (peer_blk_cut) under a read
@@ -780,7 +828,9 @@ peer_blk() {
 	peer_blk_drop_keep "$S"
 	peer_blk_resets "$S" 3
 	peer_blk_retries "$S"
+	peer_blk_devgone "$S"
 	peer_blk_rmmod_rc "$S"
+	# shellcheck disable=SC2016 # expanded by that bash
 	t_check "no ibpost session left" \
 		bash -c '[[ -z $(cat /sys/kernel/debug/ibpost/sessions) ]]'
 }

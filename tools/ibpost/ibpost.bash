@@ -118,7 +118,7 @@ _ibpost()
 		;;
 	serve)
 		words='--addr --port --allow --max-conns --idle --max-mem
-			--max-job-time --max-per-addr --max-keep --cpu-record --json --wide --config
+			--max-job-time --max-per-addr --max-keep --keep --cpu-record --json --wide --config
 			--check-config --help'
 		;;
 	blk)

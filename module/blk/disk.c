@@ -101,7 +101,8 @@ static u32 ibpost_blk_keep_ask(const struct ibpost_blk_dev *d)
 /**
  * ibpost_blk_keep_warn() - warn when the server keeps a device's region
  *	for less than the device tries to reconnect.
- * @d: the device, its last session's grant in @d->resume.keep_s.
+ * @d: the device, added (its disk named), its last session's grant in
+ *	@d->resume.keep_s.
  *
  * A cut longer than the grant (less reconnect_delay) then loses the data:
  * the server frees the region while the device still tries.
@@ -112,8 +113,8 @@ void ibpost_blk_keep_warn(const struct ibpost_blk_dev *d)
 
 	if (ask && d->resume.keep_s < ask)
 		pr_warn("%s: the server keeps the region %u s after a loss, less than ctrl_loss_tmo (%d): a longer cut loses the data (its serve --max-keep)\n",
-			d->disk ? d->disk->disk_name : d->map.rdma,
-			d->resume.keep_s, READ_ONCE(d->map.ctrl_loss_tmo));
+			d->disk->disk_name, d->resume.keep_s,
+			READ_ONCE(d->map.ctrl_loss_tmo));
 }
 
 /* An unmap gives a reconnect's open up (it waits for one rdma_cm step). */

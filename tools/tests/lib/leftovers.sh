@@ -13,19 +13,19 @@ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 # left there is nothing to list, and the row says so (live_zero still
 # counts what the module holds).
 no_rdma_left() {
-	local when=$1 kind found= what
+	local when=$1 kind found='' kinds
 	shift
-	what="no ibpost $(tr 'a-z ' 'A-Z/' <<<"$*") left"
+	kinds=$(tr 'a-z ' 'A-Z/' <<<"$*")
 	for kind; do
 		rdma resource show "$kind" 2>/dev/null | grep -q 'comm \[ibpost' &&
 			found="$found $kind"
 	done
 	if [[ -n $found ]]; then
-		t_fail "$when: $what" "found:$found"
+		t_fail "$when: no ibpost $kinds left" "found:$found"
 	elif [[ -z $(rdma dev 2>/dev/null) ]]; then
-		t_ok "$when: no RDMA device left to list $(tr 'a-z ' 'A-Z/' <<<"$*")s of"
+		t_ok "$when: no RDMA device left to list ${kinds}s of"
 	else
-		t_ok "$when: $what"
+		t_ok "$when: no ibpost $kinds left"
 	fi
 }
 

@@ -90,6 +90,11 @@ module_param_named(session_test_busy_page, ibpost_test.session_test_busy_page,
 MODULE_PARM_DESC(session_test_busy_page,
 		 "test hook, taken by the next session region request that starts on the region's 4 KiB page N - 1: it is refused as a full send queue refuses it (-EAGAIN), once (a refusal that fails no session)");
 
+module_param_named(session_test_bad_queue, ibpost_test.session_test_bad_queue,
+		   uint, 0600);
+MODULE_PARM_DESC(session_test_bad_queue,
+		 "test hook, taken by the next session region request posted on queue N - 1: it carries another rkey, so that it ends with one error completion (a remote access error) on that queue alone, once");
+
 /* The longest a hook holds, whatever its parameter says. */
 #define IBPOST_TEST_HOLD_MAX_MS	10000U
 

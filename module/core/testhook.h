@@ -72,6 +72,9 @@
  * @session_test_busy_page: the next region request that starts on the
  *	region's 4 KiB page N - 1 is refused as a full send queue refuses it
  *	(-EAGAIN), once (session/region.c).
+ * @session_test_bad_queue: the next region request posted on a session's
+ *	queue N - 1 carries another key, once: one error completion (a
+ *	remote access error) on that queue alone (session/region.c).
  * @kunit_keep_room: KUnit only (no parameter): a completed request does not
  *	give its send-queue slots back (session/submit.c).
  * @kunit_partial_post: KUnit only (no parameter): the next post of a chain
@@ -91,6 +94,7 @@ struct ibpost_test_hooks {
 	unsigned int pair_test_port;
 	unsigned int session_test_bad_page;
 	unsigned int session_test_busy_page;
+	unsigned int session_test_bad_queue;
 	bool kunit_keep_room;
 	bool kunit_partial_post;
 };

@@ -180,9 +180,21 @@ void ibpost_region_release(struct ibpost_session *s)
 static void ibpost_region_test_key(struct ibpost_req *req, u64 off, u64 len)
 {
 	u64 page = ibpost_test_read(session_test_bad_page);
+	unsigned int q = ibpost_test_read(session_test_bad_queue);
 
 	if (page && off < page * SZ_4K && off + len > (page - 1) * SZ_4K)
 		req->rkey ^= 0xff;
+	/*
+	 * session_test_bad_queue (queue N - 1): the next request on that
+	 * queue alone, once: one error completion there (a consumer's
+	 * session must survive it as the loss of that queue's connection).
+	 */
+	if (q && req->q->idx == q - 1 &&
+	    ibpost_test_take_if(session_test_bad_queue, q)) {
+		pr_info("test hook: session %u: a request on queue %u carries another key\n",
+			req->sess->id, q - 1);
+		req->rkey ^= 0xff;
+	}
 }
 
 /*

@@ -1467,6 +1467,63 @@ static void join_read(struct hconn *c, const struct answer *v, uint8_t pat,
 	verdict(C_JOIN, name, W_WORK, &a);
 }
 
+/*
+ * Two sessions of one address and the joins of the first: together they
+ * hold at most --max-per-addr connections, so the join past that is
+ * refused for the address (SRV_PER_ADDR, value and limit the cap), not
+ * let in under its own session's cap (a session's joins count against
+ * the address, with its other sessions).
+ */
+static void join_two(const struct hopts *o)
+{
+	unsigned int max = o->max_per_addr, n = 0, i;
+	struct hconn a = {}, b = {}, *js;
+	struct ibpost_wire_join j;
+	struct answer aa, ba, r;
+	char name[160];
+
+	memset(&r, 0, sizeof(r));
+	if (max < 3 || open_region(&a, o, 1 << 20, &aa) || !aa.session ||
+	    open_region(&b, o, 1 << 20, &ba) || !ba.session) {
+		printf("battery: join: two sessions of one address: set-up refused (--max-per-addr %u)\n",
+		       max);
+		setup_failed(&r);
+		verdict(C_JOIN, "two sessions of one address, joins of one up to --max-per-addr",
+			W_REFUSE, &r);
+		teardown(&a);
+		teardown(&b);
+		return;
+	}
+	js = calloc(max, sizeof(*js));
+	if (!js)
+		die("calloc");
+	join_init(&j, aa.session, aa.token);
+	for (i = 0; i < max - 2; i++) {
+		join_open(&js[i], o, &j, &r);
+		if (r.got != G_ACCEPTED)
+			break;
+		n++;
+	}
+	if (n == max - 2) {
+		open_once(&js[n], o, &j, sizeof(j), &r);
+		r.expect = IBPOST_R_SRV_PER_ADDR;
+		if (r.got == G_REFUSED && (r.value != max || r.limit != max))
+			r.expect = 0;
+	} else {
+		printf("battery: join: %u of %u joins beside two sessions accepted\n",
+		       n, max - 2);
+		setup_failed(&r);
+	}
+	snprintf(name, sizeof(name), "two sessions of one address and %u joins of one (--max-per-addr %u): the next join refused for the address",
+		 n, max);
+	verdict(C_JOIN, name, W_REFUSE, &r);
+	for (i = 0; i <= n && i < max; i++)
+		teardown(&js[i]);
+	free(js);
+	teardown(&a);
+	teardown(&b);
+}
+
 static void cat_join(const struct hopts *o)
 {
 	unsigned int n = o->max_per_addr > 1 ? o->max_per_addr - 1 : 0, i;
@@ -1549,6 +1606,7 @@ static void cat_join(const struct hopts *o)
 	join_refused(o, "a join of a session whose fin came", &j,
 		     IBPOST_R_JOIN_ENDED);
 	teardown(&v);
+	join_two(o);
 }
 
 /* --- join-race ------------------------------------------------------------- */

@@ -436,6 +436,185 @@ peer_blk_io_moving() {
 	return 1
 }
 
+# peer_blk_errq1 S: issue 42, an error completion on queue 1 against a
+# server that keeps regions.  A 2-queue device on S port 18522 (serve
+# --keep 30), 4 MiB of random bytes written, then a 4 KiB read on the
+# CPUs of hardware queue 1 while the session_test_bad_queue hook gives
+# the next request posted on queue 1 another key: one remote access error
+# there, queue 0 untouched.  The session fails without its fin (it is in
+# error), the server keeps its region, the device resumes it: the read
+# ends without an error, the device is live with 1 reconnect, the log
+# says "reconnected", never "region lost", and the 4 MiB read back equal.
+# Before the fix the failed session's close could send the fin on queue
+# 0, still working: the server ended the session normally and freed the
+# region, and the reconnect found it lost.
+peer_blk_errq1() {
+	local S=$1 name A pat=/tmp/ibpost-errq1.bin got=/tmp/ibpost-errq1-got.bin
+	local hook=/sys/module/ibpost/parameters/session_test_bad_queue
+	local lost='ibpost_blk: ibpostb[0-9]*: region lost: '
+	local took='test hook: session [0-9]*: a request on queue 1 carries another key'
+	local wce='error completion: remote access error'
+	local cpus r0 k0 e0 t0 rc s out
+	peer_blk_keep_map errq1 "$pat" --queues 2 --reconnect-delay 1 --ctrl-loss-tmo 60 || return
+	cpus=$(tr -d ' ' <"/sys/block/$name/mq/1/cpu_list")
+	r0=$(dmesg | grep -c "$lost")
+	k0=$(dmesg | grep -c "$took")
+	e0=$(dmesg | grep -c "$wce")
+	echo 2 >"$hook"
+	t0=$SECONDS
+	out=$(timeout 60 taskset -c "$cpus" dd if="/dev/$name" of=/dev/null bs=4k count=1 \
+		iflag=direct 2>&1)
+	rc=$?
+	s=$((SECONDS - t0))
+	echo 0 >"$hook"
+	peer_blk_settle "$A" "state live, reconnects 1" 30
+	echo "errq1: the read on queue 1 (CPUs $cpus) exit $rc after $s s; $rcs" >>"$FIG"
+	if (($(dmesg | grep -c "$took") == k0 + 1 && $(dmesg | grep -c "$wce") > e0)); then
+		t_ok "errq1: one error completion on queue 1 (CPUs $cpus): $(dmesg | grep "$wce" | tail -n 1)"
+	else
+		t_fail "errq1: one error completion on queue 1 (CPUs $cpus)" \
+			"the hook taken $(($(dmesg | grep -c "$took") - k0)) times, error completions $(($(dmesg | grep -c "$wce") - e0))"
+	fi
+	if [[ $rc == 0 && $rcs == "state live, reconnects 1" ]] &&
+		(($(dmesg | grep -c "$lost") == r0)) && dmesg | grep -q "$name: reconnected to "; then
+		t_ok "errq1: the read ended well, the device resumed its kept region: $rcs ($s s): $(dmesg | grep "$name: reconnected to " | tail -n 1)"
+	else
+		t_fail "errq1: the read ended well, the device resumed its kept region (live, 1 reconnect, no 'region lost')" \
+			"read exit $rc after $s s ($out), $rcs: $(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
+	fi
+	if peer_blk_same "$name" "$pat" "$got"; then
+		t_ok "errq1: the 4 MiB written before the error completion read back equal"
+	else
+		t_fail "errq1: the data survives an error completion on queue 1" \
+			"$(cmp "$pat" "$got" 2>&1 | head -n 1)"
+	fi
+	rm -f "$pat" "$got"
+	no_dstate "errq1"
+	t_check "errq1: unmap" "$IBPOST" blk unmap "$name"
+}
+
+# peer_blk_cut4 on|off [ADDR]: this guest's IPv4 packets to ADDR dropped
+# (a prio qdisc on eth0 whose third band, netem loss 100%, takes them),
+# or nothing dropped any more: its IPv6 traffic to the same host still
+# flows.
+peer_blk_cut4() {
+	if [[ $1 == on ]]; then
+		rig_modprobe sch_netem sch_prio cls_u32 &&
+			tc qdisc replace dev eth0 root handle 1: prio &&
+			tc qdisc add dev eth0 parent 1:3 handle 30: netem loss 100% &&
+			tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+				match ip dst "$2/32" flowid 1:3
+	else
+		tc qdisc del dev eth0 root 2>/dev/null || true
+	fi
+}
+
+# peer_blk_full_hold K: job K of this guest's IPv6 address (another
+# address than the device's) on the full server (S6, port 18524), 4 KiB
+# writes for up to 97 s; 0 once it counts WRs, 1 when it ended first.
+peer_blk_full_hold() {
+	local out=$IBPOST_OUT/full-hold-$1.txt pid _
+	"$IBPOST" run --dev rxe0 --connect "[fd00:192::1]:18524" --op write --size 4K \
+		--duration 97 --report-every 1 >"$out" 2>&1 &
+	pid=$!
+	FULL_PIDS+=("$pid")
+	for _ in $(seq 300); do
+		(($(awk '$1 == "progress" && $3 > 0' "$out" | wc -l) >= 1)) && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# peer_blk_full S: issue 42's own scenario: a resume whose join is
+# refused because the server's connections are full of another
+# address's.  The serve at S port 18524 takes 3 connections (--max-conns
+# 3, idle 3 s, its keep the default: up to 600 s).  A 2-queue device there
+# (2 connections, ctrl_loss_tmo and keep at their defaults, 600 s), 4 MiB
+# of random bytes written; then this guest's IPv4 packets to the server
+# are dropped (peer_blk_cut4): the server loses the session and keeps
+# its region (1 connection), the device reconnects in vain.  Two jobs of
+# this guest's IPv6 address (fd00:192::2) take the server's other 2
+# connections.  The IPv4 packets flow again: the device's resume of
+# queue 0 is accepted and its queue 1's join refused (the server is at
+# its connection limit); that half-built session is closed without its
+# fin, so the region stays kept, and each attempt is refused the same
+# way while the jobs hold.  They end: the device takes its region back,
+# live with 1 reconnect, never "region lost", the 4 MiB read back equal.
+# peer-server.sh checks the refused join and the resumes on its side.
+# Before the fix the half-built session's close sent the fin: the server
+# ended the session and freed its region, and the next attempt was told
+# "region lost" with most of its keep left.
+PEER_BLK_FULL_S=60
+peer_blk_full() {
+	local S=$1 name A pat=/tmp/ibpost-full.bin got=/tmp/ibpost-full-got.bin
+	local lost='ibpost_blk: ibpostb[0-9]*: region lost: '
+	local busy='session [0-9]*: the server refused queue 1: the server is at its connection limit (value'
+	local r0 b0 b1 t0 st k held=0 rcs FULL_PIDS=() _
+	KPORT=18524 peer_blk_keep_map full "$pat" --queues 2 --reconnect-delay 1 || return
+	r0=$(dmesg | grep -c "$lost")
+	b0=$(dmesg | grep -c "$busy")
+	t0=$SECONDS
+	peer_blk_cut4 on "$S" || t_fail "full: the IPv4 packets to $S dropped" "tc failed"
+	peer_blk_state "$name" reconnecting 40
+	st=$(cat "$A/state")
+	# Its slots taken by another address of this host (the kept session
+	# holds the third); a job refused before the server saw the loss
+	# tries again.
+	for k in 1 2; do
+		for _ in 1 2 3 4 5; do
+			if peer_blk_full_hold "$k"; then
+				held=$((held + 1))
+				break
+			fi
+			sleep 2
+		done
+	done
+	peer_blk_cut4 off
+	echo "full: $st $((SECONDS - t0)) s after the IPv4 cut; $held jobs of fd00:192::2 hold" >>"$FIG"
+	if [[ $st == reconnecting && $held == 2 ]]; then
+		t_ok "full: the device reconnecting, 2 jobs of this host's IPv6 address hold the server's other connections"
+	else
+		t_fail "full: the device reconnecting, the server's other connections held" \
+			"state $st, $held jobs hold: $(tail -n 2 "$IBPOST_OUT"/full-hold-*.txt | tr '\n' ' ')"
+	fi
+	# Wire mended: the next attempt's queue 1 cannot join.
+	t0=$SECONDS
+	for _ in $(seq $((PEER_BLK_FULL_S * 5))); do
+		(($(dmesg | grep -c "$busy") > b0)) && break
+		[[ $(cat "$A/state") == reconnecting ]] || break
+		sleep 0.2
+	done
+	b1=$(dmesg | grep -c "$busy")
+	# (background subshells ignore SIGINT: signal the tool itself)
+	pkill -INT -f -- "--duration 97 --report-every 1"
+	wait "${FULL_PIDS[@]}" 2>/dev/null
+	if ((b1 > b0)) && [[ $(cat "$A/state") == reconnecting ]]; then
+		t_ok "full: a resume's queue 1 refused, the server full of another address's connections ($((SECONDS - t0)) s): $(dmesg | grep "$busy" | tail -n 1)"
+	else
+		t_fail "full: a resume's queue 1 refused at the server's connection limit" \
+			"state $(cat "$A/state") after $((SECONDS - t0)) s: $(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
+	fi
+	t0=$SECONDS
+	peer_blk_settle "$A" "state live, reconnects 1" 30
+	echo "full: refused $((b1 - b0)) times; then $rcs $((SECONDS - t0)) s after the jobs ended" >>"$FIG"
+	if [[ $rcs == "state live, reconnects 1" ]] && (($(dmesg | grep -c "$lost") == r0)) &&
+		dmesg | grep -q "$name: reconnected to "; then
+		t_ok "full: once a slot freed the device took its region back: $rcs ($((SECONDS - t0)) s): $(dmesg | grep "$name: reconnected to " | tail -n 1)"
+	else
+		t_fail "full: once a slot freed the device took its region back (live, 1 reconnect, no 'region lost')" \
+			"$rcs: $(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
+	fi
+	if peer_blk_same "$name" "$pat" "$got"; then
+		t_ok "full: the 4 MiB written before the cut read back equal"
+	else
+		t_fail "full: the data survives the refused resumes" "$(cmp "$pat" "$got" 2>&1 | head -n 1)"
+	fi
+	rm -f "$pat" "$got"
+	no_dstate "full"
+	t_check "full: unmap" "$IBPOST" blk unmap "$name"
+}
+
 # peer_blk_resets S N: a device on the server at S port 18522 (serve
 # --keep 30: its region outlives a lost session), 4 MiB of random data
 # written, then N resets through its reset attribute (the session fails as
@@ -738,6 +917,27 @@ peer_blk_serve_kept_drop() {
 		test "$ok" = 1
 }
 
+# peer_blk_serve_full LOG (server side): TAP rows, the full serve's LOG
+# (port 18524, peer_blk_full): the device's session was kept when the
+# cut took it (not ended: "done"), a join was refused at the server's
+# connection limit, the resume it belonged to ended kept again (the
+# half-built session's close sent no fin) and a later resume took it.
+peer_blk_serve_full() {
+	local log=$1 sk first ok=0
+	sk=$(sed -n 's/^conn \([0-9]*\): job write size .*, keep 600 s of 600 asked$/\1/p' "$log" | head -n 1)
+	first=$(grep -m 1 "^conn ${sk:-x}: \(done\|lost\|kept\): " "$log")
+	t_check "full serve: the device's session ${sk:-?} was kept when the cut took it: ${first:-none}" \
+		grep -q "^conn ${sk:-x}: kept: session ${sk:-x} for 600 s after: " <<<"$first"
+	t_check "full serve: a join refused at its connection limit (3): $(grep -m 1 'refused: Device or resource busy: the server is at its connection limit (' "$log")" \
+		grep -q 'refused: Device or resource busy: the server is at its connection limit (value 3, limit 3)' "$log"
+	first=$(sed -n "/^conn ${sk:-x}: resumed: session ${sk:-x} (resume 1) /,\$p" "$log" |
+		grep -m 1 "^conn ${sk:-x}: \(done\|lost\|kept\): ")
+	[[ $first == "conn ${sk:-x}: kept: session ${sk:-x} for 600 s after: "* ]] &&
+		grep -q "^conn ${sk:-x}: resumed: session ${sk:-x} (resume [2-9]) " "$log" && ok=1
+	t_check "full serve: the resume refused at its join ended without its fin, kept: ${first:-none}; then $(grep "^conn ${sk:-x}: resumed: " "$log" | tail -n 1)" \
+		test "$ok" = 1
+}
+
 # peer_blk_serve_dropped (server side): a TAP row, the hook was set, taken
 # (back to 0) and disconnected queue 1's connection alone.
 peer_blk_serve_dropped() {
@@ -826,6 +1026,8 @@ peer_blk() {
 	peer_blk_cut20 "$S"
 	peer_blk_failfast "$S"
 	peer_blk_drop_keep "$S"
+	peer_blk_errq1 "$S"
+	peer_blk_full "$S"
 	peer_blk_resets "$S" 3
 	peer_blk_retries "$S"
 	peer_blk_devgone "$S"

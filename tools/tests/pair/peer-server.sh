@@ -45,6 +45,12 @@ kpid=$!
 DLOG=$IBPOST_OUT/serve-default.log
 "$IBPOST" serve --port 18523 >"$DLOG" 2>&1 &
 dpid=$!
+# Room for 3 connections, every other limit but idle at its default
+# (peer_blk_full: a device's resume refused at its join while another
+# address of the client holds the rest).
+FLOG=$IBPOST_OUT/serve-full.log
+"$IBPOST" serve --port 18524 --max-conns 3 --idle 3000 >"$FLOG" 2>&1 &
+fpid=$!
 touch "$IBPOST_OUT/ready"
 
 # shellcheck source=tools/tests/lib/peer-blk.sh
@@ -89,7 +95,7 @@ for _ in $(seq 3600); do
 done
 [[ -e $IBPOST_OUT/stop ]] || t_fail "told to stop" "no $IBPOST_OUT/stop in 30 min"
 perf_servers_stop
-kill -INT "$spid" "$kpid" "$dpid"
+kill -INT "$spid" "$kpid" "$dpid" "$fpid"
 ((killed)) || kill -INT "$lpid"
 src=0
 wait "$spid" || src=$?
@@ -98,7 +104,9 @@ ksrc=0
 wait "$kpid" || ksrc=$?
 dsrc=0
 wait "$dpid" || dsrc=$?
-cat "$LOG" "$LLOG" "$KLOG" "$DLOG"
+fsrc=0
+wait "$fpid" || fsrc=$?
+cat "$LOG" "$LLOG" "$KLOG" "$DLOG" "$FLOG"
 
 if ((src == 0)) && grep -qx 'serve: stopping' "$LOG"; then
 	t_ok "serve ends on SIGINT with status 0 and says so"
@@ -168,6 +176,9 @@ t_check "the limited serve was killed under the client's ibpost_blk I/O" \
 	grep -qx 'killed the limited serve' "$IBPOST_OUT/events.log"
 peer_blk_serve_dropped
 peer_blk_serve_kept_drop "$KLOG"
+t_check "the serve of 3 connections reports its limits and stopped cleanly (exit $fsrc)" \
+	bash -c "grep -qx 'serve: limits: 3 conns, 3 per address, $mib MiB pinned, 600000 ms a job, idle 3000 ms, keep up to 600 s' '$FLOG' && test $fsrc = 0"
+peer_blk_serve_full "$FLOG"
 # The dropped join is freed by its session's thread at once, not at the
 # session's end: its own IBPOST_SRV_LOST event (a session's teardown says
 # nothing of each join).

@@ -26,7 +26,8 @@
  * the session), which the next attempt takes it back with.  A refusal with
  * IBPOST_R_REGION_LOST or IBPOST_R_JOIN_TOKEN means the data is gone, an
  * expired ctrl_loss_tmo that the server is, and the removal of this host's
- * RDMA device under the session (IBPOST_EV_LOST: @dev_gone) that the
+ * RDMA device under the session (IBPOST_EV_LOST: @dev_gone), or its
+ * absence when an attempt opens (it went between two attempts), that the
  * device is (as nvme-rdma deletes a removed device's controllers): each
  * fails the device for good (IBPOST_BLK_LOST), and every request ends
  * with BLK_STS_IOERR.
@@ -143,8 +144,13 @@ static void ibpost_blk_retry(struct ibpost_blk_dev *d, int err, u32 reason)
 	int tmo = READ_ONCE(d->map.ctrl_loss_tmo);
 	const char *why;
 
-	/* The attempt's session lost its RDMA device (see ibpost_blk_err()). */
-	if (READ_ONCE(d->dev_gone)) {
+	/*
+	 * The attempt's session lost its RDMA device (see ibpost_blk_err()),
+	 * or the attempt found none of that name: it went while no session
+	 * was there to tell (between two attempts).
+	 */
+	if (READ_ONCE(d->dev_gone) ||
+	    (err == -ENODEV && reason == IBPOST_R_NO_DEVICE)) {
 		ibpost_blk_fail_for_good(d, "its RDMA device was removed");
 		return;
 	}

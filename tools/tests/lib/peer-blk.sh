@@ -763,6 +763,52 @@ peer_blk_devgone() {
 	fi
 }
 
+# peer_blk_devgone_rc S: issue 42, devgone's other half.  A device on S
+# port 18522 (ctrl_loss_tmo 600, an attempt every 5 s, io_timeout 3 s),
+# this guest's wire cut under a read: it reconnects, its attempts fail.
+# Right after one failed (the log's "reconnect failed"), so that no
+# session is there to hear of it, this guest's rxe0 is deleted: the next
+# attempt finds no such RDMA device and the device fails for good, as a
+# removal under its session does, within PEER_BLK_DEVGONE_S; it unmaps;
+# rxe0 is added back and the wire mended.  Without the fix the attempts
+# went on for ctrl_loss_tmo (600 s), each finding no device.
+peer_blk_devgone_rc() {
+	local S=$1 name A pat=/tmp/ibpost-devgone-rc.bin f0 t0 st rd=1 dpid _
+	local why='its RDMA device was removed: the device failed for good'
+	peer_blk_keep_map devgone-rc "$pat" --queues 1 --reconnect-delay 5 --ctrl-loss-tmo 600 \
+		--io-timeout 3 || return
+	rm -f "$pat"
+	f0=$(dmesg | grep -c "$name: reconnect failed: ")
+	peer_blk_cut on
+	timeout 60 dd if="/dev/$name" of=/dev/null bs=4k count=1 iflag=direct status=none &
+	dpid=$!
+	for _ in $(seq 300); do
+		(($(dmesg | grep -c "$name: reconnect failed: ") > f0)) && break
+		sleep 0.2
+	done
+	st=$(cat "$A/state")
+	rdma link del rxe0 || rd=0
+	t0=$SECONDS
+	peer_blk_state "$name" lost $PEER_BLK_DEVGONE_S
+	echo "devgone-rc: $st after a failed attempt, rxe0 deleted ($rd): $(cat "$A/state") after $((SECONDS - t0)) s" >>"$FIG"
+	if [[ $st == reconnecting && $rd == 1 && $(cat "$A/state") == lost ]] &&
+		dmesg | grep -q "$name: $why"; then
+		t_ok "devgone-rc: rxe0 deleted between two attempts: the device failed for good ($((SECONDS - t0)) s): $(dmesg | grep "$name: $why" | tail -n 1)"
+	else
+		t_fail "devgone-rc: rxe0 deleted between two attempts: the device failed for good" \
+			"state $st, then $(cat "$A/state") after $((SECONDS - t0)) s: $(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
+	fi
+	wait "$dpid"
+	no_dstate "devgone-rc"
+	t_check "devgone-rc: unmap" timeout 60 "$IBPOST" blk unmap "$name"
+	peer_blk_cut off
+	if rdma link add rxe0 type rxe netdev eth0 && rig_wait_active rxe0; then
+		t_ok "devgone-rc: rxe0 added back"
+	else
+		t_fail "devgone-rc: rxe0 added back" "$(rdma link show 2>&1 | tr '\n' ' ')"
+	fi
+}
+
 # peer_blk_rmmod_rc S: three devices on the server at S that reconnect
 # forever (ctrl_loss_tmo -1) and fail their I/O at once meanwhile
 # (fast_io_fail_tmo 0), this guest's wire cut (peer_blk_cut) under a read
@@ -1031,6 +1077,7 @@ peer_blk() {
 	peer_blk_resets "$S" 3
 	peer_blk_retries "$S"
 	peer_blk_devgone "$S"
+	peer_blk_devgone_rc "$S"
 	peer_blk_rmmod_rc "$S"
 	# shellcheck disable=SC2016 # expanded by that bash
 	t_check "no ibpost session left" \

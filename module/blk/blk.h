@@ -61,6 +61,11 @@
  * refusal that failed no session), so no reconnect would kick the list.
  */
 #define IBPOST_BLK_REQUEUE_MS	100
+/*
+ * An unmap waits this long for a live session's outstanding requests
+ * before it fails the session (ibpost_blk_remove()).
+ */
+#define IBPOST_BLK_DRAIN_S	5
 /* Length of the reason of the last control write. */
 #define IBPOST_BLK_RESULT_LEN	160
 

@@ -414,16 +414,36 @@ int ibpost_blk_unlist(struct ibpost_blk_dev *d, bool force)
 	return 0;
 }
 
+/*
+ * Let the session's outstanding requests end (the disk is dead: nothing
+ * new comes), for up to IBPOST_BLK_DRAIN_S: then the session is still
+ * live and its close sends the fin, so that the server frees the region
+ * at once (with --keep too: an unmap is the device's normal end).  What
+ * is still outstanding then is stuck on a dead path: the session is
+ * failed, which flushes it with an error (and its close sends no fin:
+ * the server keeps the region for its keep time, as after any loss).
+ */
+static void ibpost_blk_drain(struct ibpost_blk_dev *d)
+{
+	struct request_queue *q = d->disk->queue;
+
+	blk_freeze_queue_start(q);
+	if (!blk_mq_freeze_queue_wait_timeout(q, IBPOST_BLK_DRAIN_S * HZ))
+		ibpost_session_fail(d->sess);
+	blk_mq_unfreeze_queue(q);
+}
+
 /**
  * ibpost_blk_remove() - unmap a device ibpost_blk_unlist() took off.
  * @d: the device; freed.
  *
  * A reconnect stops first (its works cancelled, the queue unquiesced,
- * requeued requests kicked to fail).  The queues fail: the disk is marked
- * dead (new I/O fails at once) and the session (if any) is failed, so
- * that whatever it still holds (a request stuck on a dead path) is
- * flushed and completed with an error; only then
- * does del_gendisk() freeze the queue, which waits for every request.
+ * requeued requests kicked to fail).  The disk is marked dead (new I/O
+ * fails at once) and the session's outstanding requests drain
+ * (ibpost_blk_drain(): a request stuck on a dead path is flushed with an
+ * error); only then does del_gendisk() freeze the queue, which waits for
+ * every request, and the session's close ends it on the server: with its
+ * fin when it is still live.
  * Without ibpost_blk_lock: other devices map and unmap meanwhile.
  *
  * Context: process context, may sleep.
@@ -442,7 +462,7 @@ void ibpost_blk_remove(struct ibpost_blk_dev *d)
 			WRITE_ONCE(d->state, IBPOST_BLK_ERROR);
 		blk_mark_disk_dead(d->disk);
 		if (d->sess)
-			ibpost_session_fail(d->sess);
+			ibpost_blk_drain(d);
 		del_gendisk(d->disk);
 	}
 	pr_info("%s unmapped\n", d->disk->disk_name);

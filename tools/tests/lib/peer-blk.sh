@@ -586,14 +586,15 @@ peer_blk_full() {
 		sleep 0.2
 	done
 	b1=$(dmesg | grep -c "$busy")
+	st=$(cat "$A/state")
 	# (background subshells ignore SIGINT: signal the tool itself)
 	pkill -INT -f -- "--duration 97 --report-every 1"
 	wait "${FULL_PIDS[@]}" 2>/dev/null
-	if ((b1 > b0)) && [[ $(cat "$A/state") == reconnecting ]]; then
+	if ((b1 > b0)) && [[ $st == reconnecting ]]; then
 		t_ok "full: a resume's queue 1 refused, the server full of another address's connections ($((SECONDS - t0)) s): $(dmesg | grep "$busy" | tail -n 1)"
 	else
 		t_fail "full: a resume's queue 1 refused at the server's connection limit" \
-			"state $(cat "$A/state") after $((SECONDS - t0)) s: $(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
+			"state $st after $((SECONDS - t0)) s: $(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
 	fi
 	t0=$SECONDS
 	peer_blk_settle "$A" "state live, reconnects 1" 30
@@ -982,6 +983,10 @@ peer_blk_serve_full() {
 		grep -q "^conn ${sk:-x}: resumed: session ${sk:-x} (resume [2-9]) " "$log" && ok=1
 	t_check "full serve: the resume refused at its join ended without its fin, kept: ${first:-none}; then $(grep "^conn ${sk:-x}: resumed: " "$log" | tail -n 1)" \
 		test "$ok" = 1
+	# The device's unmap, after its resume: the fin, the region freed.
+	first=$(grep "^conn ${sk:-x}: \(done\|lost\|kept\): " "$log" | tail -n 1)
+	t_check "full serve: the resumed session's unmap ended it with the fin: ${first:-none}" \
+		grep -q "^conn ${sk:-x}: done: " <<<"$first"
 }
 
 # peer_blk_serve_dropped (server side): a TAP row, the hook was set, taken

@@ -194,6 +194,10 @@ t_check "ibpost_blk's devices got regions of the server's memory in 1 MiB chunks
 	grep -q 'job write size 4194304 depth [0-9]* slots 64, keep 0 s of 600 asked$' "$LOG"
 # The 64 MiB device has 2 queues: its session's second connection joined.
 s64=$(sed -n 's/^conn \([0-9]*\): job write size 4194304 depth [0-9]* slots 64, keep 0 s of 600 asked$/\1/p' "$LOG" | head -n 1)
+# Its unmap is its normal end: the fin, not a lost connection (the
+# region freed at once, kept or not).
+t_check "the 2-queue device's unmap ended its session ${s64:-?} with the fin: $(grep -m 1 "^conn ${s64:-x}: \(done\|lost\|kept\): " "$LOG")" \
+	grep -q "^conn ${s64:-x}: done: " "$LOG"
 t_check "the 2-queue device's session ${s64:-?} had 2 connections on the server: $(grep -m 1 "joined session ${s64:-x} " "$LOG")" \
 	bash -c "grep -q '^conn [0-9]*: joined session ${s64:-x} (2 connections) from ' '$LOG' &&
 		! grep -q 'joined session ${s64:-x} (3 connections)' '$LOG'"

@@ -133,8 +133,8 @@ static bool ibpost_blk_open_cancelled(void *priv)
  * @resume: NULL for a new region, else what takes the server's kept
  *	region back (a reconnect); a failed attempt may leave the server's
  *	new token in it (&ibpost_session_attr.resume).
- * @reason: out: IBPOST_R_* of a refusal (IBPOST_R_NONE for a missing
- *	RDMA device).
+ * @reason: out: IBPOST_R_* of a refusal (IBPOST_R_NO_DEVICE for an RDMA
+ *	device of that name missing).
  *
  * Context: process context, may sleep.
  * Return: the session or an ERR_PTR().
@@ -161,8 +161,10 @@ ibpost_blk_session(struct ibpost_blk_dev *d,
 
 	*reason = IBPOST_R_NONE;
 	attr.ibdev = ib_device_get_by_name(d->map.rdma, RDMA_DRIVER_UNKNOWN);
-	if (!attr.ibdev)
+	if (!attr.ibdev) {
+		*reason = IBPOST_R_NO_DEVICE;
 		return ERR_PTR(-ENODEV);
+	}
 	s = ibpost_session_open(&attr);
 	ib_device_put(attr.ibdev);
 	return s;
@@ -186,7 +188,7 @@ static int ibpost_blk_open_session(struct ibpost_blk_dev *d, char *why,
 	if (IS_ERR(d->sess)) {
 		ret = PTR_ERR(d->sess);
 		d->sess = NULL;
-		if (ret == -ENODEV && reason == IBPOST_R_NONE)
+		if (ret == -ENODEV && reason == IBPOST_R_NO_DEVICE)
 			return ibpost_blk_refuse(why, len, ret,
 						 "no RDMA device %s",
 						 d->map.rdma);

@@ -39,7 +39,7 @@ PEER_BLK_DEL_S=40
 # The marker region whose queue 1 the server disconnects (3 MiB + 20 KiB).
 PEER_BLK_JOIN_MARK=3166208
 # Documentation/blk.rst: I/O on every queue fails this soon after the
-# map when one queue's connection is lost (the server acts 3 s after it
+# map when one queue's connection is lost (the server acts 6 s after it
 # sees the map; the rest is fio's start, 20 s on the debug guest).
 PEER_BLK_JOIN_S=45
 # The marker region whose queue 1 the server that keeps regions (port
@@ -61,8 +61,9 @@ PEER_BLK_VANISH_MARK=3170304
 PEER_BLK_VANISH_S=80
 
 # peer_blk_drop S: a 2-queue device of PEER_BLK_JOIN_MARK bytes on the
-# default server at S, which disconnects queue 1's connection alone 3 s
-# after it sees the map (its serve_test_drop_join hook).  fio runs on the
+# default server at S, which disconnects queue 1's connection alone 6 s
+# after it sees the map (fio must have done I/O by then: 3 s was too
+# little beside a loaded host) (its serve_test_drop_join hook).  fio runs on the
 # CPUs of hardware queue 0 only: the lost queue has nothing outstanding,
 # and the whole session fails all the same (Documentation/blk.rst) within
 # PEER_BLK_JOIN_S; the kernel log says a connection ended.  The device
@@ -125,7 +126,7 @@ peer_blk_drop() {
 # resume's token was not given back: the next attempt's old one was
 # refused, JOIN_TOKEN, "region lost" too).
 peer_blk_drop_keep() {
-	local S=$1 name A st rcs t0 n0 n1 r0 r1 f0 f1 _
+	local S=$1 name A st rcs t0 n0 n1 r0 r1 f0 f1 c0 _
 	local pat=/tmp/ibpost-dropkeep.bin got=/tmp/ibpost-dropkeep-got.bin
 	local msg='ibpost: session [0-9]*: a connection to the server ended: the session fails'
 	local lost='ibpost_blk: ibpostb[0-9]*: region lost: '
@@ -138,6 +139,7 @@ peer_blk_drop_keep() {
 		return
 	fi
 	A=/sys/block/$name/ibpost
+	c0=$(dmesg | grep -c "$name: reconnected to ")
 	# ctrl_loss_tmo 60 asked, 30 s granted (serve --keep 30): warned.
 	peer_blk_keep_row drop-keep 30 1
 	t0=$SECONDS
@@ -157,7 +159,7 @@ peer_blk_drop_keep() {
 		t_fail "drop-keep: the lost queue failed the session" "no '$msg' in the kernel log"
 	fi
 	if [[ $rcs == "state live, reconnects 1" ]] && ((r1 == r0)) &&
-		dmesg | grep -q "$name: reconnected to "; then
+		peer_blk_logged "$name: reconnected to " "$c0" 5; then
 		t_ok "drop-keep: the device resumed its kept region: $rcs ($((SECONDS - t0)) s): $(dmesg | grep "$name: reconnected to " | tail -n 1)"
 	else
 		t_fail "drop-keep: the device resumed its kept region (live, 1 reconnect, no 'region lost')" \
@@ -225,6 +227,18 @@ peer_blk_settle() {
 		[[ $rcs == "state lost"* || $rcs == "$2" ]] && return
 		sleep 0.2
 	done
+}
+
+# peer_blk_logged PATTERN N0 SECS: the kernel log has more than N0 lines
+# matching PATTERN within SECS seconds (a device is live a moment before
+# its "reconnected" line is printed; devices' names come again).
+peer_blk_logged() {
+	local _
+	for _ in $(seq $(($3 * 5))); do
+		(($(dmesg | grep -c "$1") > $2)) && return 0
+		sleep 0.2
+	done
+	return 1
 }
 
 # peer_blk_fill NAME PAT: 4 MiB of random bytes into PAT and the start of
@@ -454,12 +468,13 @@ peer_blk_errq1() {
 	local lost='ibpost_blk: ibpostb[0-9]*: region lost: '
 	local took='test hook: session [0-9]*: a request on queue 1 carries another key'
 	local wce='error completion: remote access error'
-	local cpus r0 k0 e0 t0 rc s out
+	local cpus r0 k0 e0 c0 t0 rc s out
 	peer_blk_keep_map errq1 "$pat" --queues 2 --reconnect-delay 1 --ctrl-loss-tmo 60 || return
 	cpus=$(tr -d ' ' <"/sys/block/$name/mq/1/cpu_list")
 	r0=$(dmesg | grep -c "$lost")
 	k0=$(dmesg | grep -c "$took")
 	e0=$(dmesg | grep -c "$wce")
+	c0=$(dmesg | grep -c "$name: reconnected to ")
 	echo 2 >"$hook"
 	t0=$SECONDS
 	out=$(timeout 60 taskset -c "$cpus" dd if="/dev/$name" of=/dev/null bs=4k count=1 \
@@ -476,7 +491,7 @@ peer_blk_errq1() {
 			"the hook taken $(($(dmesg | grep -c "$took") - k0)) times, error completions $(($(dmesg | grep -c "$wce") - e0))"
 	fi
 	if [[ $rc == 0 && $rcs == "state live, reconnects 1" ]] &&
-		(($(dmesg | grep -c "$lost") == r0)) && dmesg | grep -q "$name: reconnected to "; then
+		(($(dmesg | grep -c "$lost") == r0)) && peer_blk_logged "$name: reconnected to " "$c0" 5; then
 		t_ok "errq1: the read ended well, the device resumed its kept region: $rcs ($s s): $(dmesg | grep "$name: reconnected to " | tail -n 1)"
 	else
 		t_fail "errq1: the read ended well, the device resumed its kept region (live, 1 reconnect, no 'region lost')" \
@@ -550,10 +565,11 @@ peer_blk_full() {
 	local S=$1 name A pat=/tmp/ibpost-full.bin got=/tmp/ibpost-full-got.bin
 	local lost='ibpost_blk: ibpostb[0-9]*: region lost: '
 	local busy='session [0-9]*: the server refused queue 1: the server is at its connection limit (value'
-	local r0 b0 b1 t0 st k held=0 rcs FULL_PIDS=() _
+	local r0 b0 b1 c0 t0 st k held=0 rcs FULL_PIDS=() _
 	KPORT=18524 peer_blk_keep_map full "$pat" --queues 2 --reconnect-delay 1 || return
 	r0=$(dmesg | grep -c "$lost")
 	b0=$(dmesg | grep -c "$busy")
+	c0=$(dmesg | grep -c "$name: reconnected to ")
 	t0=$SECONDS
 	peer_blk_cut4 on "$S" || t_fail "full: the IPv4 packets to $S dropped" "tc failed"
 	peer_blk_state "$name" reconnecting 40
@@ -600,7 +616,7 @@ peer_blk_full() {
 	peer_blk_settle "$A" "state live, reconnects 1" 30
 	echo "full: refused $((b1 - b0)) times; then $rcs $((SECONDS - t0)) s after the jobs ended" >>"$FIG"
 	if [[ $rcs == "state live, reconnects 1" ]] && (($(dmesg | grep -c "$lost") == r0)) &&
-		dmesg | grep -q "$name: reconnected to "; then
+		peer_blk_logged "$name: reconnected to " "$c0" 5; then
 		t_ok "full: once a slot freed the device took its region back: $rcs ($((SECONDS - t0)) s): $(dmesg | grep "$name: reconnected to " | tail -n 1)"
 	else
 		t_fail "full: once a slot freed the device took its region back (live, 1 reconnect, no 'region lost')" \
@@ -765,8 +781,10 @@ peer_blk_devgone() {
 }
 
 # peer_blk_devgone_rc S: issue 42, devgone's other half.  A device on S
-# port 18522 (ctrl_loss_tmo 600, an attempt every 5 s, io_timeout 3 s),
-# this guest's wire cut under a read: it reconnects, its attempts fail.
+# port 18522 (ctrl_loss_tmo 600, an attempt every 5 s, io_timeout 3 s,
+# fast_io_fail_tmo 0: the read fails at once instead of waiting in D
+# state), this guest's wire cut under a read: it reconnects, its attempts
+# fail.
 # Right after one failed (the log's "reconnect failed"), so that no
 # session is there to hear of it, this guest's rxe0 is deleted: the next
 # attempt finds no such RDMA device and the device fails for good, as a
@@ -777,7 +795,7 @@ peer_blk_devgone_rc() {
 	local S=$1 name A pat=/tmp/ibpost-devgone-rc.bin f0 t0 st rd=1 dpid _
 	local why='its RDMA device was removed: the device failed for good'
 	peer_blk_keep_map devgone-rc "$pat" --queues 1 --reconnect-delay 5 --ctrl-loss-tmo 600 \
-		--io-timeout 3 || return
+		--io-timeout 3 --fast-io-fail-tmo 0 || return
 	rm -f "$pat"
 	f0=$(dmesg | grep -c "$name: reconnect failed: ")
 	peer_blk_cut on
@@ -885,11 +903,11 @@ peer_blk_rmmod_rc() {
 }
 
 # peer_blk_serve_drop LOG (server side): once serve's LOG shows the map
-# of the PEER_BLK_JOIN_MARK region, wait 3 s and have the server
+# of the PEER_BLK_JOIN_MARK region, wait 6 s and have the server
 # disconnect that session's queue 1 (serve_test_drop_join); 1 until then.
 peer_blk_serve_drop() {
 	grep -q "job write size $PEER_BLK_JOIN_MARK " "$1" || return 1
-	sleep 3
+	sleep 6
 	echo 1 >/sys/module/ibpost/parameters/serve_test_drop_join &&
 		echo "disconnected queue 1 of an ibpost_blk session" >>"$IBPOST_OUT/events.log"
 }

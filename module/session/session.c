@@ -370,6 +370,8 @@ static int ibpost_session_queues(struct ibpost_session *s, u32 n,
 		q[i].s = s;
 		q[i].idx = i;
 		spin_lock_init(&q[i].lock);
+		if (s->peer)
+			ibpost_test_hold("session queue", session_test_queue_ms);
 		if (s->peer && ibpost_speer_cancelled(s)) {
 			ibpost_status_set(st, IBPOST_R_PEER_LOST, i, n);
 			return -EINTR;
@@ -598,6 +600,10 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 				 session_test_publish_ms);
 	if (!ret)
 		ret = ibpost_session_publish(s);
+	if (!ret && peer && ibpost_test_take_if(session_test_fail_open, 1)) {
+		pr_info("test hook: session %u fails as it opens\n", s->id);
+		ibpost_session_error(s);
+	}
 	if (ret) {
 		/*
 		 * A resume the server answered: its ready gave a new token,

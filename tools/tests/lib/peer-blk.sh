@@ -508,6 +508,83 @@ peer_blk_errq1() {
 	t_check "errq1: unmap" "$IBPOST" blk unmap "$name"
 }
 
+# peer_blk_early S: issue 42, an event before the disk is added.  The
+# session_test_fail_open hook fails the next session with a peer as soon
+# as it opens, so that the map's session reports its error while the
+# map still sets up, before its disk is added; on S port 18522 (--keep
+# 30, ctrl_loss_tmo 60).  The map succeeds, and once the disk is added
+# the device reconnects (its first session sent no fin: the server kept
+# the region) and is live with 1 reconnect; 4 MiB written then read back
+# equal.  Before the fix an event before `added` left the device in
+# error for good.
+peer_blk_early() {
+	local S=$1 name A t0 k0 rcs pat=/tmp/ibpost-early.bin got=/tmp/ibpost-early-got.bin
+	local hook=/sys/module/ibpost/parameters/session_test_fail_open
+	local took='test hook: session [0-9]* fails as it opens'
+	k0=$(dmesg | grep -c "$took")
+	echo 1 >"$hook"
+	t0=$SECONDS
+	name=$(blk_map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 --queues 2 \
+		--reconnect-delay 1 --ctrl-loss-tmo 60)
+	echo 0 >"$hook"
+	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
+		t_fail "early: a map whose session fails as it opens" "$name"
+		return
+	fi
+	A=/sys/block/$name/ibpost
+	peer_blk_settle "$A" "state live, reconnects 1" 20
+	echo "early: the session failed as it opened; $rcs $((SECONDS - t0)) s after the map" >>"$FIG"
+	if (($(dmesg | grep -c "$took") == k0 + 1)) && [[ $rcs == "state live, reconnects 1" ]]; then
+		t_ok "early: the map's session failed before its disk was added; the device reconnected once added: $rcs ($((SECONDS - t0)) s)"
+	else
+		t_fail "early: an event before the disk is added: the device reconnects (live, 1 reconnect)" \
+			"the hook taken $(($(dmesg | grep -c "$took") - k0)) times, $rcs: $(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
+	fi
+	if peer_blk_fill "$name" "$pat" && peer_blk_same "$name" "$pat" "$got"; then
+		t_ok "early: 4 MiB written then read back equal"
+	else
+		t_fail "early: 4 MiB written then read back equal" "$(cmp "$pat" "$got" 2>&1 | head -n 1)"
+	fi
+	rm -f "$pat" "$got"
+	no_dstate "early"
+	t_check "early: unmap" "$IBPOST" blk unmap "$name"
+}
+
+# peer_blk_unmap_cancel S: issue 42, an unmap during an attempt.  A
+# 4-queue device on S port 18522; the session_test_queue_ms hook holds
+# each further queue of an opening session 3 s before it connects, so
+# that an attempt takes 9 s and more; the device is reset (it reconnects
+# at once) and unmapped 1 s into that attempt.  The unmap cancels the
+# attempt between its queues (attr.cancel): it ends within
+# PEER_BLK_CANCEL_S.  Without the cancel it waited for the whole
+# attempt.
+PEER_BLK_CANCEL_S=6
+peer_blk_unmap_cancel() {
+	local S=$1 name A t0 s rc=0 st h0 pat=/tmp/ibpost-cancel.bin
+	local hook=/sys/module/ibpost/parameters/session_test_queue_ms
+	KPORT=18522 peer_blk_keep_map cancel "$pat" --queues 4 --reconnect-delay 1 \
+		--ctrl-loss-tmo 60 || return
+	rm -f "$pat"
+	h0=$(dmesg | grep -c 'test hook: session queue waits')
+	echo 3000 >"$hook"
+	echo 1 >"$A/reset"
+	peer_blk_logged 'test hook: session queue waits' "$h0" 10
+	sleep 1
+	st=$(cat "$A/state")
+	t0=$SECONDS
+	timeout 60 "$IBPOST" blk unmap "$name" || rc=$?
+	s=$((SECONDS - t0))
+	echo 0 >"$hook"
+	echo "cancel: $st when unmapped 1 s into an attempt held 3 s a queue: status $rc after $s s" >>"$FIG"
+	if [[ $st == reconnecting && $rc == 0 ]] && ((s <= PEER_BLK_CANCEL_S)); then
+		t_ok "cancel: an unmap 1 s into an attempt of 4 queues (3 s each) ended it between queues: $s s"
+	else
+		t_fail "cancel: an unmap during an attempt ends within $PEER_BLK_CANCEL_S s" \
+			"state $st, status $rc after $s s"
+	fi
+	no_dstate "cancel"
+}
+
 # peer_blk_cut4 on|off [ADDR]: this guest's IPv4 packets to ADDR dropped
 # (a prio qdisc on eth0 whose third band, netem loss 100%, takes them),
 # or nothing dropped any more: its IPv6 traffic to the same host still
@@ -1097,6 +1174,8 @@ peer_blk() {
 	peer_blk_drop_keep "$S"
 	peer_blk_errq1 "$S"
 	peer_blk_full "$S"
+	peer_blk_early "$S"
+	peer_blk_unmap_cancel "$S"
 	peer_blk_resets "$S" 3
 	peer_blk_retries "$S"
 	peer_blk_devgone "$S"

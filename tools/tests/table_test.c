@@ -521,16 +521,22 @@ static void case_serve(void)
 	 */
 	{
 		char path[] = "/tmp/ibpost-table-test-XXXXXX";
-		char *argv[] = { "serve", "--config", path, NULL };
+		char cmd[] = "serve", opt[] = "--config";
+		char *args[4];
 		struct ibpost_serve sv;
 		int fd = mkstemp(path), rc;
+
+		args[0] = cmd;
+		args[1] = opt;
+		args[2] = path;
+		args[3] = NULL;
 
 		if (fd < 0 || write(fd, "--allow 192.0.2.0/24\n", 21) != 21) {
 			perror(path);
 			exit(2);
 		}
 		close(fd);
-		rc = serve_config(&sopts, path, false, 3, argv);
+		rc = serve_config(&sopts, path, false, 3, args);
 		unlink(path);
 		fill_serve(&sopts, &sv);
 		check(!rc && sv.nallow == 1 && sv.keep_s == SERVE_KEEP_DEFAULT,

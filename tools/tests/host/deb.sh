@@ -348,6 +348,7 @@ want_prop() { # want_prop UNIT KEY WORD: a KEY= of UNIT holds WORD
 	fi
 }
 want_prop ibpost-serve.service Type notify
+want_prop ibpost-serve.service RestartPreventExitStatus 2
 want_prop ibpost-serve.service Wants modprobe@ibpost.service
 want_prop ibpost-serve.service After modprobe@ibpost.service
 want_prop ibpost-blk.service Wants modprobe@ibpost_blk.service
@@ -394,10 +395,10 @@ else
 	t_fail "serve --check-config of the shipped file" "$out"
 fi
 # A service's file names whom it serves: the shipped file, all comments,
-# serves nobody until --allow is written in.  The unit's ExecStartPre
-# (--check-config) and ExecStart refuse it (exit 2, before /dev/ibpost),
-# and what they say first is why.
-for c in "$(unit_cmd ibpost-serve.service ExecStartPre)" "$(unit_cmd ibpost-serve.service ExecStart)"; do
+# serves nobody until --allow is written in.  The unit's ExecStart and
+# --check-config refuse it (exit 2, before /dev/ibpost), and what they say
+# first is why; exit 2 is not restarted.
+for c in "$(unit_cmd ibpost-serve.service ExecStart)" "$(unit_cmd ibpost-serve.service ExecStart) --check-config"; do
 	# shellcheck disable=SC2086 # the unit's command line, split as systemd does
 	out=$(${c//\/etc\/ibpost\/serve.conf/$root/etc/ibpost/serve.conf} 2>&1)
 	rc=$?

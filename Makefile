@@ -11,9 +11,12 @@
 #                        PREFIX= (/usr/local), INSTALL_TESTS=1 also
 #                        installs the test modules
 #   make install-tool    the tool, its man page and bash completion, the udev
-#                        rule of /dev/ibpost (group rdma, UDEVRULESDIR=), the
-#                        systemd units (SYSTEMDUNITDIR=) and the example
-#                        /etc/ibpost files (in DOCDIR/examples)
+#                        rule of /dev/ibpost (group rdma, UDEVRULESDIR=) and
+#                        the sysusers.d file that creates the group
+#                        (SYSUSERSDIR=), the systemd units (SYSTEMDUNITDIR=),
+#                        the documentation and the example /etc/ibpost files
+#                        (DOCDIR, DOCDIR/examples)
+#   make install-headers the in-kernel API's headers (INCLUDEDIR/ibpost)
 #   make uninstall       remove what 'make install' installed
 #   make deb             the Debian packages ibpost and ibpost-dkms, built
 #                        from a copy of the tree in build/deb (unsigned)
@@ -42,10 +45,15 @@ MANDIR ?= $(PREFIX)/share/man
 INCLUDEDIR ?= $(PREFIX)/include
 LIBDIR ?= $(PREFIX)/lib
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
-# udev reads /lib/udev/rules.d and /etc/udev/rules.d, not PREFIX's.
-UDEVRULESDIR ?= /lib/udev/rules.d
-SYSTEMDUNITDIR ?= /lib/systemd/system
+# udev, systemd and systemd-sysusers read /usr/lib's directories (and
+# /etc's), not PREFIX's; /usr/lib on a merged-/usr system (Debian 12) and
+# on a split one alike.
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
+SYSTEMDUNITDIR ?= /usr/lib/systemd/system
+SYSUSERSDIR ?= /usr/lib/sysusers.d
 DOCDIR ?= $(PREFIX)/share/doc/ibpost
+# The documentation (DOCDIR): the udev rule and the units point at it.
+DOCS := README.md $(wildcard Documentation/*.rst)
 # The services (tools/systemd): their units name the tool's SBINDIR.
 UNITS := ibpost-serve.service ibpost-blk.service
 EXAMPLES := serve.conf blk.conf
@@ -69,12 +77,13 @@ DKMS_SRC ?= /usr/src/ibpost-$(IBPOST_VERSION)
 DKMS ?= dkms
 DEPMOD ?= /sbin/depmod
 # What a DKMS source tree holds: the modules' sources and their build files.
-DKMS_FILES := Makefile Kbuild version.mk VERSION dkms.conf COPYING \
-	include module
+# The license: each file's SPDX line (the package's copyright file has the
+# text).
+DKMS_FILES := Makefile Kbuild version.mk VERSION dkms.conf include module
 
 .PHONY: all modules tool clean check check-long demo deps testkernel \
-	checkpatch sparse bench install install-tool uninstall dkms dkms-src \
-	kdir deb
+	checkpatch sparse bench install install-tool install-headers uninstall \
+	dkms dkms-src kdir deb
 
 all: modules tool
 
@@ -100,7 +109,7 @@ clean:
 # modules.order and modules.builtin, which it need not warn about).  Test modules (kunit/: the
 # KUnit suites and ibpost_consumer.ko) only with INSTALL_TESTS=1: kbuild
 # installs what the modules.order it is given lists.
-install: all install-tool
+install: all install-tool install-headers
 	@mkdir -p build
 	@if [ "$(INSTALL_TESTS)" = 1 ]; then cp modules.order build/install.order; \
 	else grep -v '/kunit/' modules.order >build/install.order; fi
@@ -110,11 +119,16 @@ install: all install-tool
 		modules_install
 	@$(DEPMOD) -b "$(or $(DESTDIR),/)" $(KREL) 2>build/depmod.err; rc=$$?; \
 		grep -v 'could not open modules\.' build/depmod.err >&2; exit $$rc
+	install -D -m 0644 Module.symvers \
+		$(DESTDIR)$(LIBDIR)/ibpost/$(KREL)/Module.symvers
+
+# The in-kernel API for consumer drivers (include/ibpost.h includes
+# <uapi/ibpost.h>: -I INCLUDEDIR/ibpost finds both); the package
+# ibpost-dev's files (debian/rules).
+install-headers:
 	install -D -m 0644 include/ibpost.h $(DESTDIR)$(INCLUDEDIR)/ibpost/ibpost.h
 	install -D -m 0644 include/uapi/ibpost.h \
 		$(DESTDIR)$(INCLUDEDIR)/ibpost/uapi/ibpost.h
-	install -D -m 0644 Module.symvers \
-		$(DESTDIR)$(LIBDIR)/ibpost/$(KREL)/Module.symvers
 
 # What the package 'ibpost' holds (debian/rules): no module, no header.
 install-tool: tool
@@ -126,7 +140,13 @@ install-tool: tool
 	install -D -m 0644 tools/ibpost/ibpost.bash $(DESTDIR)$(BASHCOMPDIR)/ibpost
 	install -D -m 0644 tools/udev/60-ibpost.rules \
 		$(DESTDIR)$(UDEVRULESDIR)/60-ibpost.rules
+	install -D -m 0644 tools/udev/sysusers.conf \
+		$(DESTDIR)$(SYSUSERSDIR)/ibpost.conf
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(DOCDIR)/examples
+	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
+		echo systemd-sysusers $(SYSUSERSDIR)/ibpost.conf; \
+		systemd-sysusers $(SYSUSERSDIR)/ibpost.conf; fi
 	for u in $(UNITS); do \
 		sed 's|@SBINDIR@|$(SBINDIR)|g' tools/systemd/$$u.in \
 			>$(DESTDIR)$(SYSTEMDUNITDIR)/$$u && \
@@ -146,7 +166,9 @@ uninstall: kdir
 	rm -f $(DESTDIR)$(SBINDIR)/ibpost $(DESTDIR)$(MANDIR)/man8/ibpost.8 \
 		$(DESTDIR)$(BASHCOMPDIR)/ibpost \
 		$(DESTDIR)$(UDEVRULESDIR)/60-ibpost.rules \
+		$(DESTDIR)$(SYSUSERSDIR)/ibpost.conf \
 		$(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(UNITS)) \
+		$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS))) \
 		$(addprefix $(DESTDIR)$(DOCDIR)/examples/,$(EXAMPLES)) \
 		$(DESTDIR)$(INCLUDEDIR)/ibpost/ibpost.h \
 		$(DESTDIR)$(INCLUDEDIR)/ibpost/uapi/ibpost.h \

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blklimits.h"
 #include "ibpost.h"
 #include "json.h"
 #include "opt.h"
@@ -280,8 +281,9 @@ static const char *const blk_names[] = { "dev", "size", "queues", "depth",
 
 /* Where blk_names[] (and blk_map_args.val[]) hold what the code names. */
 enum {
-	BLK_V_DEV, BLK_V_SIZE, BLK_V_CONNECT = 5, BLK_V_SERVER_PORT,
-	BLK_V_SERIAL = 9,
+	BLK_V_DEV, BLK_V_SIZE, BLK_V_QUEUES, BLK_V_DEPTH, BLK_V_CONNECT = 5,
+	BLK_V_SERVER_PORT, BLK_V_IO_TIMEOUT, BLK_V_SERIAL = 9,
+	BLK_V_RECONNECT_DELAY, BLK_V_CTRL_LOSS_TMO, BLK_V_FAST_IO_FAIL_TMO,
 };
 
 struct blk_map_args {
@@ -380,6 +382,104 @@ static int blk_map_write(const struct blk_map_args *m)
 	return 0;
 }
 
+/*
+ * What map_device refuses of a value (module/blk/ctl.c), for the lines of
+ * a config file: their --check-config says so before boot does.  The
+ * limits are the module's (blklimits.h); the command line's values go to
+ * the kernel as given, which says the same.
+ */
+static const struct {
+	unsigned int v;			/* index in blk_names[] */
+	const char *opt;
+	long long min, max;
+} blk_limits[] = {
+	{ BLK_V_QUEUES, "--queues", 1, IBPOST_SESSION_QUEUES_MAX },
+	{ BLK_V_DEPTH, "--depth", 1, IBPOST_BLK_MAX_DEPTH },
+	{ BLK_V_IO_TIMEOUT, "--io-timeout", 1, IBPOST_BLK_MAX_TIMEOUT },
+	{ BLK_V_RECONNECT_DELAY, "--reconnect-delay", 1,
+	  IBPOST_BLK_MAX_RECONNECT_DELAY },
+	{ BLK_V_CTRL_LOSS_TMO, "--ctrl-loss-tmo", -1, IBPOST_BLK_MAX_TMO },
+	{ BLK_V_FAST_IO_FAIL_TMO, "--fast-io-fail-tmo", -1, IBPOST_BLK_MAX_TMO },
+};
+
+/* What a serial may hold (the name of its /dev/disk/by-id link). */
+#define BLK_SERIAL_CHARS \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+
+/* @v as the kernel reads a number (any base C reads); false: not one. */
+static bool blk_ll(const char *v, long long *n)
+{
+	char *end;
+
+	errno = 0;
+	*n = strtoll(v, &end, 0);
+	return *v && !errno && !*end;
+}
+
+/*
+ * --size as the kernel's memparse() reads it (K, M, G, T, P, E), a
+ * non-zero multiple of the page size; 0 or why not in @why.
+ */
+static int blk_size_ok(const char *v, char *why, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	unsigned long long n, page = sysconf(_SC_PAGESIZE);
+	const char *u;
+	char *end;
+
+	errno = 0;
+	n = strtoull(v, &end, 0);
+	u = *end ? strchr(units, *end & ~0x20) : NULL;
+	if (u && !end[1]) {
+		n <<= 10 * (u - units + 1);
+		end++;
+	}
+	if (*v < '0' || *v > '9' || errno || *end) {
+		snprintf(why, len, "not a size");
+		return -1;
+	}
+	if (!n || n % page) {
+		snprintf(why, len, "give a non-zero multiple of %llu bytes",
+			 page);
+		return -1;
+	}
+	return 0;
+}
+
+/* A line's values against blk_limits[]: 0, or 2 with FILE:LINE and why. */
+static int blk_conf_limits(const struct blk_map_args *m, const char *file,
+			   unsigned int lineno)
+{
+	const char *opt = "--size", *v = m->val[BLK_V_SIZE];
+	char why[96];
+	long long n;
+	size_t i;
+
+	if (blk_size_ok(v, why, sizeof(why)))
+		goto refuse;
+	for (i = 0; i < ARRAY_SIZE(blk_limits); i++) {
+		opt = blk_limits[i].opt;
+		v = m->val[blk_limits[i].v];
+		if (!v || (blk_ll(v, &n) && n >= blk_limits[i].min &&
+			   n <= blk_limits[i].max))
+			continue;
+		snprintf(why, sizeof(why), "%lld to %lld", blk_limits[i].min,
+			 blk_limits[i].max);
+		goto refuse;
+	}
+	opt = "--serial";
+	v = m->val[BLK_V_SERIAL];
+	if (strlen(v) < IBPOST_BLK_SERIAL_LEN &&
+	    strspn(v, BLK_SERIAL_CHARS) == strlen(v))
+		return 0;
+	snprintf(why, sizeof(why), "1 to %u of A-Z a-z 0-9 . _ -",
+		 IBPOST_BLK_SERIAL_LEN - 1);
+refuse:
+	fprintf(stderr, "%s: %s:%u: %s %s: %s (the kernel refuses it)\n",
+		prog, file, lineno, opt, v, why);
+	return 2;
+}
+
 /* The mapped device whose serial is @serial into @name; false: none. */
 static bool blk_by_serial(const char *serial, char *name, size_t len)
 {
@@ -406,9 +506,43 @@ struct blk_conf {
 	enum blk_conf_do what;
 	bool force;
 	int rc;				/* 1 when a map or unmap failed */
+	unsigned int children;		/* unmaps under way (BLK_CONF_UNMAP) */
 };
 
 static int blk_unmap_name(const char *name, bool force);
+
+/*
+ * Unmap @name in a child process: the devices of a file are unmapped all
+ * at once, so that the stop of ibpost-blk.service takes as long as the
+ * slowest (BLK_FORCE_WAIT_S), not their sum.  Without a child, here.
+ */
+static void blk_unmap_child(struct blk_conf *c, const char *name)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (!pid)
+		_exit(blk_unmap_name(name, c->force));
+	if (pid > 0)
+		c->children++;
+	else if (blk_unmap_name(name, c->force))
+		c->rc = 1;
+}
+
+/* Wait for the unmaps blk_unmap_child() started; 1 when one failed. */
+static int blk_unmap_wait(struct blk_conf *c)
+{
+	int status;
+
+	for (; c->children; c->children--) {
+		if (wait(&status) < 0)
+			return 1;
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			c->rc = 1;
+	}
+	return c->rc;
+}
 
 /*
  * One device of the file: its line checked as 'blk map' checks its
@@ -433,6 +567,9 @@ static int blk_conf_line(void *ctx, unsigned int lineno, int argc,
 			prog, argv[0], lineno);
 		return 2;
 	}
+	rc = blk_conf_limits(&m, argv[0], lineno);
+	if (rc)
+		return rc;
 	switch (c->what) {
 	case BLK_CONF_CHECK:
 		break;
@@ -447,9 +584,8 @@ static int blk_conf_line(void *ctx, unsigned int lineno, int argc,
 			c->rc = 1;
 		break;
 	case BLK_CONF_UNMAP:
-		if (blk_by_serial(m.val[BLK_V_SERIAL], name, sizeof(name)) &&
-		    blk_unmap_name(name, c->force))
-			c->rc = 1;
+		if (blk_by_serial(m.val[BLK_V_SERIAL], name, sizeof(name)))
+			blk_unmap_child(c, name);
 		break;
 	}
 	return 0;
@@ -466,6 +602,8 @@ static int blk_conf(const char *file, enum blk_conf_do what, bool force)
 		return rc;
 	c.what = what;
 	rc = opt_config(file, blk_conf_line, &c);
+	if (blk_unmap_wait(&c) && !rc)
+		rc = 1;
 	return rc ? rc : c.rc;
 }
 

@@ -304,6 +304,13 @@ void help_blk(FILE *f);
 int cmd_serve(int argc, char **argv);
 void help_serve(FILE *f);
 
+/* notify.c */
+/*
+ * Send @state ("READY=1", ...) to the service manager's $NOTIFY_SOCKET
+ * (sd_notify(3)'s protocol); 0, also when it is unset, or -errno.
+ */
+int notify_send(const char *state);
+
 /* version.c: -V, --version */
 int cmd_version(void);
 

@@ -650,6 +650,19 @@ static void print_refusal(int err, const struct ibpost_status *st)
 		fprintf(stderr, "  (this ibpost module has no IBPOST_IOC_SERVE)\n");
 }
 
+/*
+ * Tell the service manager (Type=notify; nothing without $NOTIFY_SOCKET);
+ * a failure is said, as the unit would wait for READY=1 until it times out.
+ */
+static void serve_notify(const char *state)
+{
+	int err = notify_send(state);
+
+	if (err)
+		fprintf(stderr, "%s: serve: cannot notify $NOTIFY_SOCKET of %s: %s\n",
+			prog, state, strerror(-err));
+}
+
 /* Events until a signal (0), a refusal or the end of serving (1). */
 static int serve_loop(int fd, const struct serve_opts *o)
 {
@@ -663,6 +676,8 @@ static int serve_loop(int fd, const struct serve_opts *o)
 		if (!ioctl(fd, IBPOST_IOC_SERVE, &sv)) {
 			if (!print_event(o, &sv))
 				return 1;
+			if (sv.event.kind == IBPOST_SRV_LISTEN)
+				serve_notify("READY=1");
 			continue;
 		}
 		err = errno;
@@ -671,6 +686,7 @@ static int serve_loop(int fd, const struct serve_opts *o)
 		print_refusal(err, &sv.status);
 		return 1;
 	}
+	serve_notify("STOPPING=1");
 	if (o->json)
 		fprintf(stderr, "serve: stopping\n");
 	else
@@ -718,6 +734,7 @@ static int serve_config(struct serve_opts *o, const char *file, bool check,
 	int i, rc;
 
 	memset(o, 0, sizeof(*o));
+	o->keep_s = SERVE_KEEP_DEFAULT;
 	o->conf.in_file = true;
 	rc = opt_config(file, serve_conf_line, o);
 	if (rc)
@@ -725,8 +742,19 @@ static int serve_config(struct serve_opts *o, const char *file, bool check,
 	o->conf.in_file = false;
 	optind = 0;
 	rc = opt_parse(&serve_cmd, argc, argv, serve_set, o);
-	if (rc != OPT_GO || !check)
-		return rc == OPT_GO ? 0 : rc;
+	if (rc != OPT_GO)
+		return rc;
+	/*
+	 * A service's configuration names whom it serves: the default, every
+	 * address, is for a lab's command line.
+	 */
+	if (!o->nallow) {
+		fprintf(stderr, "%s: serve: %s: no --allow: refusing to serve every address from a configuration file; name the networks served (--allow 0.0.0.0/0 --allow ::/0: all of them)\n",
+			prog, file);
+		return 2;
+	}
+	if (!check)
+		return 0;
 	/* Valid: the file again, its words printed this time. */
 	printf("%s %s", prog, serve_cmd.name);
 	memset(o, 0, sizeof(*o));

@@ -5,7 +5,8 @@
  * 'ibpost run' (runprint.c), fed sample records of a wide reach (long
  * device names, an IPv6 peer, -q, every lacking capability, large counts).
  * and the listening line of 'ibpost serve' (serve.c) with 0 to 64 --allow
- * networks.  Usage: table_test CASE, CASE one of devices, run, run-gbits,
+ * networks, and what serve asks the kernel after --config (the defaults
+ * of its command line kept).  Usage: table_test CASE, CASE one of devices, run, run-gbits,
  * progress[-wide][-gbits], serve.  Checks that every line of the default form is at most
  * 100 columns and that --wide has every column; prints "ok: WHAT" or
  * "FAIL: WHAT" lines (and the output of a failed case, or of every case
@@ -513,6 +514,33 @@ static void case_serve(void)
 		none = to_journal();
 		check(yes && !other && !none,
 		      "JOURNAL_STREAM: journald when it names stdout, not another stream nor unset");
+	}
+	/*
+	 * --config (the unit's way): the command line's defaults kept, what
+	 * the kernel is asked is the file's --allow and --max-keep 600.
+	 */
+	{
+		char path[] = "/tmp/ibpost-table-test-XXXXXX";
+		char cmd[] = "serve", opt[] = "--config";
+		char *args[4];
+		struct ibpost_serve sv;
+		int fd = mkstemp(path), rc;
+
+		args[0] = cmd;
+		args[1] = opt;
+		args[2] = path;
+		args[3] = NULL;
+
+		if (fd < 0 || write(fd, "--allow 192.0.2.0/24\n", 21) != 21) {
+			perror(path);
+			exit(2);
+		}
+		close(fd);
+		rc = serve_config(&sopts, path, false, 3, args);
+		unlink(path);
+		fill_serve(&sopts, &sv);
+		check(!rc && sv.nallow == 1 && sv.keep_s == SERVE_KEEP_DEFAULT,
+		      "serve --config: the file's --allow, --max-keep's default (600 s) kept");
 	}
 }
 

@@ -397,4 +397,21 @@ mkdev "$T/c" rxe_one "4: ACTIVE" lo
 mkdev "$T/c" rxe_two "4: ACTIVE" lo
 IBPOST_SYSFS_IB=$T/c refused "ibpost: run: no --dev given and lo (the route to 127.0.0.1) is under more than one ACTIVE RDMA device: rxe_one and rxe_two; give --dev" --connect 127.0.0.1
 
+# --- serve's notification of systemd (ibpost-serve.service, Type=notify) -----------
+# notify_test binds AF_UNIX datagram sockets and points $NOTIFY_SOCKET at
+# them: the tool's notify_send() (READY=1 once listening, STOPPING=1)
+# reaches a path and an abstract ('@') name, sends nothing without the
+# variable, refuses a relative name, says when nobody listens.
+want="path: received 'READY=1'
+abstract: received 'STOPPING=1'
+unset: 0
+relative: Invalid argument
+unbound: No such file or directory"
+got=$(tools/tests/notify_test "$T" 2>&1)
+if [[ $got == "$want" ]]; then
+	t_ok "serve's \$NOTIFY_SOCKET datagrams: a path and an abstract name receive READY=1 and STOPPING=1; unset: nothing; relative: EINVAL; unbound: ENOENT"
+else
+	t_fail "serve's \$NOTIFY_SOCKET datagrams" "$(diff <(echo "$want") <(echo "$got") | tr '\n' ' ')"
+fi
+
 t_done

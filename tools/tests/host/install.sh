@@ -4,9 +4,9 @@
 #
 # On the host, for Debian's stock kernel (tools/rig/kver.sh), as make check
 # runs it after the build: 'make install' into a scratch DESTDIR lays out
-# every file (modules + depmod, tool, man page, bash completion, udev rule,
-# systemd units naming the tool's path, example configs, headers,
-# Module.symvers) and no test module unless INSTALL_TESTS=1; the modules'
+# every file (modules + depmod, tool, man page, bash completion, udev rule
+# and the sysusers.d file of its group, systemd units naming the tool's
+# path, documentation, example configs, headers, Module.symvers) and no test module unless INSTALL_TESTS=1; the modules'
 # version and dependencies; the tool's -V; the man page renders without
 # warnings and names every command and option of the tool's option tables;
 # the completion offers them (and device names); 'make uninstall' removes
@@ -83,8 +83,8 @@ files=("$mods/module/ibpost.ko" "$mods/module/blk/ibpost_blk.ko"
 	"$root/lib/modules/$kver/modules.dep"
 	"$root/usr/sbin/ibpost" "$root/usr/share/man/man8/ibpost.8"
 	"$root/usr/share/bash-completion/completions/ibpost"
-	"$root/lib/udev/rules.d/60-ibpost.rules"
-	"$root/lib/systemd/system/ibpost-serve.service" "$root/lib/systemd/system/ibpost-blk.service"
+	"$root/usr/lib/udev/rules.d/60-ibpost.rules" "$root/usr/lib/sysusers.d/ibpost.conf"
+	"$root/usr/lib/systemd/system/ibpost-serve.service" "$root/usr/lib/systemd/system/ibpost-blk.service"
 	"$root/usr/share/doc/ibpost/examples/serve.conf" "$root/usr/share/doc/ibpost/examples/blk.conf"
 	"$root/usr/include/ibpost/ibpost.h" "$root/usr/include/ibpost/uapi/ibpost.h"
 	"$root/usr/lib/ibpost/$kver/Module.symvers")
@@ -99,16 +99,34 @@ t_check "Module.symvers has the in-kernel API (ibpost_run, ibpost_session_open)"
 t_check "the tool is executable" test -x "$root/usr/sbin/ibpost"
 t_check "the units run the installed tool (SBINDIR)" \
 	grep -qx 'ExecStart=/usr/sbin/ibpost serve --config /etc/ibpost/serve.conf' \
-	"$root/lib/systemd/system/ibpost-serve.service"
+	"$root/usr/lib/systemd/system/ibpost-serve.service"
 # The udev rule: /dev/ibpost for the group rdma (listing devices), as
 # shipped; udevadm checks its syntax where it can (udev 253+: verify).
-rule=$root/lib/udev/rules.d/60-ibpost.rules
+rule=$root/usr/lib/udev/rules.d/60-ibpost.rules
 if cmp -s tools/udev/60-ibpost.rules "$rule" &&
 	grep -qx 'SUBSYSTEM=="misc", KERNEL=="ibpost", GROUP="rdma", MODE="0660", OPTIONS+="static_node=ibpost"' "$rule" &&
 	[[ $(stat -c %a "$rule") == 644 ]]; then
 	t_ok "udev rule installed (0644): /dev/ibpost 0660 group rdma"
 else
 	t_fail "udev rule installed (0644): /dev/ibpost 0660 group rdma" "$(grep -v '^#' "$rule" 2>&1 | head -n 2)"
+fi
+# The group the rule names, made by systemd-sysusers from the sysusers.d
+# file (as the package's postinst runs it; make install runs it too when
+# installing into /).
+if cmp -s tools/udev/sysusers.conf "$root/usr/lib/sysusers.d/ibpost.conf" &&
+	grep -qx 'g rdma -' "$root/usr/lib/sysusers.d/ibpost.conf"; then
+	t_ok "sysusers.d/ibpost.conf installed: the system group rdma"
+else
+	t_fail "sysusers.d/ibpost.conf installed: the system group rdma" "$(grep -v '^#' "$root/usr/lib/sysusers.d/ibpost.conf" 2>&1)"
+fi
+ndoc=0
+for f in README.md Documentation/*.rst; do
+	cmp -s "$f" "$root/usr/share/doc/ibpost/${f##*/}" && ndoc=$((ndoc + 1))
+done
+if [[ $ndoc -gt 1 && $ndoc == $(($(find Documentation -name '*.rst' | wc -l) + 1)) ]]; then
+	t_ok "the documentation installed in DOCDIR: README.md and Documentation/*.rst ($ndoc files)"
+else
+	t_fail "the documentation installed in DOCDIR" "$ndoc files as in the tree"
 fi
 if udevadm verify --help >/dev/null 2>&1; then
 	t_check "udevadm verify accepts the rule" udevadm verify "$rule"

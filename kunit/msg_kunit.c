@@ -18,7 +18,7 @@
 #include "lib/msg.h"
 #include "lib/wire.h"
 
-#define MSG_SIZE	256
+#define MSG_SIZE	512
 
 /* A message of @ndesc descriptors and @data bytes in @buf; its length. */
 static u32 msg_make(u8 *buf, u8 ndesc, u32 data, u64 cmd)

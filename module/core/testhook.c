@@ -95,11 +95,6 @@ module_param_named(session_test_bad_queue, ibpost_test.session_test_bad_queue,
 MODULE_PARM_DESC(session_test_bad_queue,
 		 "test hook, taken by the next session region request posted on queue N - 1: it carries another rkey, so that it ends with one error completion (a remote access error) on that queue alone, once");
 
-module_param_named(session_test_fail_open, ibpost_test.session_test_fail_open,
-		   uint, 0600);
-MODULE_PARM_DESC(session_test_fail_open,
-		 "test hook, taken by the next session opened with a peer (1): it fails as soon as it is published, so that its consumer's error event comes while the open's caller still sets up (ibpost_blk: before its disk is added)");
-
 module_param_named(session_test_queue_ms, ibpost_test.session_test_queue_ms,
 		   uint, 0600);
 MODULE_PARM_DESC(session_test_queue_ms,

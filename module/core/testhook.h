@@ -72,9 +72,6 @@
  * @session_test_busy_page: the next region request that starts on the
  *	region's 4 KiB page N - 1 is refused as a full send queue refuses it
  *	(-EAGAIN), once (session/region.c).
- * @session_test_fail_open: the next session opened with a peer fails as
- *	soon as it is published, before its opener goes on (session/session.c):
- *	its consumer's event comes while the open's caller still sets up.
  * @session_test_queue_ms: each queue after the first of a session opening
  *	with a peer holds this long before it connects (session/session.c):
  *	an open of N queues takes (N - 1) times that.
@@ -101,7 +98,6 @@ struct ibpost_test_hooks {
 	unsigned int session_test_bad_page;
 	unsigned int session_test_busy_page;
 	unsigned int session_test_bad_queue;
-	unsigned int session_test_fail_open;
 	unsigned int session_test_queue_ms;
 	bool kunit_keep_room;
 	bool kunit_partial_post;

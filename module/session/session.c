@@ -600,10 +600,6 @@ ibpost_session_open(const struct ibpost_session_attr *attr)
 				 session_test_publish_ms);
 	if (!ret)
 		ret = ibpost_session_publish(s);
-	if (!ret && peer && ibpost_test_take_if(session_test_fail_open, 1)) {
-		pr_info("test hook: session %u fails as it opens\n", s->id);
-		ibpost_session_error(s);
-	}
 	if (ret) {
 		/*
 		 * A resume the server answered: its ready gave a new token,

@@ -508,48 +508,6 @@ peer_blk_errq1() {
 	t_check "errq1: unmap" "$IBPOST" blk unmap "$name"
 }
 
-# peer_blk_early S: issue 42, an event before the disk is added.  The
-# session_test_fail_open hook fails the next session with a peer as soon
-# as it opens, so that the map's session reports its error while the
-# map still sets up, before its disk is added; on S port 18522 (--keep
-# 30, ctrl_loss_tmo 60).  The map succeeds, and once the disk is added
-# the device reconnects (its first session sent no fin: the server kept
-# the region) and is live with 1 reconnect; 4 MiB written then read back
-# equal.  Before the fix an event before `added` left the device in
-# error for good.
-peer_blk_early() {
-	local S=$1 name A t0 k0 rcs pat=/tmp/ibpost-early.bin got=/tmp/ibpost-early-got.bin
-	local hook=/sys/module/ibpost/parameters/session_test_fail_open
-	local took='test hook: session [0-9]* fails as it opens'
-	k0=$(dmesg | grep -c "$took")
-	echo 1 >"$hook"
-	t0=$SECONDS
-	name=$(blk_map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 --queues 2 \
-		--reconnect-delay 1 --ctrl-loss-tmo 60)
-	echo 0 >"$hook"
-	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
-		t_fail "early: a map whose session fails as it opens" "$name"
-		return
-	fi
-	A=/sys/block/$name/ibpost
-	peer_blk_settle "$A" "state live, reconnects 1" 20
-	echo "early: the session failed as it opened; $rcs $((SECONDS - t0)) s after the map" >>"$FIG"
-	if (($(dmesg | grep -c "$took") == k0 + 1)) && [[ $rcs == "state live, reconnects 1" ]]; then
-		t_ok "early: the map's session failed before its disk was added; the device reconnected once added: $rcs ($((SECONDS - t0)) s)"
-	else
-		t_fail "early: an event before the disk is added: the device reconnects (live, 1 reconnect)" \
-			"the hook taken $(($(dmesg | grep -c "$took") - k0)) times, $rcs: $(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
-	fi
-	if peer_blk_fill "$name" "$pat" && peer_blk_same "$name" "$pat" "$got"; then
-		t_ok "early: 4 MiB written then read back equal"
-	else
-		t_fail "early: 4 MiB written then read back equal" "$(cmp "$pat" "$got" 2>&1 | head -n 1)"
-	fi
-	rm -f "$pat" "$got"
-	no_dstate "early"
-	t_check "early: unmap" "$IBPOST" blk unmap "$name"
-}
-
 # peer_blk_unmap_cancel S: issue 42, an unmap during an attempt.  A
 # 4-queue device on S port 18522; the session_test_queue_ms hook holds
 # each further queue of an opening session 3 s before it connects, so
@@ -1174,7 +1132,6 @@ peer_blk() {
 	peer_blk_drop_keep "$S"
 	peer_blk_errq1 "$S"
 	peer_blk_full "$S"
-	peer_blk_early "$S"
 	peer_blk_unmap_cancel "$S"
 	peer_blk_resets "$S" 3
 	peer_blk_retries "$S"

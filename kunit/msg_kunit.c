@@ -239,63 +239,98 @@ static void ibpost_credits_rule_test(struct kunit *test)
 #define SIM_CMDS	300
 #define SIM_WIN_MAX	8
 
+/* The simulated queue: what each side holds, what is on the wire. */
+struct sim {
+	struct ibpost_credits ini, tgt;
+	struct ibpost_status st;
+	u32 posted;	/* the target's receives posted */
+	u32 wire;	/* commands sent, not yet arrived */
+	u32 unposted;	/* commands arrived, their receive not posted again */
+	u32 held;	/* commands arrived, their receive posted again */
+	u32 sent, done, nans;
+	u16 *ans;	/* answers sent, not yet arrived: their credits */
+};
+
+/* One random step; false when nothing could be done. */
+static bool sim_step(struct kunit *test, struct sim *m)
+{
+	switch (get_random_u32_below(5)) {
+	case 0:	/* the initiator sends a command */
+		if (m->sent == SIM_CMDS || !ibpost_credits_take(&m->ini))
+			return false;
+		m->sent++;
+		m->wire++;
+		return true;
+	case 1:	/* the oldest command arrives: it takes a receive */
+		if (!m->wire)
+			return false;
+		/* Never an empty receive queue: the credits' whole point. */
+		KUNIT_ASSERT_GT(test, m->posted, 0U);
+		KUNIT_ASSERT_EQ(test, ibpost_credits_received(&m->tgt, &m->st),
+				0);
+		m->posted--;
+		m->wire--;
+		m->unposted++;
+		return true;
+	case 2:	/* the target posts a command's receive again */
+		if (!m->unposted)
+			return false;
+		ibpost_credits_reposted(&m->tgt, 1);
+		m->posted++;
+		m->unposted--;
+		m->held++;
+		return true;
+	case 3:	/* it answers a command whose receive it posted again */
+		if (!m->held)
+			return false;
+		m->ans[m->nans++] = ibpost_credits_to_return(&m->tgt);
+		m->held--;
+		return true;
+	default: {	/* an answer arrives, in any order */
+		u32 k;
+
+		if (!m->nans)
+			return false;
+		k = get_random_u32_below(m->nans);
+		KUNIT_ASSERT_EQ(test, ibpost_credits_returned(&m->ini, m->ans[k],
+							      &m->st), 0);
+		m->ans[k] = m->ans[--m->nans];
+		m->done++;
+		return true;
+	}
+	}
+}
+
 /*
- * An initiator with SIM_CMDS commands against a target that posts a
- * command's receive again when it takes the command and answers the
- * commands it holds in a random order, every step random (send, deliver
- * a command, answer one, deliver an answer), windows 1 to SIM_WIN_MAX:
- * every command is answered, no command meets an empty receive queue,
- * and every count holds (no refusal on either side).
+ * An initiator with SIM_CMDS commands against a target that posts each
+ * command's receive again at some later step but before it answers it,
+ * and answers in any order; commands in flight on the wire, answers
+ * arriving in any order; windows 1 to SIM_WIN_MAX, every step random:
+ * no command ever arrives at an empty receive queue, every count holds
+ * (no refusal on either side), every command is answered, and the
+ * initiator ends with its whole window.
  */
 static void ibpost_credits_sim_test(struct kunit *test)
 {
-	u32 window, round;
+	u16 *ans = kunit_kcalloc(test, SIM_CMDS, sizeof(*ans), GFP_KERNEL);
+	u32 window, round, steps;
 
+	KUNIT_ASSERT_NOT_NULL(test, ans);
 	for (window = 1; window <= SIM_WIN_MAX; window++) {
 		for (round = 0; round < 10; round++) {
-			struct ibpost_credits ini, tgt;
-			struct ibpost_status st = {};
-			u16 ans[SIM_WIN_MAX];	/* answers on the wire: credits */
-			u32 cmds = 0, held = 0, done = 0;
-			u32 posted = window, nans = 0, steps = 0;
+			struct sim m = { .posted = window, .ans = ans };
 
-			ibpost_credits_init(&ini, window);
-			ibpost_credits_init(&tgt, window);
-			while (done < SIM_CMDS && steps++ < 1000000) {
-				u32 what = get_random_u32_below(4);
-
-				if (what == 0 && cmds < SIM_CMDS &&
-				    ibpost_credits_take(&ini)) {
-					/* Sent: it takes a receive on arrival. */
-					KUNIT_ASSERT_GT(test, posted, 0U);
-					posted--;
-					cmds++;
-					KUNIT_ASSERT_EQ(test,
-						ibpost_credits_received(&tgt, &st), 0);
-					/* Posted again at once, as serve does. */
-					ibpost_credits_reposted(&tgt, 1);
-					posted++;
-					held++;
-				} else if (what == 1 && held) {
-					/* Answered; the initiator's receive waits. */
-					KUNIT_ASSERT_LT(test, nans, window);
-					ans[nans++] = ibpost_credits_to_return(&tgt);
-					held--;
-				} else if (what >= 2 && nans) {
-					u32 k = get_random_u32_below(nans);
-
-					KUNIT_ASSERT_EQ(test,
-						ibpost_credits_returned(&ini, ans[k],
-									&st), 0);
-					ans[k] = ans[--nans];
-					done++;
-				}
-			}
-			KUNIT_EXPECT_EQ(test, done, (u32)SIM_CMDS);
-			KUNIT_EXPECT_EQ(test, ini.avail, window);
-			if (done != SIM_CMDS) {
+			ibpost_credits_init(&m.ini, window);
+			ibpost_credits_init(&m.tgt, window);
+			for (steps = 0; m.done < SIM_CMDS && steps < 1000000;
+			     steps++)
+				sim_step(test, &m);
+			KUNIT_EXPECT_EQ(test, m.done, (u32)SIM_CMDS);
+			KUNIT_EXPECT_EQ(test, m.ini.avail, window);
+			KUNIT_EXPECT_EQ(test, m.posted, window);
+			if (m.done != SIM_CMDS) {
 				kunit_info(test, "window %u: %u of %u after %u steps",
-					   window, done, SIM_CMDS, steps);
+					   window, m.done, SIM_CMDS, steps);
 				return;
 			}
 		}

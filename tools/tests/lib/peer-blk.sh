@@ -28,6 +28,8 @@
 # shellcheck source=tools/tests/lib/leftovers.sh
 . tools/tests/lib/leftovers.sh
 
+# A device's kernel log line when its reconnect found the region gone.
+PEER_BLK_LOST_RE='ibpost_blk: ibpostb[0-9]*: region lost: '
 # The marker region the server kills its limited serve under (3 MiB + 12 KiB).
 PEER_BLK_MARK=3158016
 # Documentation/blk.rst: I/O fails this soon after the server is gone.
@@ -72,7 +74,7 @@ PEER_BLK_VANISH_S=80
 peer_blk_drop() {
 	local name cpus n0 n1 r0 r1
 	local msg='ibpost: session [0-9]*: a connection to the server ended: the session fails'
-	local lost='ibpost_blk: ibpostb[0-9]*: region lost: '
+	local lost=$PEER_BLK_LOST_RE
 	# Counted before the map: the server drops the queue 3 s after it
 	# and the reconnect finds the region gone a second later; on a loaded
 	# debug guest a count taken after the map's wait_dev came after that.
@@ -129,7 +131,7 @@ peer_blk_drop_keep() {
 	local S=$1 name A st rcs t0 n0 n1 r0 r1 f0 f1 c0 _
 	local pat=/tmp/ibpost-dropkeep.bin got=/tmp/ibpost-dropkeep-got.bin
 	local msg='ibpost: session [0-9]*: a connection to the server ended: the session fails'
-	local lost='ibpost_blk: ibpostb[0-9]*: region lost: '
+	local lost=$PEER_BLK_LOST_RE
 	n0=$(dmesg | grep -c "$msg")
 	r0=$(dmesg | grep -c "$lost")
 	name=$(blk_map --dev rxe0 --connect "$S:18522" --size $PEER_BLK_KEEP_JOIN_MARK \
@@ -239,6 +241,15 @@ peer_blk_logged() {
 		sleep 0.2
 	done
 	return 1
+}
+
+# peer_blk_took_back R0 C0: $rcs says the device is live after 1
+# reconnect, the kernel log has no more "region lost" lines than R0 and,
+# within 5 s, more "$name: reconnected to" lines than C0.
+peer_blk_took_back() {
+	[[ $rcs == "state live, reconnects 1" ]] &&
+		(($(dmesg | grep -c "$PEER_BLK_LOST_RE") == $1)) &&
+		peer_blk_logged "$name: reconnected to " "$2" 5
 }
 
 # peer_blk_fill NAME PAT: 4 MiB of random bytes into PAT and the start of
@@ -465,7 +476,7 @@ peer_blk_io_moving() {
 peer_blk_errq1() {
 	local S=$1 name A pat=/tmp/ibpost-errq1.bin got=/tmp/ibpost-errq1-got.bin
 	local hook=/sys/module/ibpost/parameters/session_test_bad_queue
-	local lost='ibpost_blk: ibpostb[0-9]*: region lost: '
+	local lost=$PEER_BLK_LOST_RE
 	local took='test hook: session [0-9]*: a request on queue 1 carries another key'
 	local wce='error completion: remote access error'
 	local cpus r0 k0 e0 c0 t0 rc s out
@@ -490,8 +501,7 @@ peer_blk_errq1() {
 		t_fail "errq1: one error completion on queue 1 (CPUs $cpus)" \
 			"the hook taken $(($(dmesg | grep -c "$took") - k0)) times, error completions $(($(dmesg | grep -c "$wce") - e0))"
 	fi
-	if [[ $rc == 0 && $rcs == "state live, reconnects 1" ]] &&
-		(($(dmesg | grep -c "$lost") == r0)) && peer_blk_logged "$name: reconnected to " "$c0" 5; then
+	if [[ $rc == 0 ]] && peer_blk_took_back "$r0" "$c0"; then
 		t_ok "errq1: the read ended well, the device resumed its kept region: $rcs ($s s): $(dmesg | grep "$name: reconnected to " | tail -n 1)"
 	else
 		t_fail "errq1: the read ended well, the device resumed its kept region (live, 1 reconnect, no 'region lost')" \
@@ -555,7 +565,7 @@ peer_blk_cut4() {
 			tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
 				match ip dst "$2/32" flowid 1:3
 	else
-		tc qdisc del dev eth0 root 2>/dev/null || true
+		peer_blk_cut off
 	fi
 }
 
@@ -598,7 +608,7 @@ peer_blk_full_hold() {
 PEER_BLK_FULL_S=60
 peer_blk_full() {
 	local S=$1 name A pat=/tmp/ibpost-full.bin got=/tmp/ibpost-full-got.bin
-	local lost='ibpost_blk: ibpostb[0-9]*: region lost: '
+	local lost=$PEER_BLK_LOST_RE
 	local busy='session [0-9]*: the server refused queue 1: the server is at its connection limit (value'
 	local r0 b0 b1 c0 t0 st k held=0 rcs FULL_PIDS=() _
 	KPORT=18524 peer_blk_keep_map full "$pat" --queues 2 --reconnect-delay 1 || return
@@ -650,8 +660,7 @@ peer_blk_full() {
 	t0=$SECONDS
 	peer_blk_settle "$A" "state live, reconnects 1" 30
 	echo "full: refused $((b1 - b0)) times; then $rcs $((SECONDS - t0)) s after the jobs ended" >>"$FIG"
-	if [[ $rcs == "state live, reconnects 1" ]] && (($(dmesg | grep -c "$lost") == r0)) &&
-		peer_blk_logged "$name: reconnected to " "$c0" 5; then
+	if peer_blk_took_back "$r0" "$c0"; then
 		t_ok "full: once a slot freed the device took its region back: $rcs ($((SECONDS - t0)) s): $(dmesg | grep "$name: reconnected to " | tail -n 1)"
 	else
 		t_fail "full: once a slot freed the device took its region back (live, 1 reconnect, no 'region lost')" \
@@ -827,12 +836,14 @@ peer_blk_devgone() {
 # rxe0 is added back and the wire mended.  Without the fix the attempts
 # went on for ctrl_loss_tmo (600 s), each finding no device.
 peer_blk_devgone_rc() {
-	local S=$1 name A pat=/tmp/ibpost-devgone-rc.bin f0 t0 st rd=1 dpid _
+	local S=$1 name A pat=/tmp/ibpost-devgone-rc.bin f0 w0 t0 st rd=1 dpid _
 	local why='its RDMA device was removed: the device failed for good'
 	peer_blk_keep_map devgone-rc "$pat" --queues 1 --reconnect-delay 5 --ctrl-loss-tmo 600 \
 		--io-timeout 3 --fast-io-fail-tmo 0 || return
 	rm -f "$pat"
 	f0=$(dmesg | grep -c "$name: reconnect failed: ")
+	# Counted: peer_blk_devgone's device had the same name and line.
+	w0=$(dmesg | grep -c "$name: $why")
 	peer_blk_cut on
 	timeout 60 dd if="/dev/$name" of=/dev/null bs=4k count=1 iflag=direct status=none &
 	dpid=$!
@@ -846,7 +857,7 @@ peer_blk_devgone_rc() {
 	peer_blk_state "$name" lost $PEER_BLK_DEVGONE_S
 	echo "devgone-rc: $st after a failed attempt, rxe0 deleted ($rd): $(cat "$A/state") after $((SECONDS - t0)) s" >>"$FIG"
 	if [[ $st == reconnecting && $rd == 1 && $(cat "$A/state") == lost ]] &&
-		dmesg | grep -q "$name: $why"; then
+		(($(dmesg | grep -c "$name: $why") > w0)); then
 		t_ok "devgone-rc: rxe0 deleted between two attempts: the device failed for good ($((SECONDS - t0)) s): $(dmesg | grep "$name: $why" | tail -n 1)"
 	else
 		t_fail "devgone-rc: rxe0 deleted between two attempts: the device failed for good" \

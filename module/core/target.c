@@ -375,12 +375,14 @@ bool ibpost_target_has_pending(struct ibpost_target *t)
  * this thread's fair share of a CPU, never a workqueue's.
  *
  * Context: process context, the target's one owner thread.
+ * Return: the number of messages checked (their receives posted again).
  */
-void ibpost_target_pending(struct ibpost_target *t)
+unsigned int ibpost_target_pending(struct ibpost_target *t)
 {
 	struct llist_node *first = llist_del_all(&t->pending);
 	struct ibpost_target_recv *r, *next;
 	struct ib_wc wc = {};
+	unsigned int n = 0;
 
 	first = llist_reverse_order(first);
 	llist_for_each_entry_safe(r, next, first, node) {
@@ -393,7 +395,9 @@ void ibpost_target_pending(struct ibpost_target *t)
 		    unlikely(ibpost_target_post(t, r)) && t->failed)
 			t->failed(t, IBPOST_R_POST, &wc, r->msg);
 		cond_resched();
+		n++;
 	}
+	return n;
 }
 
 /**

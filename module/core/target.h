@@ -170,7 +170,7 @@ int ibpost_target_table(const struct ibpost_target *t, u64 **raddr,
 int ibpost_target_recvs(struct ibpost_target *t, struct ibpost_ep *ep,
 			u32 n, struct ibpost_status *st);
 bool ibpost_target_has_pending(struct ibpost_target *t);
-void ibpost_target_pending(struct ibpost_target *t);
+unsigned int ibpost_target_pending(struct ibpost_target *t);
 void ibpost_target_stamp(struct ibpost_target *t, u32 slot, u64 wr);
 u32 ibpost_target_check(struct ibpost_target *t, u32 slot, u64 wr,
 			u64 pattern);

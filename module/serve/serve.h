@@ -156,8 +156,9 @@ struct ibpost_srv_rsv {
  * @wake: the thread's wait queue.
  * @finished: the thread is done with the connection (server's @lock).
  * @t_active: jiffies of the client's last sign of life: its thread's
- *	start, the ready it was sent, a message or data it sent (never the
- *	server's own completions); set by the connection's thread only.
+ *	start, the ready it was sent, a message or data it sent, or the
+ *	thread's check of its messages (their receives posted again), never
+ *	the server's own completions; set by the connection's thread only.
  * @peer_seen: messages and data receives from the client counted so far.
  * @t_kick: jiffies of the last keep-alive sent.
  * @kick_out: that keep-alive has not completed yet.

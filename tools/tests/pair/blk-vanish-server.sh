@@ -3,8 +3,8 @@
 # Two guests, server side of ibpost_blk against a host that goes away
 # (make check-long: tools/check.sh boots it with tools/rig/pair.sh
 # --server-vanishes, the client tools/tests/pair/blk-vanish-client.sh on the
-# debug kernel): rxe0 on the wire, `ibpost serve --idle 3000` (its lines
-# in $IBPOST_OUT/serve.log) and one that keeps regions on port 18522 (the
+# debug kernel): rxe0 on the wire, `ibpost serve --idle 3000 --max-keep 0`
+# (its lines in $IBPOST_OUT/serve.log) and one that keeps regions on port 18522 (the
 # client's 100 resets).  When serve's log shows the client's
 # PEER_BLK_JOIN_MARK region it disconnects that session's queue 1
 # (peer_blk_serve_drop); when it shows the PEER_BLK_VANISH_MARK region it
@@ -21,7 +21,10 @@ cd "$IBPOST_REPO" || exit 1
 
 rig_pair_start blk-vanish-server
 LOG=$IBPOST_OUT/serve.log
-"$IBPOST" serve --idle 3000 >"$LOG" 2>&1 &
+# It keeps no region (--max-keep 0; serve's default keeps 600 s): the lost
+# queue's reconnect finds its region gone (peer_blk_drop), and the
+# vanishing host's device has nothing to resume either way.
+"$IBPOST" serve --idle 3000 --max-keep 0 >"$LOG" 2>&1 &
 # The client's resets (peer_blk_resets): a serve that keeps regions.
 "$IBPOST" serve --port 18522 --keep 30 --idle 3000 >"$IBPOST_OUT/serve-keep.log" 2>&1 &
 touch "$IBPOST_OUT/ready"

@@ -404,7 +404,7 @@ count_guest test-siw test test
 # Every KUnit suite must have reported (a module that failed to load would
 # otherwise just be missing).
 for suite in ibpost_abi ibpost_sgl ibpost_sq ibpost_stats ibpost_wire ibpost_msg \
-	ibpost_llhist ibpost_rxe ibpost_session ibpost_siw; do
+	ibpost_llhist ibpost_rxe ibpost_msgq ibpost_session ibpost_siw; do
 	[[ -s $out/guest-test/kunit-$suite.ktap || -s $out/guest-test-siw/kunit-$suite.ktap ]] ||
 		record fail "kunit suite $suite reported"
 done

@@ -9,6 +9,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/gfp.h>
 #include <linux/slab.h>
 
@@ -89,6 +90,7 @@ err:
 	ibpost_buf_release(b, i);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpost_buf_alloc);
 
 /**
  * ibpost_buf_free() - unmap and free every slot.
@@ -99,6 +101,7 @@ void ibpost_buf_free(struct ibpost_buf *b)
 	if (b->pages)
 		ibpost_buf_release(b, b->nslots);
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpost_buf_free);
 
 /**
  * ibpost_buf_pinned() - memory @nslots slots of @slot_size bytes pin.
@@ -128,6 +131,7 @@ void *ibpost_buf_va(const struct ibpost_buf *b, u32 slot)
 {
 	return page_address(b->pages[slot]);
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpost_buf_va);
 
 /**
  * ibpost_buf_for_device() - hand a slot the CPU wrote to the device.
@@ -139,6 +143,7 @@ void ibpost_buf_for_device(const struct ibpost_buf *b, u32 slot)
 	ib_dma_sync_single_for_device(b->ibdev, b->dma[slot], b->slot_size,
 				      DMA_BIDIRECTIONAL);
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpost_buf_for_device);
 
 /**
  * ibpost_buf_for_cpu() - take a slot back from the device before reading.
@@ -150,3 +155,4 @@ void ibpost_buf_for_cpu(const struct ibpost_buf *b, u32 slot)
 	ib_dma_sync_single_for_cpu(b->ibdev, b->dma[slot], b->slot_size,
 				   DMA_BIDIRECTIONAL);
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpost_buf_for_cpu);

@@ -199,7 +199,7 @@ void ibpost_conn_ini_caps(const struct ibpost_conn_caps *caps,
 	ec->send_sge = caps->send_sge;
 	ec->inline_data = caps->inline_data;
 	/* With a peer the initiator also takes the control receives. */
-	ec->recv_wr = caps->peer ? caps->recv_wr : 1;
+	ec->recv_wr = caps->peer ? caps->recv_wr : max(caps->ini_recv_wr, 1U);
 	ec->recv_sge = 1;
 	ec->rdma_ctxs = caps->rdma_ctxs;
 	ec->poll = caps->softirq ? IB_POLL_SOFTIRQ : IB_POLL_DIRECT;

@@ -18,6 +18,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/bottom_half.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
@@ -241,6 +242,7 @@ int ibpost_ep_post(struct ibpost_ep *ep, struct ib_send_wr *first,
 		*taken = n;
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpost_ep_post);
 
 /**
  * ibpost_ep_post_recv() - post one receive WR (or a chain).
@@ -265,6 +267,7 @@ int ibpost_ep_poll(struct ibpost_ep *ep)
 {
 	return ib_process_cq_direct(ep->cq, IBPOST_EP_BUDGET);
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpost_ep_poll);
 
 /**
  * ibpost_ep_wc_error() - is a failed completion an error?

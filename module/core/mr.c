@@ -22,28 +22,38 @@
 
 #define IBPOST_MR_TIMEOUT	(5 * HZ)
 
-/*
- * Page-list entries to allocate for an MR over @pages pages: one spare
- * where the device allows it.  rdma_rxe on 6.1 (rxe_mr_copy()) steps to
+/**
+ * ibpost_mr_alloc_pages() - page-list entries to allocate for an MR.
+ * @pd: the PD the MR is allocated in.
+ * @pages: pages the MR must map.
+ *
+ * One spare where the device allows it.  rdma_rxe on 6.1 (rxe_mr_copy()) steps to
  * the next map of 256 pages after the last byte it copies, reading one
  * pointer past the map array when a transfer ends exactly at a multiple
  * of 256 pages of the MR (KASAN: slab-out-of-bounds); a spare entry makes
  * that map exist.  Other providers just get a page-list one entry longer.
+ *
+ * Return: the entries to ask ib_alloc_mr() (or ib_mr_pool_init()) for.
  */
-static u32 ibpost_mr_alloc_pages(struct ib_pd *pd, u32 pages)
+u32 ibpost_mr_alloc_pages(struct ib_pd *pd, u32 pages)
 {
 	u32 max = pd->device->attrs.max_fast_reg_page_list_len;
 
 	return pages < max ? pages + 1 : pages;
 }
 
-/*
- * The key byte of @mr's next registration: from the kernel's random
- * generator, so that a peer cannot predict it from the keys it was given
- * before, and never the byte the MR has now, so that an rkey handed out for
- * the previous registration of this MR is dead.
+/**
+ * ibpost_mr_key() - the key byte of an MR's next registration.
+ * @mr: the MR.
+ *
+ * From the kernel's random generator, so that a peer cannot predict it
+ * from the keys it was given before, and never the byte the MR has now,
+ * so that an rkey handed out for the previous registration of this MR is
+ * dead.
+ *
+ * Return: the byte, for ib_update_fast_reg_key().
  */
-static u8 ibpost_mr_key(const struct ib_mr *mr)
+u8 ibpost_mr_key(const struct ib_mr *mr)
 {
 	u8 key;
 

@@ -32,5 +32,7 @@ int ibpost_mrs_register_sg(struct ibpost_mrs *m, struct ibpost_ep *ep,
 int ibpost_mrs_invalidate(struct ibpost_mrs *m, struct ibpost_ep *ep);
 void ibpost_mrs_free(struct ibpost_mrs *m);
 void ibpost_mr_hide_iova(struct ib_mr *mr);
+u32 ibpost_mr_alloc_pages(struct ib_pd *pd, u32 pages);
+u8 ibpost_mr_key(const struct ib_mr *mr);
 
 #endif /* _IBPOST_MR_H */

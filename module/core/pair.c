@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/etherdevice.h>
 #include <linux/inetdevice.h>
 #include <linux/in.h>
@@ -372,6 +373,7 @@ err:
 	memset(p, 0, sizeof(*p));
 	return ibpost_connect_failed(st, ret);
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpost_pair_create);
 
 /**
  * ibpost_pair_drain() - flush both QPs; every posted WR completes.
@@ -384,6 +386,7 @@ void ibpost_pair_drain(struct ibpost_pair *p)
 	ibpost_ep_drain(&p->ini);
 	ibpost_ep_drain(&p->tgt);
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpost_pair_drain);
 
 /**
  * ibpost_pair_destroy() - free the ids, QPs and CQs (after
@@ -397,6 +400,7 @@ void ibpost_pair_destroy(struct ibpost_pair *p)
 	ibpost_ep_destroy(&p->ini);
 	memset(p, 0, sizeof(*p));
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpost_pair_destroy);
 
 /**
  * ibpost_peer_ep_create() - connect one endpoint to ``ibpost serve``.

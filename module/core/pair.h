@@ -39,6 +39,8 @@ struct ibpost_conn_peer {
  * @inline_data: inline bytes the initiator needs (0: none).
  * @recv_wr: receive WRs of the target QP (of the initiator with a peer:
  *	the control channel's).
+ * @ini_recv_wr: receive WRs of a loopback pair's initiator (the answers
+ *	of a two-sided queue; 0: one).
  * @recv_sge: SGEs per receive WR of the target.
  * @target_send_wr: send WRs of the target (memory registration).
  * @rdma_ctxs: rdma_rw contexts of the initiator QP (sessions).
@@ -67,6 +69,7 @@ struct ibpost_conn_caps {
 	u32 send_sge;
 	u32 inline_data;
 	u32 recv_wr;
+	u32 ini_recv_wr;
 	u32 recv_sge;
 	u32 target_send_wr;
 	u32 rdma_ctxs;

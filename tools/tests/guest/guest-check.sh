@@ -49,6 +49,8 @@ if ((kunit)); then
 	# The transfer matrix: two variants per op and shape, all eight in
 	# make check-long (full=1).
 	insmod build/testmod/kunit/ibpost_rxe_kunit.ko dev=rxe_lo full=$long || rc=1
+	# Two-sided messages and per-command keys on a loopback pair.
+	insmod build/testmod/kunit/ibpost_msgq_kunit.ko dev=rxe_lo || rc=1
 	# The session API: its consumer, driven by the session suite.
 	insmod build/testmod/kunit/ibpost_consumer.ko autorun=0 || rc=1
 	# A waiter woken by its session's close holds 3 s, longer than a close
@@ -64,6 +66,7 @@ if ((kunit)); then
 		"$IBPOST_OUT/kunit-dmesg.txt" || true
 	rmmod ibpost_session_kunit || rc=1
 	rmmod ibpost_consumer || rc=1
+	rmmod ibpost_msgq_kunit || rc=1
 	rmmod ibpost_rxe_kunit || rc=1
 	rmmod ibpost_kunit || rc=1
 	rmmod ibpost || rc=1

@@ -518,6 +518,58 @@ peer_blk_errq1() {
 	t_check "errq1: unmap" "$IBPOST" blk unmap "$name"
 }
 
+# peer_blk_added S: issue 42, "an event before added".  The
+# session_test_bad_queue hook (1: queue 0) gives the map's first request,
+# the partition scan's read inside add_disk(), another key: its error
+# completion fails the session while the disk is being added, when the
+# event cannot start a reconnect yet.  The device starts it once added
+# (disk.c): live with 1 reconnect within 30 s on the server that keeps
+# regions (port 18522), and 4 MiB written then read back equal.  Without
+# that it stayed in "error" for good.
+peer_blk_added() {
+	local S=$1 name A pat=/tmp/ibpost-added.bin got=/tmp/ibpost-added-got.bin
+	local hook=/sys/module/ibpost/parameters/session_test_bad_queue
+	local took='test hook: session [0-9]*: a request on queue 0 carries another key'
+	local k0 nk nr rcs
+	k0=$(dmesg | grep -c "$took")
+	echo 1 >"$hook"
+	name=$(blk_map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 --queues 1 \
+		--reconnect-delay 1 --ctrl-loss-tmo 60)
+	echo 0 >"$hook"
+	if ! [[ $name == ibpostb* ]] || ! wait_dev "$name"; then
+		t_fail "added: map with its first request failing" "$name"
+		return
+	fi
+	A=/sys/block/$name/ibpost
+	peer_blk_settle "$A" "state live, reconnects 1" 30
+	# The hook's line comes before the map's "bytes of RAM" line, which
+	# is printed once the disk is added.
+	nk=$(dmesg | grep -n "$took" | tail -n 1 | cut -d: -f1)
+	nr=$(dmesg | grep -n "$name: [0-9]* bytes of RAM on " | tail -n 1 | cut -d: -f1)
+	echo "added: the hook taken $(($(dmesg | grep -c "$took") - k0)) times (log line ${nk:-none}, the map's line ${nr:-none}); $rcs" >>"$FIG"
+	if (($(dmesg | grep -c "$took") == k0 + 1)) && [[ -n $nk && -n $nr ]] && ((nk < nr)); then
+		t_ok "added: the map's own first request (the partition scan in add_disk()) failed its session before the disk was added"
+	else
+		t_fail "added: the map's own first request failed its session before the disk was added" \
+			"the hook taken $(($(dmesg | grep -c "$took") - k0)) times, at log line ${nk:-none}, the map's line ${nr:-none}"
+	fi
+	if [[ $rcs == "state live, reconnects 1" ]]; then
+		t_ok "added: the device reconnected once added: $rcs"
+	else
+		t_fail "added: the device reconnected once added (live, 1 reconnect)" \
+			"$rcs: $(dmesg | grep "$name:" | tail -n 2 | tr '\n' ' ')"
+	fi
+	if peer_blk_fill "$name" "$pat" && peer_blk_same "$name" "$pat" "$got"; then
+		t_ok "added: 4 MiB written after it read back equal"
+	else
+		t_fail "added: 4 MiB written after it read back equal" \
+			"$(cmp "$pat" "$got" 2>&1 | head -n 1)"
+	fi
+	rm -f "$pat" "$got"
+	no_dstate "added"
+	t_check "added: unmap" "$IBPOST" blk unmap "$name"
+}
+
 # peer_blk_unmap_cancel S: issue 42, an unmap during an attempt.  A
 # 4-queue device on S port 18522; the session_test_queue_ms hook holds
 # each further queue of an opening session 3 s before it connects, so
@@ -1145,6 +1197,7 @@ peer_blk() {
 	# make check's 40 minutes had no room for (2026-12-07).
 	if [[ $(rig_arg long) == 1 ]]; then
 		peer_blk_errq1 "$S"
+		peer_blk_added "$S"
 		peer_blk_full "$S"
 		peer_blk_unmap_cancel "$S"
 	fi

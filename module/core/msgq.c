@@ -86,6 +86,21 @@ static void ibpost_msgq_fail_reason(struct ibpost_msgq *q, int err,
 
 static void ibpost_msgq_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 
+/*
+ * A send-side completion's status: 0, or -EIO after an error completion,
+ * which fails the queue (a flush while the endpoint drains does not).
+ */
+static int ibpost_msgq_wc(struct ibpost_msgq *q, const struct ib_wc *wc)
+{
+	if (likely(wc->status == IB_WC_SUCCESS))
+		return 0;
+	if (ibpost_ep_wc_error(q->ep, wc))
+		ibpost_msgq_fail_reason(q, -EIO, IBPOST_R_WC_ERROR, wc->status,
+					0);
+	return -EIO;
+}
+
+
 static int ibpost_msgq_post_recv(struct ibpost_msgq *q, u32 idx)
 {
 	struct ibpost_msgq_rx *r = &q->rx[idx];
@@ -224,14 +239,8 @@ static void ibpost_msgq_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_msgq_tx *tx = container_of(wc->wr_cqe,
 						 struct ibpost_msgq_tx, cqe);
 	struct ibpost_msgq *q = tx->q;
-	int status = 0;
+	int status = ibpost_msgq_wc(q, wc);
 
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		status = -EIO;
-		if (ibpost_ep_wc_error(q->ep, wc))
-			ibpost_msgq_fail_reason(q, -EIO, IBPOST_R_WC_ERROR,
-						wc->status, 0);
-	}
 	if (q->target) {
 		void *cookie = tx->cookie;
 
@@ -251,9 +260,7 @@ static void ibpost_msgq_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 						 struct ibpost_msgq_tx,
 						 reg_cqe);
 
-	if (wc->status != IB_WC_SUCCESS && ibpost_ep_wc_error(tx->q->ep, wc))
-		ibpost_msgq_fail_reason(tx->q, -EIO, IBPOST_R_WC_ERROR,
-					wc->status, 0);
+	ibpost_msgq_wc(tx->q, wc);
 }
 
 static void ibpost_msgq_inv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -261,18 +268,11 @@ static void ibpost_msgq_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibpost_msgq_tx *tx = container_of(wc->wr_cqe,
 						 struct ibpost_msgq_tx,
 						 inv_cqe);
-	struct ibpost_msgq *q = tx->q;
-	int status = 0;
+	int status = ibpost_msgq_wc(tx->q, wc);
 
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		status = -EIO;
-		if (ibpost_ep_wc_error(q->ep, wc))
-			ibpost_msgq_fail_reason(q, -EIO, IBPOST_R_WC_ERROR,
-						wc->status, 0);
-	}
 	/* Flushed or done: no byte moves through the key any more. */
 	ibpost_cmdkey_dead(tx->key);
-	ibpost_msgq_cmd_put(q, tx, status);
+	ibpost_msgq_cmd_put(tx->q, tx, status);
 }
 
 /*
@@ -368,9 +368,7 @@ static void ibpost_msgq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		q->posted--;
 		q->rxfree[q->nfree++] = r->idx;
 		spin_unlock_irqrestore(&q->lock, flags);
-		if (ibpost_ep_wc_error(q->ep, wc))
-			ibpost_msgq_fail_reason(q, -EIO, IBPOST_R_WC_ERROR,
-						wc->status, 0);
+		ibpost_msgq_wc(q, wc);
 		ibpost_ep_wake(q->ep);
 		return;
 	}

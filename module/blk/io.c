@@ -423,12 +423,13 @@ static blk_status_t ibpost_blk_queue_rq(struct blk_mq_hw_ctx *hctx,
  * as fail_io_timeout fakes), complete it now.  Else the RDMA device or the
  * peer stopped answering: fail the session, which flushes every
  * outstanding request (this one ends through its callback, with
- * BLK_STS_TRANSPORT), wait for that, and complete it here: BLK_EH_DONE, as
- * nvme-rdma's handler after it stopped the queue.  Only a provider that
- * never flushes a QP in error makes the timer re-arm.  A device that
- * reconnects fails the session the same way, and its event starts the
- * reconnect (the flushed request is requeued, io.c's complete); while it
- * reconnects the timer re-arms: the close of the dead session (or the
+ * BLK_STS_TRANSPORT), and re-arm the timer at once, as nvme-rdma's
+ * handler does after it started its error recovery: kblockd never waits
+ * for the flush.  A second expiry with the session failed already means
+ * the provider never flushed its QP: logged, re-armed again.  A device
+ * that reconnects fails the session the same way, and its event starts
+ * the reconnect (the flushed request is requeued, io.c's complete); while
+ * it reconnects the timer re-arms: the close of the dead session (or the
  * unmap) ends what it holds.
  */
 static enum blk_eh_timer_return ibpost_blk_timeout(struct request *rq)

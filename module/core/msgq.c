@@ -100,7 +100,6 @@ static int ibpost_msgq_wc(struct ibpost_msgq *q, const struct ib_wc *wc)
 	return -EIO;
 }
 
-
 static int ibpost_msgq_post_recv(struct ibpost_msgq *q, u32 idx)
 {
 	struct ibpost_msgq_rx *r = &q->rx[idx];
@@ -376,6 +375,12 @@ static void ibpost_msgq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	m = ibpost_buf_va(&q->rxbuf, r->idx);
 	spin_lock_irqsave(&q->lock, flags);
 	q->posted--;
+	if (q->err) {
+		/* Failed: nothing more reaches the owner, who closes it. */
+		q->rxfree[q->nfree++] = r->idx;
+		spin_unlock_irqrestore(&q->lock, flags);
+		return;
+	}
 	ret = ibpost_wire_msg_check(m, wc->byte_len, q->msg_size, &st);
 	if (!ret && q->target) {
 		ret = ibpost_msgq_cmd_in(q, wc, m, &st);

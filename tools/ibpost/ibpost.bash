@@ -108,7 +108,7 @@ _ibpost()
 			--forever --report-every --warmup --depth --batch --signal-every --imm --inline
 			--inline-size --verify --pingpong --all-sizes --json --csv
 			--hist --report-gbits --gid-index --cm --connect --cm-port
-			--cm-timeout --qps --print-options --version --help
+			--cm-timeout --qps --version --help
 			--ib-dev --ib-port --tx-depth --post_list --cq-mod
 			--inline_size --all --qp --report_gbits --CPU-freq
 			--run_infinitely --wide --rdma-cm --rdma_cm --bidirectional

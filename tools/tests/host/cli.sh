@@ -10,7 +10,10 @@
 #     (IBPOST_SYSFS_IB): the first ACTIVE one; the one whose GID table
 #     lists lo for --connect 127.0.0.1 (the route this host takes);
 #     none or ambiguous with the reason; -x passed on (the kernel checks
-#     it), refused with --cm/--connect.
+#     it), refused with --cm/--connect;
+#   - times (one parser for every time option of run, serve and blk map,
+#     whose hidden --print-options print their values too): suffixes, bare
+#     numbers as before, the refusals' exact words.
 # TAP on stdout and in $TAP_FILE.  Usage: tools/tests/host/cli.sh [IBPOST]
 set -uo pipefail
 cd "$(dirname "$0")/../../.." || exit 1
@@ -21,7 +24,10 @@ IBPOST=${1:-tools/ibpost/ibpost}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-opts() { "$IBPOST" run "$@" --print-options 2>&1; }
+# CMD: the command whose --print-options opts() calls (run, serve, blk map)
+CMD=run
+# shellcheck disable=SC2086 # "blk map" is two words
+opts() { "$IBPOST" $CMD "$@" --print-options 2>&1; }
 
 # same NAME "ALIAS ARGS" "LONG ARGS": the fields match, and differ from
 # the defaults (so the option did something).
@@ -159,15 +165,18 @@ else
 fi
 
 # --- refusals and perftest's options ibpost lacks ---------------------------------
+# The forms a refused time's message names, up to its bare unit.
+TF=" (a number with ns, us, ms, s, m or h: 500ms, 10s, 2m, 1h, 1.5s; a bare number is"
 # refused WANT_LINE ARGS...: exit 2 and WANT_LINE among the output.
 refused() {
 	local want=$1 out rc=0
 	shift
-	out=$("$IBPOST" run "$@" 2>&1) || rc=$?
+	# shellcheck disable=SC2086 # "blk map" is two words
+	out=$("$IBPOST" $CMD "$@" 2>&1) || rc=$?
 	if [[ $rc == 2 ]] && grep -Fxq -- "$want" <<<"$out"; then
-		t_ok "run $*: $want"
+		t_ok "$CMD $*: $want"
 	else
-		t_fail "run $*: $want" "exit $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
+		t_fail "$CMD $*: $want" "exit $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
 	fi
 }
 refused "ibpost: run: -b/--bidirectional: not with --connect: 'ibpost serve' never posts toward its client (the server's QP only receives and answers; its buffers are the only ones the job registers), so run 'ibpost serve' here and 'ibpost run --connect' from the other host as well" \
@@ -178,8 +187,9 @@ refused "ibpost: run: --cm-timeout needs --connect, --cm or -R" -d x --cm-timeou
 refused "ibpost: run: bad --min-bw '0': expected MiB/s (Gb/s with --report-gbits) above 0" -d x --min-bw 0
 refused "ibpost: run: bad --min-bw 'nan': expected MiB/s (Gb/s with --report-gbits) above 0" -d x -w nan
 refused "ibpost: run: bad --min-mpps '1x': expected Mpps above 0" -d x --limit_msgrate 1x
-refused "ibpost: run: bad --max-lat-p99 '-5': expected microseconds above 0" -d x --max-lat-p99 -5
-refused "ibpost: run: bad --max-lat-p50 'inf': expected microseconds above 0" -d x --max-lat-p50 inf
+refused "ibpost: run: bad --max-lat-p99 '-5': not a time$TF microseconds)" -d x --max-lat-p99 -5
+refused "ibpost: run: bad --max-lat-p50 'inf': not a time$TF microseconds)" -d x --max-lat-p50 inf
+refused "ibpost: run: bad --max-lat-p50 '0': expected microseconds above 0" -d x --max-lat-p50 0
 refused "ibpost: run: bad --out-json-file '--json': looks like an option; write ./FILE for a file starting with '-'" -d x --out_json_file --json
 refused "ibpost: run: -R/--rdma-cm: no netdev found for nosuch0 port 1 (its GID table lists none), so no address to connect the loopback pair through rdma_cm; give --cm ADDR, or leave -R out (the pair connects directly)" -d nosuch0 -R
 refused "ibpost: run: perftest's -c (--connection): ibpost has none: RC only" -d x -c RC
@@ -193,7 +203,8 @@ refused "ibpost: run: --forever runs one size and SGE count (no --all-sizes, one
 refused "ibpost: run: --forever runs one size and SGE count (no --all-sizes, one --sge value)" -d x --forever --sge 1,2
 refused "ibpost: run: --report-every with --json: one size and SGE count (the progress objects are lines before the result's object)" -d x --report-every 1 --json -a
 refused "ibpost: run: bad --report-every '0': expected seconds above 0" -d x --report-every 0
-refused "ibpost: run: bad --duration '4294967.295': expected seconds above 0, below 4294967 (--forever runs until a signal)" -d x -D 4294967.295
+refused "ibpost: run: bad --duration '4294967.295': too large: at most 4294967294 milliseconds" -d x -D 4294967.295
+refused "ibpost: run: bad --duration '0': expected seconds above 0, below 4294967 (--forever runs until a signal)" -d x -D 0
 refused "ibpost: run: bad --op '4': expected send, send_imm, write, write_imm or read (perftest's -o, outstanding reads, is -t/--depth here)" -d x -o 4
 refused "ibpost: run: bad --port '18515': RDMA device ports are 1 to 255 (-i, perftest --ib-port); the rdma_cm port of --connect is -p/--cm-port (perftest's -p/--port)" -d x --port 18515
 refused "ibpost: run: unknown option '-Z'" -d x -Z
@@ -206,6 +217,54 @@ refused "ibpost: run: --csv prints neither JSON nor histograms: give --csv, --js
 refused "ibpost: run: unexpected argument 'a'" -d x a b
 refused "ibpost: run: bad --connect '4096': not an IPv4 address (want HOST[:PORT], [IPV6][:PORT] or IPV6)" -d x 4096
 refused "ibpost: run: bad --connect '10.1.2:7000': not an IPv4 address (want HOST[:PORT], [IPV6][:PORT] or IPV6)" -d x --connect 10.1.2:7000
+
+# --- times: suffixes everywhere, a bare number in the option's unit ------------------
+# One parser (opt_time() in tools/ibpost/opt.c) for every time option; the
+# values through --print-options of run, serve and blk map (the line
+# map_device would get), the refusals' exact words.
+has "run times: bare numbers as before" "-D 2 --report-every 0.5 --connect 192.0.2.1 --cm-timeout 700 --max-lat-p50 2.5 --max-lat-p99 900" \
+	duration_ms=2000 report_ms=500 cm_timeout_ms=700 max_lat_p50_us=2.5 max_lat_p99_us=900
+has "run times: ms, s, m, ns and a fraction" "-D 2m --report-every 250ms --connect 192.0.2.1 --cm-timeout 1.5s --max-lat-p50 900ns --max-lat-p99 1.5ms" \
+	duration_ms=120000 report_ms=250 cm_timeout_ms=1500 max_lat_p50_us=0.9 max_lat_p99_us=1500
+has "run times: h, us" "-D 1h --report-every 2000000us" duration_ms=3600000 report_ms=2000
+refused "ibpost: run: bad --duration '1.5x': not a time$TF seconds)" -d x -D 1.5x
+refused "ibpost: run: bad --duration '.5': not a time$TF seconds)" -d x -D .5
+refused "ibpost: run: bad --report-every '1e3': not a time$TF seconds)" -d x --report-every 1e3
+refused "ibpost: run: bad --cm-timeout '1500us': not a whole number of milliseconds$TF milliseconds)" -d x --connect 192.0.2.1 --cm-timeout 1500us
+refused "ibpost: run: bad --duration '0.0005': not a whole number of milliseconds$TF seconds)" -d x -D 0.0005
+refused "ibpost: run: bad --duration '99999999999999999999': too large: at most 4294967294 milliseconds" -d x -D 99999999999999999999
+refused "ibpost: run: bad --duration '5124096h': too large: at most 4294967294 milliseconds" -d x -D 5124096h
+refused "ibpost: run: bad --cm-timeout '11m': too large: at most 600000 milliseconds" -d x --connect 192.0.2.1 --cm-timeout 11m
+CMD=serve BASE=()
+has "serve times: bare numbers as before" "--idle 3000 --max-job-time 8000 --max-keep 30" \
+	idle_ms=3000 max_job_ms=8000 keep_s=30
+has "serve times: suffixes" "--idle 2.5s --max-job-time 2m --keep 1h" \
+	idle_ms=2500 max_job_ms=120000 keep_s=3600
+has "serve --max-keep 0: none kept" "--max-keep 0" keep_s=0
+refused "ibpost: serve: bad --idle 'soon': not a time$TF milliseconds)" --idle soon
+refused "ibpost: serve: bad --idle '1.5': not a whole number of milliseconds$TF milliseconds)" --idle 1.5
+refused "ibpost: serve: bad --max-keep '1500ms': not a whole number of seconds$TF seconds)" --max-keep 1500ms
+refused "ibpost: serve: bad --max-keep '2h': too large: at most 3600 seconds" --keep 2h
+refused "ibpost: serve: bad --max-job-time '1194h': too large: at most 4294967295 milliseconds" --max-job-time 1194h
+CMD="blk map" BASE=(-d rxe0 -s 1M)
+has "blk map times: bare numbers as before, -1 for ever" "-t 30 -R 10 -L -1 -F 0" \
+	io_timeout=30 reconnect_delay=10 ctrl_loss_tmo=-1 fast_io_fail_tmo=0
+has "blk map times: suffixes to seconds" "-t 10m -R 1.5m -L 168h -F 2000ms" \
+	io_timeout=600 reconnect_delay=90 ctrl_loss_tmo=604800 fast_io_fail_tmo=2
+refused "ibpost: blk map: bad --io-timeout '1500ms': not a whole number of seconds$TF seconds)" -d x -s 1M -t 1500ms
+refused "ibpost: blk map: bad --ctrl-loss-tmo '-1s': not a time$TF seconds)" -d x -s 1M -L -1s
+refused "ibpost: blk map: bad --io-timeout '-1': not a time$TF seconds)" -d x -s 1M -t -1
+refused "ibpost: blk map: bad --reconnect-delay '2147483648': too large: at most 2147483647 seconds" -d x -s 1M -R 2147483648
+# a config line: its values checked as the kernel would, converted first
+printf -- '--dev r --serial a --size 1M --io-timeout 10m\n--dev r --serial b --size 1M --io-timeout 11m\n' >"$T/blk.conf"
+out=$("$IBPOST" blk map --check-config --config "$T/blk.conf" 2>&1)
+rc=$?
+if [[ $rc == 2 && $out == "ibpost: $T/blk.conf:2: --io-timeout 11m (660): 1 to 600 (the kernel refuses it)"* ]]; then
+	t_ok "blk map --check-config: --io-timeout 10m passes, 11m is 660 s: refused with the limits"
+else
+	t_fail "blk map --check-config: --io-timeout 10m passes, 11m is 660 s: refused with the limits" "exit $rc: $out"
+fi
+CMD=run BASE=(-d rxe_t0)
 
 # --- human units (ibpost devices' max_mr_size) -----------------------------------------
 want='0: 0 B

@@ -47,7 +47,7 @@ enum { BLK_CONFIG = OPT_LONG, BLK_CHECK_CONFIG, BLK_PRINT };
 static const struct opt blk_map_opts[] = {
 	{ .name = "dev", .letter = 'd', .arg = "NAME", .flags = OPT_REQUIRED,
 	  .help = "RDMA device" },
-	{ .name = "size", .letter = 's', .arg = "BYTES[K|M|G]",
+	{ .name = "size", .letter = 's', .arg = "SIZE",
 	  .flags = OPT_REQUIRED,
 	  .help = "device size, a multiple of 4 KiB" },
 	{ .name = "queues", .letter = 'q', .arg = "N",
@@ -154,7 +154,9 @@ void help_blk(FILE *f)
 	fprintf(f,
 		"\n"
 		"A TIME is a number with ns, us, ms, s, m or h (" OPT_TIME_FORMS ",\n"
-		"1.5s) that is a whole number of seconds, or bare in seconds.\n");
+		"1.5s) that is a whole number of seconds, or bare in seconds.  A\n"
+		"SIZE is a number of bytes, or with K, M, G or T, 1024-based\n"
+		"(" OPT_SIZE_FORMS ").\n");
 }
 
 /* The module is missing: say what to run. */
@@ -329,6 +331,21 @@ static int blk_time(struct blk_map_args *m, unsigned int i, int key,
 	return 0;
 }
 
+/* --size (opt_size()) to the kernel in bytes, which checks the rest. */
+static int blk_size(struct blk_map_args *m, const char *arg)
+{
+	const struct opt_val val = { .cmd = "blk map", .name = "--size",
+				     .bare = OPT_B, .unit = OPT_B,
+				     .max = ULLONG_MAX };
+	unsigned long long v;
+
+	if (opt_size(&val, arg, &v))
+		return -1;
+	snprintf(m->num[BLK_V_SIZE], sizeof(m->num[BLK_V_SIZE]), "%llu", v);
+	m->val[BLK_V_SIZE] = m->num[BLK_V_SIZE];
+	return 0;
+}
+
 static int blk_map_set(void *ctx, int key, const char *arg)
 {
 	struct blk_map_args *m = ctx;
@@ -363,6 +380,8 @@ static int blk_map_set(void *ctx, int key, const char *arg)
 	m->arg[k - blk_keys] = arg;
 	if (strchr("tRLF", key))
 		return blk_time(m, k - blk_keys, key, arg);
+	if (key == 's')
+		return blk_size(m, arg);
 	return 0;
 }
 
@@ -470,27 +489,14 @@ static bool blk_ll(const char *v, long long *n)
 }
 
 /*
- * --size as the kernel's memparse() reads it (K, M, G, T, P, E), a
- * non-zero multiple of the page size; 0 or why not in @why.
+ * --size, in bytes since blk_size(): a non-zero multiple of the page
+ * size; 0 or why not in @why.
  */
 static int blk_size_ok(const char *v, char *why, size_t len)
 {
-	static const char units[] = "KMGTPE";
-	unsigned long long n, page = sysconf(_SC_PAGESIZE);
-	const char *u;
-	char *end;
+	unsigned long long n = strtoull(v, NULL, 10),
+			   page = sysconf(_SC_PAGESIZE);
 
-	errno = 0;
-	n = strtoull(v, &end, 0);
-	u = *end ? strchr(units, *end & ~0x20) : NULL;
-	if (u && !end[1]) {
-		n <<= 10 * (u - units + 1);
-		end++;
-	}
-	if (*v < '0' || *v > '9' || errno || *end) {
-		snprintf(why, len, "not a size");
-		return -1;
-	}
 	if (!n || n % page) {
 		snprintf(why, len, "give a non-zero multiple of %llu bytes",
 			 page);

@@ -505,3 +505,28 @@ int opt_time(const struct opt_val *v, const char *s, long long *out)
 	*out = r;	/* at most v->max, which a long long holds */
 	return 0;
 }
+
+int opt_size(const struct opt_val *v, const char *s, unsigned long long *out)
+{
+	static const char units[] = "KMGT";
+	unsigned long long n, mul = v->bare;
+	const char *u;
+	char *end;
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+
+	if (*s < '0' || *s > '9' || (hex && !isxdigit((unsigned char)s[2])))
+		return val_err(v, s, true, "not a size");
+	errno = 0;
+	n = strtoull(s, &end, hex ? 16 : 10);
+	if (errno == ERANGE)
+		return val_too_large(v, s, true);
+	if (*end) {
+		u = strchr(units, toupper((unsigned char)*end));
+		if (!u || end[1])
+			return val_err(v, s, true, "not a size");
+		mul = 1ULL << (10 * (u - units + 1));
+	}
+	if (n > ULLONG_MAX / mul)
+		return val_too_large(v, s, true);
+	return val_in_unit(v, s, true, n * mul, out);
+}

@@ -151,5 +151,7 @@ int opt_bad(const char *cmd, const char *name, const char *arg,
  * not (not a time, too large, not a whole number of the unit).
  */
 int opt_time(const struct opt_val *v, const char *s, long long *out);
+/* @s as a size into @out, counted in @v->unit: 0, or -1 having said why. */
+int opt_size(const struct opt_val *v, const char *s, unsigned long long *out);
 
 #endif

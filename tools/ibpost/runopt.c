@@ -52,7 +52,9 @@ static void run_tail(FILE *f)
 		"is none.\n"
 		"\n"
 		"A TIME is a number with ns, us, ms, s, m or h (" OPT_TIME_FORMS ",\n"
-		"1.5s), or a bare number in the unit its option names.\n"
+		"1.5s), or a bare number in the unit its option names.  A SIZE (and\n"
+		"the LEN and OFF of a layout) is a number of bytes, or with K, M, G\n"
+		"or T, 1024-based (" OPT_SIZE_FORMS ").\n"
 		"\n"
 		"Exit status: 0 ok, 1 the kernel (or the peer) refused or the run\n"
 		"failed (with -q: any QP; each failing QP's message starts \"qp I: \"),\n"
@@ -67,31 +69,14 @@ static int opt_err(const char *opt, const char *arg, const char *why)
 	return opt_bad("run", opt, arg, why);
 }
 
-/* A byte count: digits with an optional K or M (1024-based) suffix. */
+/* A byte count (opt_size()): a bare number of bytes, or K, M, G, T. */
 static int parse_size(const char *opt, const char *s, unsigned long long max,
 		      unsigned long long *out)
 {
-	unsigned long long v, mul = 1;
-	char *end;
+	const struct opt_val val = { .cmd = "run", .name = opt, .bare = OPT_B,
+				     .unit = OPT_B, .max = max };
 
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
-		return opt_err(opt, s, "not a size");
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return opt_err(opt, s, "not a size");
-	if (*end == 'K' || *end == 'k')
-		mul = 1024;
-	else if (*end == 'M' || *end == 'm')
-		mul = 1024 * 1024;
-	if (mul != 1)
-		end++;
-	if (*end)
-		return opt_err(opt, s, "not a size (digits, then K or M)");
-	if (v > max / mul)
-		return opt_err(opt, s, "too large");
-	*out = v * mul;
-	return 0;
+	return opt_size(&val, s, out);
 }
 
 /* A plain number; base 0 (0x... allowed) when @any_base. */
@@ -304,8 +289,8 @@ static const struct opt run_table[] = {
 	{ .name = "op", .letter = 'o', .arg = "OP",
 	  .help = "send, send_imm, write (default), write_imm, read" },
 	{ .name = "size", .letter = 's', .arg = "SIZE",
-	  .help = "bytes per WR, K/M suffixes are 1024-based\n"
-		  "(default 64K; with --sge-layout the sum of its lengths)" },
+	  .help = "bytes per WR (default 64K; with --sge-layout the\n"
+		  "sum of its lengths)" },
 	{ .name = "sge", .key = OPT_SGE, .arg = "N[,N...]",
 	  .help = "SGEs per WR (default 1); a list runs each" },
 	{ .name = "layout", .key = OPT_LAYOUT, .arg = "NAME",
@@ -356,9 +341,9 @@ static const struct opt run_table[] = {
 	  .help = "immediate data of send_imm / write_imm" },
 	{ .name = "inline", .key = OPT_INLINE,
 	  .help = "post every WR with IB_SEND_INLINE" },
-	{ .name = "inline-size", .letter = 'I', .arg = "N",
+	{ .name = "inline-size", .letter = 'I', .arg = "SIZE",
 	  .help = "post with IB_SEND_INLINE the messages of at most\n"
-		  "N bytes; 0: none" },
+		  "SIZE bytes; 0: none" },
 	{ .name = "inline_size", .key = 'I', .help = PERFTEST,
 	  .flags = OPT_ALIAS },
 	{ .name = "verify", .key = OPT_VERIFY,
@@ -689,7 +674,10 @@ static int run_set(void *ctx, int c, const char *arg)
 		return 0;
 	case 'I':
 		o->inline_size_set = true;
-		return parse_u32("--inline-size", arg, &o->inline_size);
+		if (parse_size("--inline-size", arg, UINT32_MAX, &v))
+			return -1;
+		o->inline_size = v;
+		return 0;
 	case OPT_VERIFY:
 		o->verify = true;
 		return 0;

@@ -112,7 +112,9 @@ static void serve_tail(FILE *f)
 		"lines itself, or IBPOST_SERVE_STAMP=0 is set (1: always).\n"
 		"\n"
 		"A TIME is a number with ns, us, ms, s, m or h (" OPT_TIME_FORMS ",\n"
-		"1.5s), or a bare number in the unit its option names.\n"
+		"1.5s), or a bare number in the unit its option names.  A SIZE is a\n"
+		"number with K, M, G or T, 1024-based (" OPT_SIZE_FORMS "), or bare in\n"
+		"the unit its option names.\n"
 		"\n"
 		"Exit status: 0 stopped by SIGINT or SIGTERM, 1 the kernel refused or\n"
 		"serving stopped, 2 bad options.\n",
@@ -152,11 +154,11 @@ static const struct opt serve_opts_table[] = {
 		  "1000..600000): its messages and data, or during a\n"
 		  "one-sided job a keep-alive it took (--max-job-time\n"
 		  "bounds the rest)" },
-	{ .name = "max-mem", .key = SERVE_MAX_MEM, .arg = "MIB",
+	{ .name = "max-mem", .key = SERVE_MAX_MEM, .arg = "SIZE",
 	  .help = "memory all jobs may pin at once, counted as allocated\n"
-		  "(default: an eighth of this host's RAM; at most all\n"
-		  "of it); a job beyond it, or beyond the memory\n"
-		  "registrations, is refused" },
+		  "(bare: MiB; default: an eighth of this host's RAM; at\n"
+		  "most all of it); a job beyond it, or beyond the\n"
+		  "memory registrations, is refused" },
 	{ .name = "max-job-time", .key = SERVE_MAX_JOB, .arg = "TIME",
 	  .help = "longest a job may run (bare: milliseconds; default\n"
 		  "600000, 1000..86400000); a client declaring more is\n"
@@ -245,6 +247,20 @@ static int serve_num(const char *opt, const char *s, unsigned long max,
 	return 0;
 }
 
+/* --max-mem: MiB bare, or a size (opt_size()) of whole MiB. */
+static int serve_mem(const char *s, unsigned int *mib)
+{
+	const struct opt_val val = { .cmd = "serve", .name = "--max-mem",
+				     .bare = OPT_MIB, .unit = OPT_MIB,
+				     .max = UINT32_MAX };
+	unsigned long long v;
+
+	if (opt_size(&val, s, &v))
+		return -1;
+	*mib = v;
+	return 0;
+}
+
 /* One --allow network. */
 static int parse_allow(const char *arg, struct serve_opts *o)
 {
@@ -286,7 +302,7 @@ static int serve_set(void *ctx, int key, const char *arg)
 		return serve_time("--idle", arg, OPT_MS, UINT32_MAX,
 				  &o->idle_ms);
 	case SERVE_MAX_MEM:
-		return serve_num("--max-mem", arg, UINT32_MAX, &o->max_mem_mib);
+		return serve_mem(arg, &o->max_mem_mib);
 	case SERVE_MAX_JOB:
 		return serve_time("--max-job-time", arg, OPT_MS, UINT32_MAX,
 				  &o->max_job_ms);

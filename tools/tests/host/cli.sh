@@ -13,7 +13,7 @@
 #     it), refused with --cm/--connect;
 #   - times (one parser for every time option of run, serve and blk map,
 #     whose hidden --print-options print their values too): suffixes, bare
-#     numbers as before, the refusals' exact words.
+#     numbers as before, the refusals' exact words; sizes the same way.
 # TAP on stdout and in $TAP_FILE.  Usage: tools/tests/host/cli.sh [IBPOST]
 set -uo pipefail
 cd "$(dirname "$0")/../../.." || exit 1
@@ -221,7 +221,9 @@ refused "ibpost: run: bad --connect '10.1.2:7000': not an IPv4 address (want HOS
 # --- times: suffixes everywhere, a bare number in the option's unit ------------------
 # One parser (opt_time() in tools/ibpost/opt.c) for every time option; the
 # values through --print-options of run, serve and blk map (the line
-# map_device would get), the refusals' exact words.
+# map_device would get), the refusals' exact words.  serve's and blk map's
+# refusals carry --print-options too: were one not refused, the row fails
+# without serving or loading a module.
 has "run times: bare numbers as before" "-D 2 --report-every 0.5 --connect 192.0.2.1 --cm-timeout 700 --max-lat-p50 2.5 --max-lat-p99 900" \
 	duration_ms=2000 report_ms=500 cm_timeout_ms=700 max_lat_p50_us=2.5 max_lat_p99_us=900
 has "run times: ms, s, m, ns and a fraction" "-D 2m --report-every 250ms --connect 192.0.2.1 --cm-timeout 1.5s --max-lat-p50 900ns --max-lat-p99 1.5ms" \
@@ -241,20 +243,20 @@ has "serve times: bare numbers as before" "--idle 3000 --max-job-time 8000 --max
 has "serve times: suffixes" "--idle 2.5s --max-job-time 2m --keep 1h" \
 	idle_ms=2500 max_job_ms=120000 keep_s=3600
 has "serve --max-keep 0: none kept" "--max-keep 0" keep_s=0
-refused "ibpost: serve: bad --idle 'soon': not a time$TF milliseconds)" --idle soon
-refused "ibpost: serve: bad --idle '1.5': not a whole number of milliseconds$TF milliseconds)" --idle 1.5
-refused "ibpost: serve: bad --max-keep '1500ms': not a whole number of seconds$TF seconds)" --max-keep 1500ms
-refused "ibpost: serve: bad --max-keep '2h': too large: at most 3600 seconds" --keep 2h
-refused "ibpost: serve: bad --max-job-time '1194h': too large: at most 4294967295 milliseconds" --max-job-time 1194h
+refused "ibpost: serve: bad --idle 'soon': not a time$TF milliseconds)" --idle soon --print-options
+refused "ibpost: serve: bad --idle '1.5': not a whole number of milliseconds$TF milliseconds)" --idle 1.5 --print-options
+refused "ibpost: serve: bad --max-keep '1500ms': not a whole number of seconds$TF seconds)" --max-keep 1500ms --print-options
+refused "ibpost: serve: bad --max-keep '2h': too large: at most 3600 seconds" --keep 2h --print-options
+refused "ibpost: serve: bad --max-job-time '1194h': too large: at most 4294967295 milliseconds" --max-job-time 1194h --print-options
 CMD="blk map" BASE=(-d rxe0 -s 1M)
 has "blk map times: bare numbers as before, -1 for ever" "-t 30 -R 10 -L -1 -F 0" \
 	io_timeout=30 reconnect_delay=10 ctrl_loss_tmo=-1 fast_io_fail_tmo=0
 has "blk map times: suffixes to seconds" "-t 10m -R 1.5m -L 168h -F 2000ms" \
 	io_timeout=600 reconnect_delay=90 ctrl_loss_tmo=604800 fast_io_fail_tmo=2
-refused "ibpost: blk map: bad --io-timeout '1500ms': not a whole number of seconds$TF seconds)" -d x -s 1M -t 1500ms
-refused "ibpost: blk map: bad --ctrl-loss-tmo '-1s': not a time$TF seconds)" -d x -s 1M -L -1s
-refused "ibpost: blk map: bad --io-timeout '-1': not a time$TF seconds)" -d x -s 1M -t -1
-refused "ibpost: blk map: bad --reconnect-delay '2147483648': too large: at most 2147483647 seconds" -d x -s 1M -R 2147483648
+refused "ibpost: blk map: bad --io-timeout '1500ms': not a whole number of seconds$TF seconds)" -d x -s 1M -t 1500ms --print-options
+refused "ibpost: blk map: bad --ctrl-loss-tmo '-1s': not a time$TF seconds)" -d x -s 1M -L -1s --print-options
+refused "ibpost: blk map: bad --io-timeout '-1': not a time$TF seconds)" -d x -s 1M -t -1 --print-options
+refused "ibpost: blk map: bad --reconnect-delay '2147483648': too large: at most 2147483647 seconds" -d x -s 1M -R 2147483648 --print-options
 # a config line: its values checked as the kernel would, converted first
 printf -- '--dev r --serial a --size 1M --io-timeout 10m\n--dev r --serial b --size 1M --io-timeout 11m\n' >"$T/blk.conf"
 out=$("$IBPOST" blk map --check-config --config "$T/blk.conf" 2>&1)
@@ -264,6 +266,30 @@ if [[ $rc == 2 && $out == "ibpost: $T/blk.conf:2: --io-timeout 11m (660): 1 to 6
 else
 	t_fail "blk map --check-config: --io-timeout 10m passes, 11m is 660 s: refused with the limits" "exit $rc: $out"
 fi
+CMD=run BASE=(-d rxe_t0)
+
+# --- sizes: K, M, G, T everywhere, a bare number in the option's unit -------------
+# One parser (opt_size() in tools/ibpost/opt.c) for every size option.
+SF=" (a number with K, M, G or T, 1024-based: 4K, 64M, 1G, 1T; a bare number is"
+has "run sizes: G, lower-case k" "-s 1G --inline-size 2k" size=1073741824 inline_size=2048
+has "run sizes: bare bytes as before, 0x" "-s 4096 -I 0x100" size=4096 inline_size=256
+has "run --sge-layout LEN@OFF: K" "--sge-layout 1K@0,2K@4K" sge_layout=1024@0,2048@4096
+refused "ibpost: run: bad --size '4G': too large: at most 4294967295 bytes" -d x -s 4G
+refused "ibpost: run: bad --size '99999999999999999999': too large: at most 4294967295 bytes" -d x -s 99999999999999999999
+refused "ibpost: run: bad --size '12x': not a size$SF bytes)" -d x -s 12x
+refused "ibpost: run: bad --inline-size '1.5K': not a size$SF bytes)" -d x -I 1.5K
+refused "ibpost: run: bad --sge-layout '1P': not a size$SF bytes)" -d x --sge-layout 1P@0
+CMD=serve BASE=()
+has "serve --max-mem: bare MiB as before" "--max-mem 100" max_mem_mib=100
+has "serve --max-mem: G in MiB" "--max-mem 2G" max_mem_mib=2048
+refused "ibpost: serve: bad --max-mem '512K': not a whole number of MiB$SF MiB)" --max-mem 512K --print-options
+refused "ibpost: serve: bad --max-mem '4096T': too large: at most 4294967295 MiB" --max-mem 4096T --print-options
+CMD="blk map" BASE=(-d rxe0)
+has "blk map --size: T, to the kernel in bytes" "-s 1T" size=1099511627776
+has "blk map --size: 0x, as the kernel read it" "-s 0x1000" size=4096
+has "blk map --size: lower-case m" "-s 2m" size=2097152
+refused "ibpost: blk map: bad --size '1P': not a size$SF bytes)" -d x -s 1P --print-options
+refused "ibpost: blk map: bad --size '16777216T': too large: at most 18446744073709551615 bytes" -d x -s 16777216T --print-options
 CMD=run BASE=(-d rxe_t0)
 
 # --- human units (ibpost devices' max_mr_size) -----------------------------------------

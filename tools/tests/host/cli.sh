@@ -444,6 +444,45 @@ else
 	t_fail "run's table: perftest's long spellings are aliases, --print-options the one hidden" "$miss"
 fi
 
+# --- the man page's options of each command against its --help ----------------------
+# Each command's section of Documentation/ibpost.8 (".SS run" to the next
+# .SS or .SH) lists an option as the tag of a .TP entry, the line after
+# it; --help lists it on a line "  -L, --NAME", "      --NAME" or, an
+# alias, "also --NAME" (blk's three share one --help: the block after
+# "map:", "unmap:" or "list:").  Every long option of one must be in the
+# other; the hidden ones, in neither --help by design, are left out of
+# both: MAN_HIDDEN.
+MAN=Documentation/ibpost.8
+MAN_HIDDEN=(--print-options --list-options)
+help_longopts() { # help_longopts CMD: its long options, one a line, sorted
+	local help
+	# shellcheck disable=SC2086 # "blk map" is two words
+	help=$("$IBPOST" $1 --help 2>&1)
+	[[ $1 == "blk "* ]] && help=$(sed -n "/^${1#blk }:\$/,/^\$/p" <<<"$help")
+	grep -oE -- '^(  -[[:alnum:]], |      | +also )--[[:alnum:]_-]+' <<<"$help" |
+		grep -oE -- '--[[:alnum:]_-]+$' | sort -u
+}
+man_longopts() { # man_longopts CMD: the long options of its section's .TP tags
+	awk -v sec=".SS $1" '
+		$0 == sec { on = 1; next }
+		on && /^\.S[SH]( |$)/ { exit }
+		on && tag { print; tag = 0 }
+		on && $0 == ".TP" { tag = 1 }' "$MAN" |
+		sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' |
+		grep -oE -- '--[[:alnum:]_-]+' | sort -u
+}
+for c in devices run serve "blk map" "blk unmap" "blk list"; do
+	h=$(help_longopts "$c" | grep -vxF -f <(printf '%s\n' "${MAN_HIDDEN[@]}"))
+	m=$(man_longopts "$c" | grep -vxF -f <(printf '%s\n' "${MAN_HIDDEN[@]}"))
+	only_h=$(comm -23 <(echo "$h") <(echo "$m") | paste -sd' ')
+	only_m=$(comm -13 <(echo "$h") <(echo "$m") | paste -sd' ')
+	if [[ -n $h && -z $only_h && -z $only_m ]]; then
+		t_ok "man page's $c section: the $(wc -l <<<"$h") long options of '$c --help' (${MAN_HIDDEN[*]} aside)"
+	else
+		t_fail "man page's $c section: the long options of '$c --help'" "not in the man page:${only_h:+ $only_h}; not in --help:${only_m:+ $only_m}"
+	fi
+done
+
 # --- --dev left out: picked from sysfs -------------------------------------------
 # mkdev ROOT DEV STATE [NETDEV]: port 1 in STATE, NETDEV at GID index 0.
 mkdev() {

@@ -114,7 +114,8 @@ _ibpost()
 			--run_infinitely --wide --rdma-cm --rdma_cm --bidirectional
 			--out-json --out_json --out-json-file --out_json_file
 			--cpu-util --cpu_util --min-bw --limit_bw --min-mpps
-			--limit_msgrate --max-lat-p50 --max-lat-p99'
+			--limit_msgrate --max-lat-p50 --max-lat-p99
+			--report-histogrm --report-histogram --comm_rdma_cm'
 		;;
 	serve)
 		words='--addr --port --allow --max-conns --idle --max-mem

@@ -47,9 +47,10 @@ static void run_tail(FILE *f)
 {
 	fprintf(f,
 		"perftest's -q, -s, -n, -D, -a, -b, -R, -w, -y and -h mean the same here;\n"
-		"-o is --op (not ib_read_bw's outstanding reads: --depth).  A perftest\n"
-		"option ibpost lacks is refused with its equivalent, or a word that there\n"
-		"is none.\n"
+		"-H is --hist, -F and -z do nothing; -o is --op (not ib_read_bw's\n"
+		"outstanding reads: --depth).  A perftest option ibpost lacks is refused\n"
+		"with its equivalent, or a word that there is none; ibpost(8) has a\n"
+		"table of every perftest option (PERFTEST OPTIONS).\n"
 		"\n"
 		"A TIME is a number with ns, us, ms, s, m or h (" OPT_TIME_FORMS ",\n"
 		"1.5s), or a bare number in the unit its option names.  A SIZE (and\n"
@@ -254,7 +255,7 @@ static int parse_report_every(const char *s, struct run_opts *o)
 enum {
 	OPT_SGE = OPT_LONG, OPT_LAYOUT, OPT_SGE_LAYOUT, OPT_SEED,
 	OPT_RECV_SGE, OPT_RECV_LAYOUT, OPT_RECV_SGE_LAYOUT, OPT_WARMUP,
-	OPT_IMM, OPT_INLINE, OPT_VERIFY, OPT_HIST, OPT_CM, OPT_PINGPONG,
+	OPT_IMM, OPT_INLINE, OPT_VERIFY, OPT_CM, OPT_PINGPONG,
 	OPT_CONNECT, OPT_CM_TIMEOUT, OPT_CSV, OPT_GBITS, OPT_PRINT,
 	OPT_FOREVER, OPT_REPORT_EVERY, OPT_WIDE, OPT_OUT_JSON,
 	OPT_OUT_JSON_FILE, OPT_CPU_UTIL, OPT_MAX_P50, OPT_MAX_P99,
@@ -419,8 +420,13 @@ static const struct opt run_table[] = {
 	  .flags = OPT_ALIAS },
 	{ .name = "csv", .key = OPT_CSV,
 	  .help = "print CSV: one header row, one row per result" },
-	{ .name = "hist", .key = OPT_HIST,
-	  .help = "print the latency histograms too (2 significant digits)" },
+	{ .name = "hist", .letter = 'H',
+	  .help = "print the latency histograms too (2 significant\n"
+		  "digits; perftest -H prints every sample)" },
+	{ .name = "report-histogrm", .key = 'H', .help = PERFTEST,
+	  .flags = OPT_ALIAS },
+	{ .name = "report-histogram", .key = 'H',
+	  .help = "perftest's --help", .flags = OPT_ALIAS },
 	{ .name = "report-gbits", .key = OPT_GBITS,
 	  .help = "the table's bandwidth in Gb/s only, not MiB/s" },
 	{ .name = "report_gbits", .key = OPT_GBITS, .help = PERFTEST,
@@ -456,6 +462,11 @@ static const struct opt run_table[] = {
 	  .help = "accepted, does nothing: perftest -F silences its\n"
 		  "cpufreq warning; ibpost times with the kernel's\n"
 		  "clock (ktime), not CPU cycles, and has none" },
+	{ .name = "comm_rdma_cm", .letter = 'z',
+	  .help = "accepted, does nothing: perftest -z exchanges\n"
+		  "its QPs' data through rdma_cm, which --connect\n"
+		  "(and HOST) always do; a loopback pair has none\n"
+		  "to exchange" },
 	{ .name = "version", .letter = 'V', .flags = OPT_VERSION,
 	  .help = "the tool's and the module's version" },
 	{ .name = "print-options", .key = OPT_PRINT, .flags = OPT_HIDDEN },
@@ -707,7 +718,7 @@ static int run_set(void *ctx, int c, const char *arg)
 	case 'j':
 		o->json = true;
 		return 0;
-	case OPT_HIST:
+	case 'H':
 		o->hist = true;
 		return 0;
 	case OPT_CSV:
@@ -724,6 +735,8 @@ static int run_set(void *ctx, int c, const char *arg)
 		return 0;
 	case 'F':
 		/* perftest's cpufreq warning: ibpost has none (see --help) */
+	case 'z':
+		/* perftest's data exchange: rdma_cm already (see --help) */
 		return 0;
 	case 'R':
 		o->rdma_cm = true;

@@ -5,7 +5,10 @@
 # prints every parsed field and opens nothing:
 #   - every perftest spelling against its long form (same fields), and the
 #     option changing something (not the defaults), -F against nothing;
-#   - perftest options ibpost lacks: the hint naming the equivalent;
+#   - perftest options ibpost lacks: the hint naming the equivalent; every
+#     option of perftest's own table taken or refused so, and in the man
+#     page's PERFTEST OPTIONS table;
+#   - the man page's options of each command against its --help;
 #   - --dev left out: the device picked from a sysfs tree built here
 #     (IBPOST_SYSFS_IB): the first ACTIVE one; the one whose GID table
 #     lists lo for --connect 127.0.0.1 (the route this host takes);
@@ -64,6 +67,11 @@ same "perftest -I (inline size)" "-I 256" "--inline-size 256"
 same "perftest --inline_size" "--inline_size 256" "--inline-size 256"
 same "perftest --report_gbits" "--report_gbits" "--report-gbits"
 same "perftest -F (no-op)" "-F" "" noop
+same "perftest -z (no-op: rdma_cm already)" "-z" "" noop
+same "perftest --comm_rdma_cm (no-op)" "--comm_rdma_cm" "" noop
+same "perftest -H" "-H" "--hist"
+same "perftest --report-histogrm" "--report-histogrm" "--hist"
+same "perftest's --help: --report-histogram" "--report-histogram" "--hist"
 same "perftest --CPU-freq (no-op)" "--CPU-freq" "" noop
 same "perftest -a" "-a" "--all-sizes"
 same "perftest --all" "--all" "--all-sizes"
@@ -193,7 +201,6 @@ refused "ibpost: run: bad --max-lat-p50 '0': expected microseconds above 0" -d x
 refused "ibpost: run: bad --out-json-file '--json': looks like an option; write ./FILE for a file starting with '-'" -d x --out_json_file --json
 refused "ibpost: run: -R/--rdma-cm: no netdev found for nosuch0 port 1 (its GID table lists none), so no address to connect the loopback pair through rdma_cm; give --cm ADDR, or leave -R out (the pair connects directly)" -d nosuch0 -R
 refused "ibpost: run: perftest's -c (--connection): ibpost has none: RC only" -d x -c RC
-refused "ibpost: run: perftest's -H (--report-histogram): use --hist (and --json for every number)" -d x -H
 refused "ibpost: run: perftest's -m (--mtu): ibpost has none: the port's active MTU is used" -d x -m 1024
 refused "ibpost: run: perftest's -e (--events): ibpost has none: the module reaps completions itself" -d x -e
 refused "ibpost: run: perftest's --perform_warm_up: use --warmup N" -d x --perform_warm_up
@@ -207,7 +214,7 @@ refused "ibpost: run: bad --duration '4294967.295': too large: at most 429496729
 refused "ibpost: run: bad --duration '0': expected seconds above 0, below 4294967 (--forever runs until a signal)" -d x -D 0
 refused "ibpost: run: bad --op '4': expected send, send_imm, write, write_imm or read (perftest's -o, outstanding reads, is -t/--depth here)" -d x -o 4
 refused "ibpost: run: bad --port '18515': RDMA device ports are 1 to 255 (-i, perftest --ib-port); the rdma_cm port of --connect is -p/--cm-port (perftest's -p/--port)" -d x --port 18515
-refused "ibpost: run: unknown option '-Z'" -d x -Z
+refused "ibpost: run: unknown option '-9'" -d x -9
 refused "ibpost: run: unknown option '--frobnicate'" -d x --frobnicate
 refused "ibpost: run: -t needs a value" -d x -t
 refused "ibpost: run: -p/--cm-port is the port of --connect HOST (the loopback pair needs none)" -d x -p 7000
@@ -433,7 +440,7 @@ for c in devices run serve "blk map" "blk unmap" "blk list"; do
 done
 tbl=$("$IBPOST" run --list-options) miss=
 for a in ib-dev ib-port tx-depth post_list cq-mod inline_size report_gbits all qp run_infinitely \
-	rdma_cm out_json out_json_file cpu_util limit_bw limit_msgrate; do
+	rdma_cm out_json out_json_file cpu_util limit_bw limit_msgrate report-histogrm report-histogram; do
 	grep -qx -- "--$a"$'\t-\talias' <<<"$tbl" || miss+=" --$a"
 done
 [[ $(grep -c $'\thidden$' <<<"$tbl") == 1 ]] || miss+=" hidden:$(grep $'\thidden$' <<<"$tbl" | cut -f1 | tr '\n' ' ')"
@@ -442,6 +449,66 @@ if [[ -z $miss ]]; then
 	t_ok "run's table: perftest's long spellings are aliases, --print-options the one hidden"
 else
 	t_fail "run's table: perftest's long spellings are aliases, --print-options the one hidden" "$miss"
+fi
+
+# --- every perftest option: taken, or refused with a reason; in the man page's table --
+# perftest's option table (src/perftest_parameters.c of perftest 26.04,
+# long_options[]), NAME:LETTER ('-': none).  Each is a spelling of run's
+# table (--list-options), or 'ibpost run' refuses it (exit 2) with a line
+# "perftest's ...: WHY" (not "unknown option"); and each is in the table of
+# the man page's PERFTEST OPTIONS section.
+PERFTEST_OPTS="port:p ib-dev:d ib-port:i mtu:m size:s iters:n tx-depth:t qp-timeout:u sl:S
+gid-index:x all:a CPU-freq:F connection:c qp:q events:e vector:X inline_size:I outs:o mcg:g
+comm_rdma_cm:z rdma_cm:R tos:T hop_limit:L help:h MGID:M rx-depth:r bidirectional:b cq-mod:Q
+noPeak:N version:V report-cycles:C report-histogrm:H report-unsorted:U atomic_type:A
+dualport:O post_list:l duration:D margin:f source_mac:B dest_mac:E dest_ip:J source_ip:j
+dest_port:K source_port:k ethertype:Y limit_bw:w limit_msgrate:y server:Z client:P mac_fwd:v
+use_rss:G report-counters:W force-link:- remote_mac:- local_mac:- remote_ip:- local_ip:-
+remote_port:- local_port:- run_infinitely:- report_gbits:- use-srq:- no_lock:- use-null-mr:-
+report-both:- reversed:- pkey_index:- tcp:- burst_size:- typical_pkt_size:- rate_limit:-
+rate_limit_type:- rate_units:- output:- cpu_util:- out_json:- out_json_file:- latency_gap:-
+flow_label:- retry_count:- dont_xchg_versions:- payload_file_path:- use_cuda:-
+use_cuda_bus_id:- use_cuda_dmabuf:- use_cuda_pcie_mapping:- use_data_direct:- cuda_mem_type:-
+use_musa:- use_musa_bus_id:- use_musa_dmabuf:- use_musa_pcie_mapping:- use_rocm:-
+use_rocm_dmabuf:- use_neuron:- use_neuron_dmabuf:- use_hl:- use_mlu:- use_mlu_dmabuf:-
+use_opencl:- opencl_platform_id:- use_ib_dm_dmabuf:- gpu_touch:- mmap:- mmap-offset:- ipv6:-
+ipv6-addr:- raw_ipv6:- report-per-port:- odp:- use_hugepages:- use_old_post_send:-
+promiscuous:- sniffer:- raw_mcast:- mr_per_qp:- dlid:- tclass:- wait_destroy:- flows:-
+flows_burst:- reply_every:- perform_warm_up:- vlan_en:- vlan_pcp:- recv_post_list:- aes_xts:-
+encrypt_on_tx:- sig_before:- aes_block_size:- kek_path:- credentials_path:-
+data_enc_keys_number:- data_enc_key_app_path:- log_dci_streams:- log_active_dci_streams:-
+disable_pcie_relaxed:- use_ooo:- congest_type:-"
+tbl=$("$IBPOST" run --list-options)
+ptable=$(sed -n '/^\.SH PERFTEST OPTIONS/,/^\.SH /p' Documentation/ibpost.8 | sed 's/\\-/-/g')
+# perftest_taken SPELLING: 0 when run takes it, else whether it is refused
+# as perftest's; the why in $why
+perftest_taken() {
+	local w=$1 col out rc=0
+	if [[ $w == --* ]]; then col=1; else col=2; fi
+	if cut -f"$col" <<<"$tbl" | grep -qxF -- "$w"; then
+		why=taken
+		return 0
+	fi
+	out=$("$IBPOST" run -d x "$w" --print-options 2>&1) || rc=$?
+	why=$(head -n 1 <<<"$out")
+	[[ $rc == 2 && $why == "ibpost: run: perftest's "* ]]
+}
+taken=0 refusedn=0 bad=''
+for p in $PERFTEST_OPTS; do
+	for w in "--${p%%:*}" "-${p#*:}"; do
+		[[ $w == -- ]] && continue	# no letter
+		if perftest_taken "$w"; then
+			if [[ $why == taken ]]; then taken=$((taken + 1)); else refusedn=$((refusedn + 1)); fi
+		else
+			bad+=" $w ($why)"
+		fi
+		grep -qE -- "(^|[ ,])$w(\$|[ ,;])" <<<"$ptable" || bad+=" $w (not in the man page's table)"
+	done
+done
+if [[ -z $bad ]]; then
+	t_ok "every perftest option ($(wc -w <<<"$PERFTEST_OPTS") names, their letters): $taken spellings taken, $refusedn refused with a reason; each in the man page's PERFTEST OPTIONS"
+else
+	t_fail "every perftest option: taken or refused with a reason, in the man page's table" "$bad"
 fi
 
 # --- the man page's options of each command against its --help ----------------------

@@ -72,14 +72,15 @@ _ibpost()
 	--gid-index | -t | --tx-depth | -l | --post_list | -Q | --cq-mod | -I | \
 	--inline-size | --inline_size | --cm-port | --qp | -c | --io-timeout | \
 	--serial | -S | --reconnect-delay | --ctrl-loss-tmo | -L | \
-	--fast-io-fail-tmo | -F | --min-bw | -w | --limit_bw | --min-mpps | -y | \
+	--fast-io-fail-tmo | --min-bw | -w | --limit_bw | --min-mpps | -y | \
 	--limit_msgrate | --max-lat-p50 | --max-lat-p99)
 		# A value of the user's: nothing to offer.
 		COMPREPLY=()
 		return
 		;;
-	-R)
-		# blk map's --reconnect-delay; run's -R (rdma_cm) takes none
+	-R | -F)
+		# blk map's --reconnect-delay and --fast-io-fail-tmo; run's -R
+		# (rdma_cm) and -F (perftest's CPU-freq) take none
 		if [[ $cmd == blk ]]; then
 			COMPREPLY=()
 			return

@@ -550,6 +550,25 @@ for c in devices run serve "blk map" "blk unmap" "blk list"; do
 	fi
 done
 
+# --- bash completion after an option that takes no value in run ---------------------
+# tools/ibpost/ibpost.bash in a bash of its own (install.sh checks its
+# option lists): -R and -F take a value in blk map, none in run, where the
+# options are offered after them.
+comp_words() { # comp_words WORD...: what completing the last WORD offers
+	bash --norc --noprofile -c '. tools/ibpost/ibpost.bash
+		COMP_WORDS=(ibpost "$@"); COMP_CWORD=$#; _ibpost
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
+}
+for o in -F -R; do
+	got=$(comp_words run "$o" --c | sort | paste -sd' ')
+	got_blk=$(comp_words blk map "$o" "" | paste -sd' ')
+	if [[ $got == *--connect* && $got == *--csv* && -z $got_blk ]]; then
+		t_ok "completion: 'run $o --c' offers run's options ($got), 'blk map $o' a value of the user's"
+	else
+		t_fail "completion: 'run $o --c' offers run's options, 'blk map $o' nothing" "run: '$got'; blk map: '$got_blk'"
+	fi
+done
+
 # --- --dev left out: picked from sysfs -------------------------------------------
 # mkdev ROOT DEV STATE [NETDEV]: port 1 in STATE, NETDEV at GID index 0.
 mkdev() {

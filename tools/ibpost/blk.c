@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,12 +42,12 @@ static void blk_about(FILE *f)
 		"ending) loses them.\n", prog);
 }
 
-enum { BLK_CONFIG = OPT_LONG, BLK_CHECK_CONFIG };
+enum { BLK_CONFIG = OPT_LONG, BLK_CHECK_CONFIG, BLK_PRINT };
 
 static const struct opt blk_map_opts[] = {
 	{ .name = "dev", .letter = 'd', .arg = "NAME", .flags = OPT_REQUIRED,
 	  .help = "RDMA device" },
-	{ .name = "size", .letter = 's', .arg = "BYTES[K|M|G]",
+	{ .name = "size", .letter = 's', .arg = "SIZE",
 	  .flags = OPT_REQUIRED,
 	  .help = "device size, a multiple of 4 KiB" },
 	{ .name = "queues", .letter = 'q', .arg = "N",
@@ -63,10 +64,10 @@ static const struct opt blk_map_opts[] = {
 		  OPT_STR(IBPOST_PEER_PORT) "); the region in the server's budget, one\n"
 		  "connection per queue (the server allows a\n"
 		  "session its --max-per-addr connections)" },
-	{ .name = "io-timeout", .letter = 't', .arg = "SEC",
-	  .help = "seconds a request may take before the\n"
-		  "device's session is failed, 1..600 (default:\n"
-		  "the module's io_timeout, 30)" },
+	{ .name = "io-timeout", .letter = 't', .arg = "TIME",
+	  .help = "how long a request may take before the\n"
+		  "device's session is failed (bare: seconds;\n"
+		  "1..600 s, default: the module's io_timeout, 30)" },
 	{ .name = "serial", .letter = 'S', .arg = "ID",
 	  .help = "the device's serial: /dev/disk/by-id/ibpost-ID\n"
 		  "(1..36 of A-Z a-z 0-9 . _ -; default: a random\n"
@@ -75,18 +76,19 @@ static const struct opt blk_map_opts[] = {
 	  .help = "refused: a new region holds only zeros\n"
 		  "(read-only is for exported data; 'blockdev\n"
 		  "--setro' makes a mapped device read-only)" },
-	{ .name = "reconnect-delay", .letter = 'R', .arg = "SEC",
-	  .help = "with --connect: seconds between attempts to\n"
-		  "reconnect after the session failed, 1..3600\n"
-		  "(default 10)" },
-	{ .name = "ctrl-loss-tmo", .letter = 'L', .arg = "SEC",
-	  .help = "with --connect: seconds after the loss the\n"
+	{ .name = "reconnect-delay", .letter = 'R', .arg = "TIME",
+	  .help = "with --connect: the time between attempts to\n"
+		  "reconnect after the session failed (bare:\n"
+		  "seconds; 1..3600 s, default 10)" },
+	{ .name = "ctrl-loss-tmo", .letter = 'L', .arg = "TIME",
+	  .help = "with --connect: how long after the loss the\n"
 		  "device keeps trying before it fails for good\n"
-		  "(default 600; 0: never reconnect; -1: forever)" },
-	{ .name = "fast-io-fail-tmo", .letter = 'F', .arg = "SEC",
-	  .help = "with --connect: seconds after the loss from\n"
-		  "which I/O fails while reconnecting goes on\n"
-		  "(default -1: I/O waits)" },
+		  "(bare: seconds; default 600; 0: never\n"
+		  "reconnect; -1: forever)" },
+	{ .name = "fast-io-fail-tmo", .letter = 'F', .arg = "TIME",
+	  .help = "with --connect: how long after the loss I/O\n"
+		  "waits while reconnecting goes on, then fails\n"
+		  "(bare: seconds; default -1: I/O waits)" },
 	{ .name = "config", .key = BLK_CONFIG, .arg = "FILE",
 	  .help = "map every device of FILE (/etc/ibpost/blk.conf:\n"
 		  "a line of these options each, with --serial;\n"
@@ -96,6 +98,7 @@ static const struct opt blk_map_opts[] = {
 	  .help = "with --config: check FILE, print the 'blk map'\n"
 		  "command line of each device and exit (0, or 2\n"
 		  "naming the bad line)" },
+	{ .name = "print-options", .key = BLK_PRINT, .flags = OPT_HIDDEN },
 	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
 };
 
@@ -148,6 +151,12 @@ void help_blk(FILE *f)
 	opt_options(f, &blk_unmap_cmd);
 	fprintf(f, "\nlist:\n");
 	opt_options(f, &blk_list_cmd);
+	fprintf(f,
+		"\n"
+		"A TIME is a number with ns, us, ms, s, m or h (" OPT_TIME_FORMS ",\n"
+		"1.5s) that is a whole number of seconds, or bare in seconds.  A\n"
+		"SIZE is a number of bytes, or with K, M, G or T, 1024-based\n"
+		"(" OPT_SIZE_FORMS ").\n");
 }
 
 /* The module is missing: say what to run. */
@@ -288,10 +297,54 @@ enum {
 
 struct blk_map_args {
 	const char *val[ARRAY_SIZE(blk_names)];
+	const char *arg[ARRAY_SIZE(blk_names)];	/* as given */
+	char num[ARRAY_SIZE(blk_names)][24];	/* a value converted */
 	char host[64], port[16];
 	struct opt_conf conf;		/* --config, --check-config */
 	bool others;			/* an option but those two */
+	bool print;			/* --print-options: the line, no map */
 };
+
+/*
+ * A time of 'blk map' (opt_time()) to the kernel in seconds, which checks
+ * its range; -1 and the like for -L and -F (-1: for ever) as given.
+ */
+static int blk_time(struct blk_map_args *m, unsigned int i, int key,
+		    const char *arg)
+{
+	struct opt_val val = { .cmd = "blk map", .bare = OPT_S,
+			       .unit = OPT_S, .max = INT_MAX,
+			       .neg = key == 'L' || key == 'F' };
+	char name[32] = "";
+	long long v;
+	size_t j;
+
+	for (j = 0; j < ARRAY_SIZE(blk_map_opts); j++)
+		if (blk_map_opts[j].letter == key)
+			snprintf(name, sizeof(name), "--%s",
+				 blk_map_opts[j].name);
+	val.name = name;
+	if (opt_time(&val, arg, &v))
+		return -1;
+	snprintf(m->num[i], sizeof(m->num[i]), "%lld", v);
+	m->val[i] = m->num[i];
+	return 0;
+}
+
+/* --size (opt_size()) to the kernel in bytes, which checks the rest. */
+static int blk_size(struct blk_map_args *m, const char *arg)
+{
+	const struct opt_val val = { .cmd = "blk map", .name = "--size",
+				     .bare = OPT_B, .unit = OPT_B,
+				     .max = ULLONG_MAX };
+	unsigned long long v;
+
+	if (opt_size(&val, arg, &v))
+		return -1;
+	snprintf(m->num[BLK_V_SIZE], sizeof(m->num[BLK_V_SIZE]), "%llu", v);
+	m->val[BLK_V_SIZE] = m->num[BLK_V_SIZE];
+	return 0;
+}
 
 static int blk_map_set(void *ctx, int key, const char *arg)
 {
@@ -302,6 +355,10 @@ static int blk_map_set(void *ctx, int key, const char *arg)
 		return opt_conf_set(&m->conf, &blk_map_cmd, key == BLK_CONFIG,
 				    arg);
 	m->others = true;
+	if (key == BLK_PRINT) {
+		m->print = true;
+		return 0;
+	}
 	if (key == 'c') {
 		if (blk_word("connect", arg) ||
 		    blk_connect(arg, m->host, sizeof(m->host), m->port,
@@ -320,6 +377,11 @@ static int blk_map_set(void *ctx, int key, const char *arg)
 	if (blk_word(blk_names[k - blk_keys], arg))
 		return -1;
 	m->val[k - blk_keys] = arg;
+	m->arg[k - blk_keys] = arg;
+	if (strchr("tRLF", key))
+		return blk_time(m, k - blk_keys, key, arg);
+	if (key == 's')
+		return blk_size(m, arg);
 	return 0;
 }
 
@@ -350,22 +412,32 @@ static void blk_keep_warn(const char *name)
 			prog, name, keep, tmo);
 }
 
-/* Write @m's line to map_device: 0 with the name printed, or 1. */
-static int blk_map_write(const struct blk_map_args *m)
+/* @m's line of map_device into @line: 0, or 2 having said why not. */
+static int blk_map_line(const struct blk_map_args *m, char *line, size_t len)
 {
 	const char *const *val = m->val;
-	char line[512], res[256];
 	size_t n = 0;
-	int err, i;
+	int i;
 
 	for (i = 0; i < (int)ARRAY_SIZE(blk_names); i++)
-		if (val[i])
-			n += snprintf(line + n, sizeof(line) - n, "%s%s=%s",
+		if (val[i] && n < len)
+			n += snprintf(line + n, len - n, "%s%s=%s",
 				      n ? " " : "", blk_names[i], val[i]);
-	if (n >= sizeof(line)) {
+	if (n >= len) {
 		fprintf(stderr, "%s: blk map: arguments too long\n", prog);
 		return 2;
 	}
+	return 0;
+}
+
+/* Write @m's line to map_device: 0 with the name printed, or 1. */
+static int blk_map_write(const struct blk_map_args *m)
+{
+	char line[512], res[256];
+	int err;
+
+	if (blk_map_line(m, line, sizeof(line)))
+		return 2;
 	err = blk_write("map_device", line);
 	if (err < 0)
 		return 1;
@@ -417,27 +489,14 @@ static bool blk_ll(const char *v, long long *n)
 }
 
 /*
- * --size as the kernel's memparse() reads it (K, M, G, T, P, E), a
- * non-zero multiple of the page size; 0 or why not in @why.
+ * --size, in bytes since blk_size(): a non-zero multiple of the page
+ * size; 0 or why not in @why.
  */
 static int blk_size_ok(const char *v, char *why, size_t len)
 {
-	static const char units[] = "KMGTPE";
-	unsigned long long n, page = sysconf(_SC_PAGESIZE);
-	const char *u;
-	char *end;
+	unsigned long long n = strtoull(v, NULL, 10),
+			   page = sysconf(_SC_PAGESIZE);
 
-	errno = 0;
-	n = strtoull(v, &end, 0);
-	u = *end ? strchr(units, *end & ~0x20) : NULL;
-	if (u && !end[1]) {
-		n <<= 10 * (u - units + 1);
-		end++;
-	}
-	if (*v < '0' || *v > '9' || errno || *end) {
-		snprintf(why, len, "not a size");
-		return -1;
-	}
 	if (!n || n % page) {
 		snprintf(why, len, "give a non-zero multiple of %llu bytes",
 			 page);
@@ -450,7 +509,8 @@ static int blk_size_ok(const char *v, char *why, size_t len)
 static int blk_conf_limits(const struct blk_map_args *m, const char *file,
 			   unsigned int lineno)
 {
-	const char *opt = "--size", *v = m->val[BLK_V_SIZE];
+	const char *opt = "--size", *v = m->val[BLK_V_SIZE], *given;
+	unsigned int vi = BLK_V_SIZE;
 	char why[96];
 	long long n;
 	size_t i;
@@ -459,7 +519,8 @@ static int blk_conf_limits(const struct blk_map_args *m, const char *file,
 		goto refuse;
 	for (i = 0; i < ARRAY_SIZE(blk_limits); i++) {
 		opt = blk_limits[i].opt;
-		v = m->val[blk_limits[i].v];
+		vi = blk_limits[i].v;
+		v = m->val[vi];
 		if (!v || (blk_ll(v, &n) && n >= blk_limits[i].min &&
 			   n <= blk_limits[i].max))
 			continue;
@@ -468,15 +529,19 @@ static int blk_conf_limits(const struct blk_map_args *m, const char *file,
 		goto refuse;
 	}
 	opt = "--serial";
-	v = m->val[BLK_V_SERIAL];
+	vi = BLK_V_SERIAL;
+	v = m->val[vi];
 	if (strlen(v) < IBPOST_BLK_SERIAL_LEN &&
 	    strspn(v, BLK_SERIAL_CHARS) == strlen(v))
 		return 0;
 	snprintf(why, sizeof(why), "1 to %u of A-Z a-z 0-9 . _ -",
 		 IBPOST_BLK_SERIAL_LEN - 1);
 refuse:
-	fprintf(stderr, "%s: %s:%u: %s %s: %s (the kernel refuses it)\n",
-		prog, file, lineno, opt, v, why);
+	/* as given, and what it came to when the tool converted it */
+	given = m->arg[vi] ? m->arg[vi] : v;
+	fprintf(stderr, "%s: %s:%u: %s %s%s%s%s: %s (the kernel refuses it)\n",
+		prog, file, lineno, opt, given, strcmp(given, v) ? " (" : "",
+		strcmp(given, v) ? v : "", strcmp(given, v) ? ")" : "", why);
 	return 2;
 }
 
@@ -633,6 +698,17 @@ static int blk_map(int argc, char **argv)
 		fprintf(stderr, "%s: blk map: --dev and --size are required, nothing else\n",
 			prog);
 		return 2;
+	}
+	if (m.print) {
+		/* the tests': what map_device would get, a value a line */
+		char line[512], *w, *save;
+
+		if (blk_map_line(&m, line, sizeof(line)))
+			return 2;
+		for (w = strtok_r(line, " ", &save); w;
+		     w = strtok_r(NULL, " ", &save))
+			printf("%s\n", w);
+		return 0;
 	}
 	if (blk_load())
 		return 1;

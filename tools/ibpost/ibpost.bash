@@ -72,14 +72,15 @@ _ibpost()
 	--gid-index | -t | --tx-depth | -l | --post_list | -Q | --cq-mod | -I | \
 	--inline-size | --inline_size | --cm-port | --qp | -c | --io-timeout | \
 	--serial | -S | --reconnect-delay | --ctrl-loss-tmo | -L | \
-	--fast-io-fail-tmo | -F | --min-bw | -w | --limit_bw | --min-mpps | -y | \
+	--fast-io-fail-tmo | --min-bw | -w | --limit_bw | --min-mpps | -y | \
 	--limit_msgrate | --max-lat-p50 | --max-lat-p99)
 		# A value of the user's: nothing to offer.
 		COMPREPLY=()
 		return
 		;;
-	-R)
-		# blk map's --reconnect-delay; run's -R (rdma_cm) takes none
+	-R | -F)
+		# blk map's --reconnect-delay and --fast-io-fail-tmo; run's -R
+		# (rdma_cm) and -F (perftest's CPU-freq) take none
 		if [[ $cmd == blk ]]; then
 			COMPREPLY=()
 			return
@@ -108,13 +109,14 @@ _ibpost()
 			--forever --report-every --warmup --depth --batch --signal-every --imm --inline
 			--inline-size --verify --pingpong --all-sizes --json --csv
 			--hist --report-gbits --gid-index --cm --connect --cm-port
-			--cm-timeout --qps --print-options --version --help
+			--cm-timeout --qps --version --help
 			--ib-dev --ib-port --tx-depth --post_list --cq-mod
 			--inline_size --all --qp --report_gbits --CPU-freq
 			--run_infinitely --wide --rdma-cm --rdma_cm --bidirectional
 			--out-json --out_json --out-json-file --out_json_file
 			--cpu-util --cpu_util --min-bw --limit_bw --min-mpps
-			--limit_msgrate --max-lat-p50 --max-lat-p99'
+			--limit_msgrate --max-lat-p50 --max-lat-p99
+			--report-histogrm --report-histogram --comm_rdma_cm'
 		;;
 	serve)
 		words='--addr --port --allow --max-conns --idle --max-mem

@@ -7,8 +7,11 @@
  * (tools/tests/host/cli.sh checks --help against it).  A config file
  * (opt_config()) holds the same options, a line each, for the services.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ibpost.h"
@@ -348,4 +351,182 @@ void opt_print_line(FILE *f, const struct opt_cmd *c, int argc, char **argv)
 	for (i = 1; i < argc; i++)
 		fprintf(f, " %s", argv[i]);
 	fputc('\n', f);
+}
+
+int opt_bad(const char *cmd, const char *name, const char *arg,
+	    const char *why)
+{
+	fprintf(stderr, "%s: %s: bad %s '%s': %s\n", prog, cmd, name, arg, why);
+	return -1;
+}
+
+/* What a value of @unit counts, in messages. */
+static const char *unit_name(unsigned long long unit, bool size)
+{
+	if (size)
+		return unit == OPT_MIB ? "MiB" : "bytes";
+	switch (unit) {
+	case OPT_NS:
+		return "nanoseconds";
+	case OPT_US:
+		return "microseconds";
+	case OPT_MS:
+		return "milliseconds";
+	default:
+		return "seconds";
+	}
+}
+
+/* Why @s is refused, then the forms a value of @v takes; -1. */
+static int val_err(const struct opt_val *v, const char *s, bool size,
+		   const char *what)
+{
+	char why[256];
+
+	if (size)
+		snprintf(why, sizeof(why),
+			 "%s (a number with K, M, G or T, 1024-based: "
+			 OPT_SIZE_FORMS "; a bare number is %s)", what,
+			 unit_name(v->bare, true));
+	else
+		snprintf(why, sizeof(why),
+			 "%s (a number with ns, us, ms, s, m or h: "
+			 OPT_TIME_FORMS ", 1.5s; a bare number is %s)", what,
+			 unit_name(v->bare, false));
+	return opt_bad(v->cmd, v->name, s, why);
+}
+
+static int val_too_large(const struct opt_val *v, const char *s, bool size)
+{
+	char why[96];
+
+	snprintf(why, sizeof(why), "too large: at most %llu %s", v->max,
+		 unit_name(v->unit, size));
+	return opt_bad(v->cmd, v->name, s, why);
+}
+
+/* The value @n (in ns or bytes) counted in @v->unit, checked: 0 or -1. */
+static int val_in_unit(const struct opt_val *v, const char *s, bool size,
+		       unsigned long long n, unsigned long long *out)
+{
+	char what[64];
+
+	if (n % v->unit) {
+		snprintf(what, sizeof(what), "not a whole number of %s",
+			 unit_name(v->unit, size));
+		return val_err(v, s, size, what);
+	}
+	n /= v->unit;
+	if (n > v->max)
+		return val_too_large(v, s, size);
+	*out = n;
+	return 0;
+}
+
+static const struct {
+	const char *word;
+	unsigned long long ns;
+} time_units[] = {
+	{ "ns", OPT_NS }, { "us", OPT_US }, { "ms", OPT_MS }, { "s", OPT_S },
+	{ "m", 60 * OPT_S }, { "h", 3600 * OPT_S },
+};
+
+/* Most digits after the point of a time (nanoseconds of a second). */
+#define OPT_FRAC_DIGITS	9
+
+int opt_time(const struct opt_val *v, const char *s, long long *out)
+{
+	unsigned long long n = 0, frac = 0, pow = 1, mul = v->bare, f, r;
+	unsigned int i, digits = 0;
+	const char *p = s;
+	long long neg;
+	char *end;
+
+	if (v->neg && *s == '-' && s[1] >= '0' && s[1] <= '9') {
+		/* -1: for ever, and the like: the command checks them */
+		errno = 0;
+		neg = strtoll(s, &end, 10);
+		if (*end)
+			return val_err(v, s, false, "not a time");
+		if (errno)
+			return val_err(v, s, false, "too small");
+		*out = neg;
+		return 0;
+	}
+	if (*p < '0' || *p > '9')
+		return val_err(v, s, false, "not a time");
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (ULLONG_MAX - (*p - '0')) / 10)
+			return val_too_large(v, s, false);
+		n = n * 10 + (*p - '0');
+	}
+	if (*p == '.') {
+		if (p[1] < '0' || p[1] > '9')
+			return val_err(v, s, false, "not a time");
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (digits == OPT_FRAC_DIGITS) {
+				/* trailing zeros are fine */
+				if (*p != '0')
+					return val_err(v, s, false,
+						       "more than 9 digits after the point");
+				continue;
+			}
+			frac = frac * 10 + (*p - '0');
+			pow *= 10;
+			digits++;
+		}
+	}
+	if (*p) {
+		for (i = 0; i < ARRAY_SIZE(time_units); i++)
+			if (!strcmp(p, time_units[i].word))
+				break;
+		if (i == ARRAY_SIZE(time_units))
+			return val_err(v, s, false, "not a time");
+		mul = time_units[i].ns;
+	}
+	if (n > ULLONG_MAX / mul)
+		return val_too_large(v, s, false);
+	n *= mul;
+	/* frac / pow of @mul: below @mul, exact or not a whole ns */
+	if (!(mul % pow)) {
+		f = frac * (mul / pow);
+	} else {
+		/* @mul is ns, us or ms here: frac * mul < 10^15 */
+		f = frac * mul / pow;
+		r = frac * mul % pow;
+		if (r)
+			return val_err(v, s, false,
+				       "not a whole number of nanoseconds");
+	}
+	if (n > ULLONG_MAX - f)
+		return val_too_large(v, s, false);
+	if (val_in_unit(v, s, false, n + f, &r))
+		return -1;
+	*out = r;	/* at most v->max, which a long long holds */
+	return 0;
+}
+
+int opt_size(const struct opt_val *v, const char *s, unsigned long long *out)
+{
+	static const char units[] = "KMGT";
+	unsigned long long n, mul = v->bare;
+	const char *u;
+	char *end;
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+
+	if (*s < '0' || *s > '9' || (hex && !isxdigit((unsigned char)s[2])))
+		return val_err(v, s, true, "not a size");
+	errno = 0;
+	n = strtoull(s, &end, hex ? 16 : 10);
+	if (errno == ERANGE)
+		return val_too_large(v, s, true);
+	if (*end) {
+		u = strchr(units, toupper((unsigned char)*end));
+		if (!u || end[1])
+			return val_err(v, s, true, "not a size");
+		mul = 1ULL << (10 * (u - units + 1));
+	}
+	if (n > ULLONG_MAX / mul)
+		return val_too_large(v, s, true);
+	return val_in_unit(v, s, true, n * mul, out);
 }

@@ -115,4 +115,43 @@ int opt_parse_line(const struct opt_cmd *c, const char *file,
 /* "ibpost NAME WORDS...": the command line a config line amounts to. */
 void opt_print_line(FILE *f, const struct opt_cmd *c, int argc, char **argv);
 
+/*
+ * The values of time and size options, the same words in every command:
+ * a time is a decimal number (a fraction allowed) with ns, us, ms, s, m or
+ * h, or bare in the option's own unit; a size is a number (0x: hex) with
+ * K, M, G or T (1024-based), or bare in the option's own unit.
+ */
+#define OPT_NS		1ULL			/* time units, in ns */
+#define OPT_US		1000ULL
+#define OPT_MS		1000000ULL
+#define OPT_S		1000000000ULL
+#define OPT_B		1ULL			/* size units, in bytes */
+#define OPT_MIB		(1ULL << 20)
+
+/* What the help of a time option says of its forms. */
+#define OPT_TIME_FORMS	"500ms, 10s, 2m, 1h"
+/* ... and of a size option. */
+#define OPT_SIZE_FORMS	"4K, 64M, 1G, 1T"
+
+/* One time or size option, for opt_time() and opt_size(). */
+struct opt_val {
+	const char *cmd;		/* "run", "blk map": the messages' */
+	const char *name;		/* "--idle" */
+	unsigned long long bare;	/* the unit of a bare number */
+	unsigned long long unit;	/* what the value counts, a whole number of */
+	unsigned long long max;		/* the largest value, in @unit */
+	bool neg;	/* times: a bare negative number is kept as it is */
+};
+
+/* "ibpost: CMD: bad NAME 'ARG': WHY" on stderr; -1. */
+int opt_bad(const char *cmd, const char *name, const char *arg,
+	    const char *why);
+/*
+ * @s as a time into @out, counted in @v->unit: 0, or -1 having said why
+ * not (not a time, too large, not a whole number of the unit).
+ */
+int opt_time(const struct opt_val *v, const char *s, long long *out);
+/* @s as a size into @out, counted in @v->unit: 0, or -1 having said why. */
+int opt_size(const struct opt_val *v, const char *s, unsigned long long *out);
+
 #endif

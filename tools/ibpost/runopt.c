@@ -4,6 +4,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <unistd.h>
 #include <stdint.h>
@@ -46,9 +47,15 @@ static void run_tail(FILE *f)
 {
 	fprintf(f,
 		"perftest's -q, -s, -n, -D, -a, -b, -R, -w, -y and -h mean the same here;\n"
-		"-o is --op (not ib_read_bw's outstanding reads: --depth).  A perftest\n"
-		"option ibpost lacks is refused with its equivalent, or a word that there\n"
-		"is none.\n"
+		"-H is --hist, -F and -z do nothing; -o is --op (not ib_read_bw's\n"
+		"outstanding reads: --depth).  A perftest option ibpost lacks is refused\n"
+		"with its equivalent, or a word that there is none; ibpost(8) has a\n"
+		"table of every perftest option (PERFTEST OPTIONS).\n"
+		"\n"
+		"A TIME is a number with ns, us, ms, s, m or h (" OPT_TIME_FORMS ",\n"
+		"1.5s), or a bare number in the unit its option names.  A SIZE (and\n"
+		"the LEN and OFF of a layout) is a number of bytes, or with K, M, G\n"
+		"or T, 1024-based (" OPT_SIZE_FORMS ").\n"
 		"\n"
 		"Exit status: 0 ok, 1 the kernel (or the peer) refused or the run\n"
 		"failed (with -q: any QP; each failing QP's message starts \"qp I: \"),\n"
@@ -60,35 +67,17 @@ static void run_tail(FILE *f)
 
 static int opt_err(const char *opt, const char *arg, const char *why)
 {
-	fprintf(stderr, "%s: run: bad %s '%s': %s\n", prog, opt, arg, why);
-	return -1;
+	return opt_bad("run", opt, arg, why);
 }
 
-/* A byte count: digits with an optional K or M (1024-based) suffix. */
+/* A byte count (opt_size()): a bare number of bytes, or K, M, G, T. */
 static int parse_size(const char *opt, const char *s, unsigned long long max,
 		      unsigned long long *out)
 {
-	unsigned long long v, mul = 1;
-	char *end;
+	const struct opt_val val = { .cmd = "run", .name = opt, .bare = OPT_B,
+				     .unit = OPT_B, .max = max };
 
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
-		return opt_err(opt, s, "not a size");
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return opt_err(opt, s, "not a size");
-	if (*end == 'K' || *end == 'k')
-		mul = 1024;
-	else if (*end == 'M' || *end == 'm')
-		mul = 1024 * 1024;
-	if (mul != 1)
-		end++;
-	if (*end)
-		return opt_err(opt, s, "not a size (digits, then K or M)");
-	if (v > max / mul)
-		return opt_err(opt, s, "too large");
-	*out = v * mul;
-	return 0;
+	return opt_size(&val, s, out);
 }
 
 /* A plain number; base 0 (0x... allowed) when @any_base. */
@@ -221,43 +210,52 @@ err:
 	return -1;
 }
 
+/*
+ * A time of 'run' (opt_time()) into @out, counted in @unit, at most @max;
+ * a bare number is in @bare.
+ */
+static int parse_time(const char *opt, const char *s, unsigned long long bare,
+		      unsigned long long unit, long long max, long long *out)
+{
+	const struct opt_val val = { .cmd = "run", .name = opt, .bare = bare,
+				     .unit = unit, .max = max };
+
+	return opt_time(&val, s, out);
+}
+
+/* -D/--duration: milliseconds above 0, below IBPOST_DURATION_FOREVER. */
 static int parse_duration(const char *s, unsigned int *ms)
 {
-	double v;
-	char *end;
+	long long v;
 
-	errno = 0;
-	v = strtod(s, &end);
 	/* UINT32_MAX ms is IBPOST_DURATION_FOREVER: --forever */
-	if (errno || end == s || *end || !(v > 0) || v * 1000 + 0.5 >= UINT32_MAX)
+	if (parse_time("--duration", s, OPT_S, OPT_MS, UINT32_MAX - 1, &v))
+		return -1;
+	if (!v)
 		return opt_err("--duration", s, "expected seconds above 0, below 4294967 (--forever runs until a signal)");
-	*ms = v * 1000 + 0.5;
-	if (!*ms)
-		*ms = 1;
+	*ms = v;
 	return 0;
 }
 
 /* --report-every SEC: milliseconds, at least 1. */
 static int parse_report_every(const char *s, struct run_opts *o)
 {
-	double v;
-	char *end;
+	long long v;
 
 	o->report_set = true;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v * 1000 >= UINT32_MAX)
+	if (parse_time("--report-every", s, OPT_S, OPT_MS, UINT32_MAX - 1,
+		       &v))
+		return -1;
+	if (!v)
 		return opt_err("--report-every", s, "expected seconds above 0");
-	o->report_ms = v * 1000 + 0.5;
-	if (!o->report_ms)
-		o->report_ms = 1;
+	o->report_ms = v;
 	return 0;
 }
 
 enum {
 	OPT_SGE = OPT_LONG, OPT_LAYOUT, OPT_SGE_LAYOUT, OPT_SEED,
 	OPT_RECV_SGE, OPT_RECV_LAYOUT, OPT_RECV_SGE_LAYOUT, OPT_WARMUP,
-	OPT_IMM, OPT_INLINE, OPT_VERIFY, OPT_HIST, OPT_CM, OPT_PINGPONG,
+	OPT_IMM, OPT_INLINE, OPT_VERIFY, OPT_CM, OPT_PINGPONG,
 	OPT_CONNECT, OPT_CM_TIMEOUT, OPT_CSV, OPT_GBITS, OPT_PRINT,
 	OPT_FOREVER, OPT_REPORT_EVERY, OPT_WIDE, OPT_OUT_JSON,
 	OPT_OUT_JSON_FILE, OPT_CPU_UTIL, OPT_MAX_P50, OPT_MAX_P99,
@@ -292,8 +290,8 @@ static const struct opt run_table[] = {
 	{ .name = "op", .letter = 'o', .arg = "OP",
 	  .help = "send, send_imm, write (default), write_imm, read" },
 	{ .name = "size", .letter = 's', .arg = "SIZE",
-	  .help = "bytes per WR, K/M suffixes are 1024-based\n"
-		  "(default 64K; with --sge-layout the sum of its lengths)" },
+	  .help = "bytes per WR (default 64K; with --sge-layout the\n"
+		  "sum of its lengths)" },
 	{ .name = "sge", .key = OPT_SGE, .arg = "N[,N...]",
 	  .help = "SGEs per WR (default 1); a list runs each" },
 	{ .name = "layout", .key = OPT_LAYOUT, .arg = "NAME",
@@ -311,8 +309,8 @@ static const struct opt run_table[] = {
 	  .help = "explicit receive SGEs, LEN@OFF,..." },
 	{ .name = "iters", .letter = 'n', .arg = "N",
 	  .help = "measured WRs (default 1000)" },
-	{ .name = "duration", .letter = 'D', .arg = "SEC",
-	  .help = "run for SEC seconds instead of --iters" },
+	{ .name = "duration", .letter = 'D', .arg = "TIME",
+	  .help = "run for TIME (bare: seconds) instead of --iters" },
 	{ .name = "forever", .key = OPT_FOREVER,
 	  .help = "run until SIGINT or SIGTERM, then print the\n"
 		  "result and exit 0; one size and SGE count;\n"
@@ -321,11 +319,11 @@ static const struct opt run_table[] = {
 		  "--max-job-time bounds every job (give -D)" },
 	{ .name = "run_infinitely", .key = OPT_FOREVER, .help = PERFTEST,
 	  .flags = OPT_ALIAS },
-	{ .name = "report-every", .key = OPT_REPORT_EVERY, .arg = "SEC",
-	  .help = "while a job runs, print every SEC seconds its\n"
-		  "counts so far (the module's live counters,\n"
-		  "summed over the QPs of -q) and the rates of\n"
-		  "the last interval: a \"progress\" row, with\n"
+	{ .name = "report-every", .key = OPT_REPORT_EVERY, .arg = "TIME",
+	  .help = "while a job runs, print every TIME (bare:\n"
+		  "seconds) its counts so far (the module's live\n"
+		  "counters, summed over the QPs of -q) and the rates\n"
+		  "of the last interval: a \"progress\" row, with\n"
 		  "--json an object {\"progress\": ...} on a line\n"
 		  "of its own (one size and SGE count), with\n"
 		  "--csv a row whose qp column is \"progress\"" },
@@ -344,9 +342,9 @@ static const struct opt run_table[] = {
 	  .help = "immediate data of send_imm / write_imm" },
 	{ .name = "inline", .key = OPT_INLINE,
 	  .help = "post every WR with IB_SEND_INLINE" },
-	{ .name = "inline-size", .letter = 'I', .arg = "N",
+	{ .name = "inline-size", .letter = 'I', .arg = "SIZE",
 	  .help = "post with IB_SEND_INLINE the messages of at most\n"
-		  "N bytes; 0: none" },
+		  "SIZE bytes; 0: none" },
 	{ .name = "inline_size", .key = 'I', .help = PERFTEST,
 	  .flags = OPT_ALIAS },
 	{ .name = "verify", .key = OPT_VERIFY,
@@ -380,12 +378,12 @@ static const struct opt run_table[] = {
 		  "reported say \"by the peer (conn N)\"" },
 	{ .name = "cm-port", .letter = 'p', .arg = "P",
 	  .help = "the port of --connect HOST (perftest --port)" },
-	{ .name = "cm-timeout", .key = OPT_CM_TIMEOUT, .arg = "MS",
+	{ .name = "cm-timeout", .key = OPT_CM_TIMEOUT, .arg = "TIME",
 	  .help = "bound on each of address resolution, route\n"
-		  "resolution and connection set-up (default "
-		  OPT_STR(IBPOST_CM_TIMEOUT_MS) ",\n"
-		  "at most " OPT_STR(IBPOST_CM_TIMEOUT_MAX)
-		  "); with --connect, --cm or -R" },
+		  "resolution and connection set-up (bare:\n"
+		  "milliseconds; default " OPT_STR(IBPOST_CM_TIMEOUT_MS)
+		  ", at most " OPT_STR(IBPOST_CM_TIMEOUT_MAX) ");\n"
+		  "with --connect, --cm or -R" },
 	{ .name = "qps", .letter = 'q', .arg = "N",
 	  .help = "run N identical jobs at once (1.." OPT_STR(RUN_MAX_QPS)
 		  ", default 1),\n"
@@ -422,8 +420,13 @@ static const struct opt run_table[] = {
 	  .flags = OPT_ALIAS },
 	{ .name = "csv", .key = OPT_CSV,
 	  .help = "print CSV: one header row, one row per result" },
-	{ .name = "hist", .key = OPT_HIST,
-	  .help = "print the latency histograms too (2 significant digits)" },
+	{ .name = "hist", .letter = 'H',
+	  .help = "print the latency histograms too (2 significant\n"
+		  "digits; perftest -H prints every sample)" },
+	{ .name = "report-histogrm", .key = 'H', .help = PERFTEST,
+	  .flags = OPT_ALIAS },
+	{ .name = "report-histogram", .key = 'H',
+	  .help = "perftest's --help", .flags = OPT_ALIAS },
 	{ .name = "report-gbits", .key = OPT_GBITS,
 	  .help = "the table's bandwidth in Gb/s only, not MiB/s" },
 	{ .name = "report_gbits", .key = OPT_GBITS, .help = PERFTEST,
@@ -449,16 +452,21 @@ static const struct opt run_table[] = {
 	  .help = "fail (exit " OPT_STR(RUN_EXIT_MISSED) ") below MPPS million WRs a second" },
 	{ .name = "limit_msgrate", .key = 'y', .help = PERFTEST,
 	  .flags = OPT_ALIAS },
-	{ .name = "max-lat-p50", .key = OPT_MAX_P50, .arg = "US",
+	{ .name = "max-lat-p50", .key = OPT_MAX_P50, .arg = "TIME",
 	  .help = "fail (exit " OPT_STR(RUN_EXIT_MISSED) ") when a result's median latency\n"
-		  "is above US microseconds" },
-	{ .name = "max-lat-p99", .key = OPT_MAX_P99, .arg = "US",
+		  "is above TIME (bare: microseconds, 2.5 too)" },
+	{ .name = "max-lat-p99", .key = OPT_MAX_P99, .arg = "TIME",
 	  .help = "fail (exit " OPT_STR(RUN_EXIT_MISSED) ") when its 99th percentile is\n"
-		  "above US microseconds" },
+		  "above TIME (bare: microseconds)" },
 	{ .name = "CPU-freq", .letter = 'F',
 	  .help = "accepted, does nothing: perftest -F silences its\n"
 		  "cpufreq warning; ibpost times with the kernel's\n"
 		  "clock (ktime), not CPU cycles, and has none" },
+	{ .name = "comm_rdma_cm", .letter = 'z',
+	  .help = "accepted, does nothing: perftest -z exchanges\n"
+		  "its QPs' data through rdma_cm, which --connect\n"
+		  "(and HOST) always do; a loopback pair has none\n"
+		  "to exchange" },
 	{ .name = "version", .letter = 'V', .flags = OPT_VERSION,
 	  .help = "the tool's and the module's version" },
 	{ .name = "print-options", .key = OPT_PRINT, .flags = OPT_HIDDEN },
@@ -549,15 +557,26 @@ static int parse_qps(const char *arg, unsigned int *qps)
 
 static int parse_cm_timeout(const char *arg, struct run_opts *o)
 {
-	unsigned long long v;
+	long long v;
 
 	o->cm_timeout_set = true;
-	if (parse_num("--cm-timeout", arg, UINT32_MAX, false, &v))
+	if (parse_time("--cm-timeout", arg, OPT_MS, OPT_MS,
+		       IBPOST_CM_TIMEOUT_MAX, &v))
 		return -1;
-	if (v > IBPOST_CM_TIMEOUT_MAX)
-		return opt_err("--cm-timeout", arg,
-			       "at most 600000 ms (0: the default, 5000)");
 	o->cm_timeout_ms = v;
+	return 0;
+}
+
+/* --max-lat-p50/p99: microseconds above 0, to the nanosecond. */
+static int parse_max_lat(const char *opt, const char *arg, double *us)
+{
+	long long ns;
+
+	if (parse_time(opt, arg, OPT_US, OPT_NS, LLONG_MAX, &ns))
+		return -1;
+	if (!ns)
+		return opt_err(opt, arg, "expected microseconds above 0");
+	*us = ns / 1000.0;
 	return 0;
 }
 
@@ -666,7 +685,10 @@ static int run_set(void *ctx, int c, const char *arg)
 		return 0;
 	case 'I':
 		o->inline_size_set = true;
-		return parse_u32("--inline-size", arg, &o->inline_size);
+		if (parse_size("--inline-size", arg, UINT32_MAX, &v))
+			return -1;
+		o->inline_size = v;
+		return 0;
 	case OPT_VERIFY:
 		o->verify = true;
 		return 0;
@@ -696,7 +718,7 @@ static int run_set(void *ctx, int c, const char *arg)
 	case 'j':
 		o->json = true;
 		return 0;
-	case OPT_HIST:
+	case 'H':
 		o->hist = true;
 		return 0;
 	case OPT_CSV:
@@ -713,6 +735,8 @@ static int run_set(void *ctx, int c, const char *arg)
 		return 0;
 	case 'F':
 		/* perftest's cpufreq warning: ibpost has none (see --help) */
+	case 'z':
+		/* perftest's data exchange: rdma_cm already (see --help) */
 		return 0;
 	case 'R':
 		o->rdma_cm = true;
@@ -736,11 +760,9 @@ static int run_set(void *ctx, int c, const char *arg)
 	case 'y':
 		return parse_threshold("--min-mpps", arg, "Mpps", &o->min_mpps);
 	case OPT_MAX_P50:
-		return parse_threshold("--max-lat-p50", arg, "microseconds",
-				       &o->max_p50_us);
+		return parse_max_lat("--max-lat-p50", arg, &o->max_p50_us);
 	case OPT_MAX_P99:
-		return parse_threshold("--max-lat-p99", arg, "microseconds",
-				       &o->max_p99_us);
+		return parse_max_lat("--max-lat-p99", arg, &o->max_p99_us);
 	default:
 		return -1;
 	}

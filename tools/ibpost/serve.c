@@ -33,6 +33,7 @@ struct serve_opts {
 	bool json;
 	bool wide;			/* --wide: every --allow network */
 	bool stamp;			/* text lines start with the time */
+	bool print;			/* --print-options: print, serve not */
 	struct opt_conf conf;		/* --config, --check-config */
 	/* --allow: who may connect (none given: every address) */
 	struct ibpost_serve_allow allow[IBPOST_SERVE_ALLOW_MAX];
@@ -110,6 +111,11 @@ static void serve_tail(FILE *f)
 		"unless standard output is journald's (JOURNAL_STREAM), which stamps\n"
 		"lines itself, or IBPOST_SERVE_STAMP=0 is set (1: always).\n"
 		"\n"
+		"A TIME is a number with ns, us, ms, s, m or h (" OPT_TIME_FORMS ",\n"
+		"1.5s), or a bare number in the unit its option names.  A SIZE is a\n"
+		"number with K, M, G or T, 1024-based (" OPT_SIZE_FORMS "), or bare in\n"
+		"the unit its option names.\n"
+		"\n"
 		"Exit status: 0 stopped by SIGINT or SIGTERM, 1 the kernel refused or\n"
 		"serving stopped, 2 bad options.\n",
 		ctl_reason_str(IBPOST_R_PEER_DENIED),
@@ -121,6 +127,7 @@ enum {
 	SERVE_ADDR = OPT_LONG, SERVE_ALLOW, SERVE_MAX_CONNS, SERVE_IDLE,
 	SERVE_MAX_MEM, SERVE_MAX_JOB, SERVE_MAX_PER_ADDR, SERVE_WIDE,
 	SERVE_KEEP, SERVE_CPU_RECORD, SERVE_CONFIG, SERVE_CHECK_CONFIG,
+	SERVE_PRINT,
 };
 
 static const struct opt serve_opts_table[] = {
@@ -141,32 +148,34 @@ static const struct opt serve_opts_table[] = {
 	{ .name = "max-conns", .key = SERVE_MAX_CONNS, .arg = "N",
 	  .help = "connections served at once (default 16, at most\n"
 		  "256); more are rejected" },
-	{ .name = "idle", .key = SERVE_IDLE, .arg = "MS",
+	{ .name = "idle", .key = SERVE_IDLE, .arg = "TIME",
 	  .help = "drop a connection whose client shows no sign of life\n"
-		  "for MS milliseconds (default 10000; 1000..600000):\n"
-		  "its messages and data, or during a one-sided job a\n"
-		  "keep-alive it took (--max-job-time bounds the rest)" },
-	{ .name = "max-mem", .key = SERVE_MAX_MEM, .arg = "MIB",
+		  "for TIME (bare: milliseconds; default 10000,\n"
+		  "1000..600000): its messages and data, or during a\n"
+		  "one-sided job a keep-alive it took (--max-job-time\n"
+		  "bounds the rest)" },
+	{ .name = "max-mem", .key = SERVE_MAX_MEM, .arg = "SIZE",
 	  .help = "memory all jobs may pin at once, counted as allocated\n"
-		  "(default: an eighth of this host's RAM; at most all\n"
-		  "of it); a job beyond it, or beyond the memory\n"
-		  "registrations, is refused" },
-	{ .name = "max-job-time", .key = SERVE_MAX_JOB, .arg = "MS",
-	  .help = "longest a job may run (default 600000, 1000..\n"
-		  "86400000); a client declaring more is refused, a job\n"
-		  "running past it ended (in-kernel sessions: no limit)" },
+		  "(bare: MiB; default: an eighth of this host's RAM; at\n"
+		  "most all of it); a job beyond it, or beyond the\n"
+		  "memory registrations, is refused" },
+	{ .name = "max-job-time", .key = SERVE_MAX_JOB, .arg = "TIME",
+	  .help = "longest a job may run (bare: milliseconds; default\n"
+		  "600000, 1000..86400000); a client declaring more is\n"
+		  "refused, a job running past it ended (in-kernel\n"
+		  "sessions: no limit)" },
 	{ .name = "max-per-addr", .key = SERVE_MAX_PER_ADDR, .arg = "N",
 	  .help = "connections one client address may hold at once\n"
 		  "(default 8, at most --max-conns)" },
-	{ .name = "max-keep", .key = SERVE_KEEP, .arg = "SEC",
+	{ .name = "max-keep", .key = SERVE_KEEP, .arg = "TIME",
 	  .help = "keep an in-kernel session's region after its\n"
 		  "connections were lost for the time its client asks\n"
-		  "(ibpost_blk: its ctrl_loss_tmo), at most SEC seconds\n"
-		  "(default 600; 0: freed at once; at most "
+		  "(ibpost_blk: its ctrl_loss_tmo), at most TIME (bare:\n"
+		  "seconds; default 600; 0: freed at once; at most "
 		  OPT_STR(IBPOST_SRV_KEEP_MAX) "),\n"
 		  "for the client to take back (its reconnect); it holds\n"
 		  "its memory and a connection until then" },
-	{ .name = "keep", .key = SERVE_KEEP, .arg = "SEC",
+	{ .name = "keep", .key = SERVE_KEEP, .arg = "TIME",
 	  .help = "its earlier spelling", .flags = OPT_ALIAS },
 	{ .name = "cpu-record", .key = SERVE_CPU_RECORD,
 	  .help = "give a client that asks ('run --cpu-util --connect')\n"
@@ -186,6 +195,7 @@ static const struct opt serve_opts_table[] = {
 	{ .name = "check-config", .key = SERVE_CHECK_CONFIG,
 	  .help = "with --config: check FILE, print the command line\n"
 		  "it amounts to and exit (0, or 2 naming the bad line)" },
+	{ .name = "print-options", .key = SERVE_PRINT, .flags = OPT_HIDDEN },
 	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
 };
 
@@ -202,8 +212,21 @@ void help_serve(FILE *f)
 
 static int serve_err(const char *opt, const char *arg, const char *why)
 {
-	fprintf(stderr, "%s: serve: bad %s '%s': %s\n", prog, opt, arg, why);
-	return -1;
+	return opt_bad("serve", opt, arg, why);
+}
+
+/* A time of serve (opt_time()): a bare number and the value in @unit. */
+static int serve_time(const char *opt, const char *s, unsigned long long unit,
+		      unsigned long long max, unsigned int *out)
+{
+	const struct opt_val val = { .cmd = "serve", .name = opt,
+				     .bare = unit, .unit = unit, .max = max };
+	long long v;
+
+	if (opt_time(&val, s, &v))
+		return -1;
+	*out = v;
+	return 0;
 }
 
 static int serve_num(const char *opt, const char *s, unsigned long max,
@@ -221,6 +244,20 @@ static int serve_num(const char *opt, const char *s, unsigned long max,
 	if (errno || *end)
 		return serve_err(opt, s, "not a number");
 	*out = v;
+	return 0;
+}
+
+/* --max-mem: MiB bare, or a size (opt_size()) of whole MiB. */
+static int serve_mem(const char *s, unsigned int *mib)
+{
+	const struct opt_val val = { .cmd = "serve", .name = "--max-mem",
+				     .bare = OPT_MIB, .unit = OPT_MIB,
+				     .max = UINT32_MAX };
+	unsigned long long v;
+
+	if (opt_size(&val, s, &v))
+		return -1;
+	*mib = v;
 	return 0;
 }
 
@@ -262,18 +299,19 @@ static int serve_set(void *ctx, int key, const char *arg)
 	case SERVE_MAX_CONNS:
 		return serve_num("--max-conns", arg, UINT32_MAX, &o->max_conns);
 	case SERVE_IDLE:
-		return serve_num("--idle", arg, UINT32_MAX, &o->idle_ms);
+		return serve_time("--idle", arg, OPT_MS, UINT32_MAX,
+				  &o->idle_ms);
 	case SERVE_MAX_MEM:
-		return serve_num("--max-mem", arg, UINT32_MAX, &o->max_mem_mib);
+		return serve_mem(arg, &o->max_mem_mib);
 	case SERVE_MAX_JOB:
-		return serve_num("--max-job-time", arg, UINT32_MAX,
-				 &o->max_job_ms);
+		return serve_time("--max-job-time", arg, OPT_MS, UINT32_MAX,
+				  &o->max_job_ms);
 	case SERVE_MAX_PER_ADDR:
 		return serve_num("--max-per-addr", arg, UINT32_MAX,
 				 &o->max_per_addr);
 	case SERVE_KEEP:
-		return serve_num("--max-keep", arg, IBPOST_SRV_KEEP_MAX,
-				 &o->keep_s);
+		return serve_time("--max-keep", arg, OPT_S, IBPOST_SRV_KEEP_MAX,
+				  &o->keep_s);
 	case SERVE_CPU_RECORD:
 		o->cpu_record = true;
 		return 0;
@@ -282,6 +320,9 @@ static int serve_set(void *ctx, int key, const char *arg)
 		return 0;
 	case SERVE_WIDE:
 		o->wide = true;
+		return 0;
+	case SERVE_PRINT:
+		o->print = true;
 		return 0;
 	case SERVE_CONFIG:
 	case SERVE_CHECK_CONFIG:
@@ -774,6 +815,18 @@ static int serve_config(struct serve_opts *o, const char *file, bool check,
 	return 0;
 }
 
+/*
+ * --print-options: the parsed values, a "key=value" line each, for the
+ * tests (tools/tests/host/cli.sh); /dev/ibpost is not opened.
+ */
+static void serve_print(const struct serve_opts *o)
+{
+	printf("port=%u\nmax_conns=%u\nidle_ms=%u\nmax_mem_mib=%u\n",
+	       o->port, o->max_conns, o->idle_ms, o->max_mem_mib);
+	printf("max_job_ms=%u\nmax_per_addr=%u\nkeep_s=%u\nallow=%u\n",
+	       o->max_job_ms, o->max_per_addr, o->keep_s, o->nallow);
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct serve_opts o = { .keep_s = SERVE_KEEP_DEFAULT };
@@ -798,6 +851,10 @@ int cmd_serve(int argc, char **argv)
 		rc = serve_config(&o, o.conf.file, check, argc, argv);
 		if (rc || check)
 			return rc;
+	}
+	if (o.print) {
+		serve_print(&o);
+		return 0;
 	}
 	o.stamp = !o.json && serve_stamps();
 	on_signals();

@@ -254,7 +254,7 @@ row MSG_SIZE "explicit layout summing above the limit" 1 EINVAL \
 	"message size 0 or above the limit (value $((msg_lim + 4096)), limit $msg_lim)" \
 	"${D[@]}" --op write --sge-layout "4096@0,$msg_lim@8192" "${Q[@]}"
 row MSG_SIZE "size above 32 bits (tool)" 2 - \
-	"ibpost: run: bad --size '4294967296': too large" \
+	"ibpost: run: bad --size '4294967296': too large: at most 4294967295 bytes" \
 	"${D[@]}" --op write --size 4294967296
 row MSG_SUM "SGE lengths below --size" 1 EINVAL \
 	"SGE lengths do not add up to the message size (value 512, limit 1024)" \

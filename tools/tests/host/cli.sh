@@ -5,12 +5,18 @@
 # prints every parsed field and opens nothing:
 #   - every perftest spelling against its long form (same fields), and the
 #     option changing something (not the defaults), -F against nothing;
-#   - perftest options ibpost lacks: the hint naming the equivalent;
+#   - perftest options ibpost lacks: the hint naming the equivalent; every
+#     option of perftest's own table taken or refused so, and in the man
+#     page's PERFTEST OPTIONS table;
+#   - the man page's options of each command against its --help;
 #   - --dev left out: the device picked from a sysfs tree built here
 #     (IBPOST_SYSFS_IB): the first ACTIVE one; the one whose GID table
 #     lists lo for --connect 127.0.0.1 (the route this host takes);
 #     none or ambiguous with the reason; -x passed on (the kernel checks
-#     it), refused with --cm/--connect.
+#     it), refused with --cm/--connect;
+#   - times (one parser for every time option of run, serve and blk map,
+#     whose hidden --print-options print their values too): suffixes, bare
+#     numbers as before, the refusals' exact words; sizes the same way.
 # TAP on stdout and in $TAP_FILE.  Usage: tools/tests/host/cli.sh [IBPOST]
 set -uo pipefail
 cd "$(dirname "$0")/../../.." || exit 1
@@ -21,7 +27,10 @@ IBPOST=${1:-tools/ibpost/ibpost}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-opts() { "$IBPOST" run "$@" --print-options 2>&1; }
+# CMD: the command whose --print-options opts() calls (run, serve, blk map)
+CMD=run
+# shellcheck disable=SC2086 # "blk map" is two words
+opts() { "$IBPOST" $CMD "$@" --print-options 2>&1; }
 
 # same NAME "ALIAS ARGS" "LONG ARGS": the fields match, and differ from
 # the defaults (so the option did something).
@@ -58,6 +67,11 @@ same "perftest -I (inline size)" "-I 256" "--inline-size 256"
 same "perftest --inline_size" "--inline_size 256" "--inline-size 256"
 same "perftest --report_gbits" "--report_gbits" "--report-gbits"
 same "perftest -F (no-op)" "-F" "" noop
+same "perftest -z (no-op: rdma_cm already)" "-z" "" noop
+same "perftest --comm_rdma_cm (no-op)" "--comm_rdma_cm" "" noop
+same "perftest -H" "-H" "--hist"
+same "perftest --report-histogrm" "--report-histogrm" "--hist"
+same "perftest's --help: --report-histogram" "--report-histogram" "--hist"
 same "perftest --CPU-freq (no-op)" "--CPU-freq" "" noop
 same "perftest -a" "-a" "--all-sizes"
 same "perftest --all" "--all" "--all-sizes"
@@ -159,15 +173,18 @@ else
 fi
 
 # --- refusals and perftest's options ibpost lacks ---------------------------------
+# The forms a refused time's message names, up to its bare unit.
+TF=" (a number with ns, us, ms, s, m or h: 500ms, 10s, 2m, 1h, 1.5s; a bare number is"
 # refused WANT_LINE ARGS...: exit 2 and WANT_LINE among the output.
 refused() {
 	local want=$1 out rc=0
 	shift
-	out=$("$IBPOST" run "$@" 2>&1) || rc=$?
+	# shellcheck disable=SC2086 # "blk map" is two words
+	out=$("$IBPOST" $CMD "$@" 2>&1) || rc=$?
 	if [[ $rc == 2 ]] && grep -Fxq -- "$want" <<<"$out"; then
-		t_ok "run $*: $want"
+		t_ok "$CMD $*: $want"
 	else
-		t_fail "run $*: $want" "exit $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
+		t_fail "$CMD $*: $want" "exit $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
 	fi
 }
 refused "ibpost: run: -b/--bidirectional: not with --connect: 'ibpost serve' never posts toward its client (the server's QP only receives and answers; its buffers are the only ones the job registers), so run 'ibpost serve' here and 'ibpost run --connect' from the other host as well" \
@@ -178,12 +195,12 @@ refused "ibpost: run: --cm-timeout needs --connect, --cm or -R" -d x --cm-timeou
 refused "ibpost: run: bad --min-bw '0': expected MiB/s (Gb/s with --report-gbits) above 0" -d x --min-bw 0
 refused "ibpost: run: bad --min-bw 'nan': expected MiB/s (Gb/s with --report-gbits) above 0" -d x -w nan
 refused "ibpost: run: bad --min-mpps '1x': expected Mpps above 0" -d x --limit_msgrate 1x
-refused "ibpost: run: bad --max-lat-p99 '-5': expected microseconds above 0" -d x --max-lat-p99 -5
-refused "ibpost: run: bad --max-lat-p50 'inf': expected microseconds above 0" -d x --max-lat-p50 inf
+refused "ibpost: run: bad --max-lat-p99 '-5': not a time$TF microseconds)" -d x --max-lat-p99 -5
+refused "ibpost: run: bad --max-lat-p50 'inf': not a time$TF microseconds)" -d x --max-lat-p50 inf
+refused "ibpost: run: bad --max-lat-p50 '0': expected microseconds above 0" -d x --max-lat-p50 0
 refused "ibpost: run: bad --out-json-file '--json': looks like an option; write ./FILE for a file starting with '-'" -d x --out_json_file --json
 refused "ibpost: run: -R/--rdma-cm: no netdev found for nosuch0 port 1 (its GID table lists none), so no address to connect the loopback pair through rdma_cm; give --cm ADDR, or leave -R out (the pair connects directly)" -d nosuch0 -R
 refused "ibpost: run: perftest's -c (--connection): ibpost has none: RC only" -d x -c RC
-refused "ibpost: run: perftest's -H (--report-histogram): use --hist (and --json for every number)" -d x -H
 refused "ibpost: run: perftest's -m (--mtu): ibpost has none: the port's active MTU is used" -d x -m 1024
 refused "ibpost: run: perftest's -e (--events): ibpost has none: the module reaps completions itself" -d x -e
 refused "ibpost: run: perftest's --perform_warm_up: use --warmup N" -d x --perform_warm_up
@@ -193,10 +210,11 @@ refused "ibpost: run: --forever runs one size and SGE count (no --all-sizes, one
 refused "ibpost: run: --forever runs one size and SGE count (no --all-sizes, one --sge value)" -d x --forever --sge 1,2
 refused "ibpost: run: --report-every with --json: one size and SGE count (the progress objects are lines before the result's object)" -d x --report-every 1 --json -a
 refused "ibpost: run: bad --report-every '0': expected seconds above 0" -d x --report-every 0
-refused "ibpost: run: bad --duration '4294967.295': expected seconds above 0, below 4294967 (--forever runs until a signal)" -d x -D 4294967.295
+refused "ibpost: run: bad --duration '4294967.295': too large: at most 4294967294 milliseconds" -d x -D 4294967.295
+refused "ibpost: run: bad --duration '0': expected seconds above 0, below 4294967 (--forever runs until a signal)" -d x -D 0
 refused "ibpost: run: bad --op '4': expected send, send_imm, write, write_imm or read (perftest's -o, outstanding reads, is -t/--depth here)" -d x -o 4
 refused "ibpost: run: bad --port '18515': RDMA device ports are 1 to 255 (-i, perftest --ib-port); the rdma_cm port of --connect is -p/--cm-port (perftest's -p/--port)" -d x --port 18515
-refused "ibpost: run: unknown option '-Z'" -d x -Z
+refused "ibpost: run: unknown option '-9'" -d x -9
 refused "ibpost: run: unknown option '--frobnicate'" -d x --frobnicate
 refused "ibpost: run: -t needs a value" -d x -t
 refused "ibpost: run: -p/--cm-port is the port of --connect HOST (the loopback pair needs none)" -d x -p 7000
@@ -206,6 +224,80 @@ refused "ibpost: run: --csv prints neither JSON nor histograms: give --csv, --js
 refused "ibpost: run: unexpected argument 'a'" -d x a b
 refused "ibpost: run: bad --connect '4096': not an IPv4 address (want HOST[:PORT], [IPV6][:PORT] or IPV6)" -d x 4096
 refused "ibpost: run: bad --connect '10.1.2:7000': not an IPv4 address (want HOST[:PORT], [IPV6][:PORT] or IPV6)" -d x --connect 10.1.2:7000
+
+# --- times: suffixes everywhere, a bare number in the option's unit ------------------
+# One parser (opt_time() in tools/ibpost/opt.c) for every time option; the
+# values through --print-options of run, serve and blk map (the line
+# map_device would get), the refusals' exact words.  serve's and blk map's
+# refusals carry --print-options too: were one not refused, the row fails
+# without serving or loading a module.
+has "run times: bare numbers as before" "-D 2 --report-every 0.5 --connect 192.0.2.1 --cm-timeout 700 --max-lat-p50 2.5 --max-lat-p99 900" \
+	duration_ms=2000 report_ms=500 cm_timeout_ms=700 max_lat_p50_us=2.5 max_lat_p99_us=900
+has "run times: ms, s, m, ns and a fraction" "-D 2m --report-every 250ms --connect 192.0.2.1 --cm-timeout 1.5s --max-lat-p50 900ns --max-lat-p99 1.5ms" \
+	duration_ms=120000 report_ms=250 cm_timeout_ms=1500 max_lat_p50_us=0.9 max_lat_p99_us=1500
+has "run times: h, us" "-D 1h --report-every 2000000us" duration_ms=3600000 report_ms=2000
+refused "ibpost: run: bad --duration '1.5x': not a time$TF seconds)" -d x -D 1.5x
+refused "ibpost: run: bad --duration '.5': not a time$TF seconds)" -d x -D .5
+refused "ibpost: run: bad --report-every '1e3': not a time$TF seconds)" -d x --report-every 1e3
+refused "ibpost: run: bad --cm-timeout '1500us': not a whole number of milliseconds$TF milliseconds)" -d x --connect 192.0.2.1 --cm-timeout 1500us
+refused "ibpost: run: bad --duration '0.0005': not a whole number of milliseconds$TF seconds)" -d x -D 0.0005
+refused "ibpost: run: bad --duration '99999999999999999999': too large: at most 4294967294 milliseconds" -d x -D 99999999999999999999
+refused "ibpost: run: bad --duration '5124096h': too large: at most 4294967294 milliseconds" -d x -D 5124096h
+refused "ibpost: run: bad --cm-timeout '11m': too large: at most 600000 milliseconds" -d x --connect 192.0.2.1 --cm-timeout 11m
+CMD=serve BASE=()
+has "serve times: bare numbers as before" "--idle 3000 --max-job-time 8000 --max-keep 30" \
+	idle_ms=3000 max_job_ms=8000 keep_s=30
+has "serve times: suffixes" "--idle 2.5s --max-job-time 2m --keep 1h" \
+	idle_ms=2500 max_job_ms=120000 keep_s=3600
+has "serve --max-keep 0: none kept" "--max-keep 0" keep_s=0
+refused "ibpost: serve: bad --idle 'soon': not a time$TF milliseconds)" --idle soon --print-options
+refused "ibpost: serve: bad --idle '1.5': not a whole number of milliseconds$TF milliseconds)" --idle 1.5 --print-options
+refused "ibpost: serve: bad --max-keep '1500ms': not a whole number of seconds$TF seconds)" --max-keep 1500ms --print-options
+refused "ibpost: serve: bad --max-keep '2h': too large: at most 3600 seconds" --keep 2h --print-options
+refused "ibpost: serve: bad --max-job-time '1194h': too large: at most 4294967295 milliseconds" --max-job-time 1194h --print-options
+CMD="blk map" BASE=(-d rxe0 -s 1M)
+has "blk map times: bare numbers as before, -1 for ever" "-t 30 -R 10 -L -1 -F 0" \
+	io_timeout=30 reconnect_delay=10 ctrl_loss_tmo=-1 fast_io_fail_tmo=0
+has "blk map times: suffixes to seconds" "-t 10m -R 1.5m -L 168h -F 2000ms" \
+	io_timeout=600 reconnect_delay=90 ctrl_loss_tmo=604800 fast_io_fail_tmo=2
+refused "ibpost: blk map: bad --io-timeout '1500ms': not a whole number of seconds$TF seconds)" -d x -s 1M -t 1500ms --print-options
+refused "ibpost: blk map: bad --ctrl-loss-tmo '-1s': not a time$TF seconds)" -d x -s 1M -L -1s --print-options
+refused "ibpost: blk map: bad --io-timeout '-1': not a time$TF seconds)" -d x -s 1M -t -1 --print-options
+refused "ibpost: blk map: bad --reconnect-delay '2147483648': too large: at most 2147483647 seconds" -d x -s 1M -R 2147483648 --print-options
+# a config line: its values checked as the kernel would, converted first
+printf -- '--dev r --serial a --size 1M --io-timeout 10m\n--dev r --serial b --size 1M --io-timeout 11m\n' >"$T/blk.conf"
+out=$("$IBPOST" blk map --check-config --config "$T/blk.conf" 2>&1)
+rc=$?
+if [[ $rc == 2 && $out == "ibpost: $T/blk.conf:2: --io-timeout 11m (660): 1 to 600 (the kernel refuses it)"* ]]; then
+	t_ok "blk map --check-config: --io-timeout 10m passes, 11m is 660 s: refused with the limits"
+else
+	t_fail "blk map --check-config: --io-timeout 10m passes, 11m is 660 s: refused with the limits" "exit $rc: $out"
+fi
+CMD=run BASE=(-d rxe_t0)
+
+# --- sizes: K, M, G, T everywhere, a bare number in the option's unit -------------
+# One parser (opt_size() in tools/ibpost/opt.c) for every size option.
+SF=" (a number with K, M, G or T, 1024-based: 4K, 64M, 1G, 1T; a bare number is"
+has "run sizes: G, lower-case k" "-s 1G --inline-size 2k" size=1073741824 inline_size=2048
+has "run sizes: bare bytes as before, 0x" "-s 4096 -I 0x100" size=4096 inline_size=256
+has "run --sge-layout LEN@OFF: K" "--sge-layout 1K@0,2K@4K" sge_layout=1024@0,2048@4096
+refused "ibpost: run: bad --size '4G': too large: at most 4294967295 bytes" -d x -s 4G
+refused "ibpost: run: bad --size '99999999999999999999': too large: at most 4294967295 bytes" -d x -s 99999999999999999999
+refused "ibpost: run: bad --size '12x': not a size$SF bytes)" -d x -s 12x
+refused "ibpost: run: bad --inline-size '1.5K': not a size$SF bytes)" -d x -I 1.5K
+refused "ibpost: run: bad --sge-layout '1P': not a size$SF bytes)" -d x --sge-layout 1P@0
+CMD=serve BASE=()
+has "serve --max-mem: bare MiB as before" "--max-mem 100" max_mem_mib=100
+has "serve --max-mem: G in MiB" "--max-mem 2G" max_mem_mib=2048
+refused "ibpost: serve: bad --max-mem '512K': not a whole number of MiB$SF MiB)" --max-mem 512K --print-options
+refused "ibpost: serve: bad --max-mem '4096T': too large: at most 4294967295 MiB" --max-mem 4096T --print-options
+CMD="blk map" BASE=(-d rxe0)
+has "blk map --size: T, to the kernel in bytes" "-s 1T" size=1099511627776
+has "blk map --size: 0x, as the kernel read it" "-s 0x1000" size=4096
+has "blk map --size: lower-case m" "-s 2m" size=2097152
+refused "ibpost: blk map: bad --size '1P': not a size$SF bytes)" -d x -s 1P --print-options
+refused "ibpost: blk map: bad --size '16777216T': too large: at most 18446744073709551615 bytes" -d x -s 16777216T --print-options
+CMD=run BASE=(-d rxe_t0)
 
 # --- human units (ibpost devices' max_mr_size) -----------------------------------------
 want='0: 0 B
@@ -348,7 +440,7 @@ for c in devices run serve "blk map" "blk unmap" "blk list"; do
 done
 tbl=$("$IBPOST" run --list-options) miss=
 for a in ib-dev ib-port tx-depth post_list cq-mod inline_size report_gbits all qp run_infinitely \
-	rdma_cm out_json out_json_file cpu_util limit_bw limit_msgrate; do
+	rdma_cm out_json out_json_file cpu_util limit_bw limit_msgrate report-histogrm report-histogram; do
 	grep -qx -- "--$a"$'\t-\talias' <<<"$tbl" || miss+=" --$a"
 done
 [[ $(grep -c $'\thidden$' <<<"$tbl") == 1 ]] || miss+=" hidden:$(grep $'\thidden$' <<<"$tbl" | cut -f1 | tr '\n' ' ')"
@@ -358,6 +450,124 @@ if [[ -z $miss ]]; then
 else
 	t_fail "run's table: perftest's long spellings are aliases, --print-options the one hidden" "$miss"
 fi
+
+# --- every perftest option: taken, or refused with a reason; in the man page's table --
+# perftest's option table (src/perftest_parameters.c of perftest 26.04,
+# long_options[]), NAME:LETTER ('-': none).  Each is a spelling of run's
+# table (--list-options), or 'ibpost run' refuses it (exit 2) with a line
+# "perftest's ...: WHY" (not "unknown option"); and each is in the table of
+# the man page's PERFTEST OPTIONS section.
+PERFTEST_OPTS="port:p ib-dev:d ib-port:i mtu:m size:s iters:n tx-depth:t qp-timeout:u sl:S
+gid-index:x all:a CPU-freq:F connection:c qp:q events:e vector:X inline_size:I outs:o mcg:g
+comm_rdma_cm:z rdma_cm:R tos:T hop_limit:L help:h MGID:M rx-depth:r bidirectional:b cq-mod:Q
+noPeak:N version:V report-cycles:C report-histogrm:H report-unsorted:U atomic_type:A
+dualport:O post_list:l duration:D margin:f source_mac:B dest_mac:E dest_ip:J source_ip:j
+dest_port:K source_port:k ethertype:Y limit_bw:w limit_msgrate:y server:Z client:P mac_fwd:v
+use_rss:G report-counters:W force-link:- remote_mac:- local_mac:- remote_ip:- local_ip:-
+remote_port:- local_port:- run_infinitely:- report_gbits:- use-srq:- no_lock:- use-null-mr:-
+report-both:- reversed:- pkey_index:- tcp:- burst_size:- typical_pkt_size:- rate_limit:-
+rate_limit_type:- rate_units:- output:- cpu_util:- out_json:- out_json_file:- latency_gap:-
+flow_label:- retry_count:- dont_xchg_versions:- payload_file_path:- use_cuda:-
+use_cuda_bus_id:- use_cuda_dmabuf:- use_cuda_pcie_mapping:- use_data_direct:- cuda_mem_type:-
+use_musa:- use_musa_bus_id:- use_musa_dmabuf:- use_musa_pcie_mapping:- use_rocm:-
+use_rocm_dmabuf:- use_neuron:- use_neuron_dmabuf:- use_hl:- use_mlu:- use_mlu_dmabuf:-
+use_opencl:- opencl_platform_id:- use_ib_dm_dmabuf:- gpu_touch:- mmap:- mmap-offset:- ipv6:-
+ipv6-addr:- raw_ipv6:- report-per-port:- odp:- use_hugepages:- use_old_post_send:-
+promiscuous:- sniffer:- raw_mcast:- mr_per_qp:- dlid:- tclass:- wait_destroy:- flows:-
+flows_burst:- reply_every:- perform_warm_up:- vlan_en:- vlan_pcp:- recv_post_list:- aes_xts:-
+encrypt_on_tx:- sig_before:- aes_block_size:- kek_path:- credentials_path:-
+data_enc_keys_number:- data_enc_key_app_path:- log_dci_streams:- log_active_dci_streams:-
+disable_pcie_relaxed:- use_ooo:- congest_type:-"
+tbl=$("$IBPOST" run --list-options)
+ptable=$(sed -n '/^\.SH PERFTEST OPTIONS/,/^\.SH /p' Documentation/ibpost.8 | sed 's/\\-/-/g')
+# perftest_taken SPELLING: 0 when run takes it, else whether it is refused
+# as perftest's; the why in $why
+perftest_taken() {
+	local w=$1 col out rc=0
+	if [[ $w == --* ]]; then col=1; else col=2; fi
+	if cut -f"$col" <<<"$tbl" | grep -qxF -- "$w"; then
+		why=taken
+		return 0
+	fi
+	out=$("$IBPOST" run -d x "$w" --print-options 2>&1) || rc=$?
+	why=$(head -n 1 <<<"$out")
+	[[ $rc == 2 && $why == "ibpost: run: perftest's "* ]]
+}
+taken=0 refusedn=0 bad=''
+for p in $PERFTEST_OPTS; do
+	for w in "--${p%%:*}" "-${p#*:}"; do
+		[[ $w == -- ]] && continue	# no letter
+		if perftest_taken "$w"; then
+			if [[ $why == taken ]]; then taken=$((taken + 1)); else refusedn=$((refusedn + 1)); fi
+		else
+			bad+=" $w ($why)"
+		fi
+		grep -qE -- "(^|[ ,])$w(\$|[ ,;])" <<<"$ptable" || bad+=" $w (not in the man page's table)"
+	done
+done
+if [[ -z $bad ]]; then
+	t_ok "every perftest option ($(wc -w <<<"$PERFTEST_OPTS") names, their letters): $taken spellings taken, $refusedn refused with a reason; each in the man page's PERFTEST OPTIONS"
+else
+	t_fail "every perftest option: taken or refused with a reason, in the man page's table" "$bad"
+fi
+
+# --- the man page's options of each command against its --help ----------------------
+# Each command's section of Documentation/ibpost.8 (".SS run" to the next
+# .SS or .SH) lists an option as the tag of a .TP entry, the line after
+# it; --help lists it on a line "  -L, --NAME", "      --NAME" or, an
+# alias, "also --NAME" (blk's three share one --help: the block after
+# "map:", "unmap:" or "list:").  Every long option of one must be in the
+# other; the hidden ones, in neither --help by design, are left out of
+# both: MAN_HIDDEN.
+MAN=Documentation/ibpost.8
+MAN_HIDDEN=(--print-options --list-options)
+help_longopts() { # help_longopts CMD: its long options, one a line, sorted
+	local help
+	# shellcheck disable=SC2086 # "blk map" is two words
+	help=$("$IBPOST" $1 --help 2>&1)
+	[[ $1 == "blk "* ]] && help=$(sed -n "/^${1#blk }:\$/,/^\$/p" <<<"$help")
+	grep -oE -- '^(  -[[:alnum:]], |      | +also )--[[:alnum:]_-]+' <<<"$help" |
+		grep -oE -- '--[[:alnum:]_-]+$' | sort -u
+}
+man_longopts() { # man_longopts CMD: the long options of its section's .TP tags
+	awk -v sec=".SS $1" '
+		$0 == sec { on = 1; next }
+		on && /^\.S[SH]( |$)/ { exit }
+		on && tag { print; tag = 0 }
+		on && $0 == ".TP" { tag = 1 }' "$MAN" |
+		sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' |
+		grep -oE -- '--[[:alnum:]_-]+' | sort -u
+}
+for c in devices run serve "blk map" "blk unmap" "blk list"; do
+	h=$(help_longopts "$c" | grep -vxF -f <(printf '%s\n' "${MAN_HIDDEN[@]}"))
+	m=$(man_longopts "$c" | grep -vxF -f <(printf '%s\n' "${MAN_HIDDEN[@]}"))
+	only_h=$(comm -23 <(echo "$h") <(echo "$m") | paste -sd' ')
+	only_m=$(comm -13 <(echo "$h") <(echo "$m") | paste -sd' ')
+	if [[ -n $h && -z $only_h && -z $only_m ]]; then
+		t_ok "man page's $c section: the $(wc -l <<<"$h") long options of '$c --help' (${MAN_HIDDEN[*]} aside)"
+	else
+		t_fail "man page's $c section: the long options of '$c --help'" "not in the man page:${only_h:+ $only_h}; not in --help:${only_m:+ $only_m}"
+	fi
+done
+
+# --- bash completion after an option that takes no value in run ---------------------
+# tools/ibpost/ibpost.bash in a bash of its own (install.sh checks its
+# option lists): -R and -F take a value in blk map, none in run, where the
+# options are offered after them.
+comp_words() { # comp_words WORD...: what completing the last WORD offers
+	bash --norc --noprofile -c '. tools/ibpost/ibpost.bash
+		COMP_WORDS=(ibpost "$@"); COMP_CWORD=$#; _ibpost
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
+}
+for o in -F -R; do
+	got=$(comp_words run "$o" --c | sort | paste -sd' ')
+	got_blk=$(comp_words blk map "$o" "" | paste -sd' ')
+	if [[ $got == *--connect* && $got == *--csv* && -z $got_blk ]]; then
+		t_ok "completion: 'run $o --c' offers run's options ($got), 'blk map $o' a value of the user's"
+	else
+		t_fail "completion: 'run $o --c' offers run's options, 'blk map $o' nothing" "run: '$got'; blk map: '$got_blk'"
+	fi
+done
 
 # --- --dev left out: picked from sysfs -------------------------------------------
 # mkdev ROOT DEV STATE [NETDEV]: port 1 in STATE, NETDEV at GID index 0.

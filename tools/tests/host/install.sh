@@ -46,9 +46,11 @@ cd "$pkg/src" || exit 1
 
 # The tool's long options by command, from its option tables (the hidden
 # --list-options of each command prints its table; the tool is built by
-# then): the lower-case spellings, perftest's other ones aside.
+# then): the lower-case spellings, perftest's other ones aside, and not the
+# hidden ones (--print-options: the tests'), which completion does not offer.
 opts_of() { # opts_of CMD...: every long option of CMD's table
-	tools/ibpost/ibpost "$@" --list-options | cut -f1 | grep -E '^--[a-z-]+$' | sort -u
+	tools/ibpost/ibpost "$@" --list-options | awk -F'\t' '$3 != "hidden" { print $1 }' |
+		grep -E '^--[a-z-]+$' | sort -u
 }
 cmds=$(sed -n 's/^[[:space:]]*{ "\([a-z]*\)", ".*/\1/p' tools/ibpost/main.c)
 

@@ -40,7 +40,6 @@ struct mq_rec {
 	struct ib_cqe cqe;
 	struct ib_sge sge;
 	struct ib_rdma_wr wr;
-	struct mq_ctx *c;
 	u32 slot;
 };
 
@@ -84,6 +83,12 @@ static bool mq_target_writes(u32 n)
 	return n & 1;
 }
 
+/* Byte @j of @cmd's pages. */
+static u8 *mq_at(struct mq_cmd *cmd, u32 j)
+{
+	return (u8 *)page_address(cmd->pages[j / PAGE_SIZE]) + j % PAGE_SIZE;
+}
+
 static bool mq_recv(struct ibpost_msgq *q, const struct ibpost_msgq_in *in)
 {
 	struct mq_ctx *c = q->arg;
@@ -118,8 +123,7 @@ static bool mq_done(struct ibpost_msgq *q, void *cookie, int status,
 	ibpost_cmdkey_put(&c->keys, &cmd->key);
 	if (!status && mq_target_writes(cmd->n)) {
 		for (j = 0; j < MQ_BYTES; j++)
-			if (((u8 *)page_address(cmd->pages[j / PAGE_SIZE]))
-			    [j % PAGE_SIZE] != mq_pattern(cmd->n, j)) {
+			if (*mq_at(cmd, j) != mq_pattern(cmd->n, j)) {
 				c->wrong++;
 				break;
 			}
@@ -270,8 +274,7 @@ static int mq_issue(struct mq_ctx *c, u32 n, struct mq_cmd **out)
 	if (!cmd)
 		return -EAGAIN;
 	for (j = 0; j < MQ_BYTES; j++)
-		((u8 *)page_address(cmd->pages[j / PAGE_SIZE]))[j % PAGE_SIZE] =
-			mq_target_writes(n) ? 0 : mq_pattern(n, j);
+		*mq_at(cmd, j) = mq_target_writes(n) ? 0 : mq_pattern(n, j);
 	ret = ibpost_cmdkey_get(&c->keys, &cmd->key, cmd->sg, MQ_PAGES,
 				mq_target_writes(n) ? DMA_FROM_DEVICE :
 						      DMA_TO_DEVICE, &st);
@@ -314,7 +317,6 @@ static int mq_rdma(struct mq_ctx *c, struct mq_rec *r, u32 slot)
 	u8 *va = ibpost_buf_va(&c->tbuf, slot);
 	u32 j;
 
-	r->c = c;
 	r->slot = slot;
 	r->cqe.done = mq_rdma_done;
 	if (mq_target_writes(r->imm)) {

@@ -48,17 +48,7 @@ static struct ibpost_msgq_tx *ibpost_msgq_cmd_tx(struct ibpost_msgq *q,
 	return tx;
 }
 
-/* The first failure, under @q->lock: true when it is the first. */
-static bool ibpost_msgq_fail_locked(struct ibpost_msgq *q, int err,
-				    const struct ibpost_status *st)
-{
-	if (q->err)
-		return false;
-	q->err = err;
-	q->st = *st;
-	return true;
-}
-
+/* The queue's first failure: kept, and its owner told once. */
 static void ibpost_msgq_fail(struct ibpost_msgq *q, int err,
 			     const struct ibpost_status *st)
 {
@@ -66,7 +56,11 @@ static void ibpost_msgq_fail(struct ibpost_msgq *q, int err,
 	bool first;
 
 	spin_lock_irqsave(&q->lock, flags);
-	first = ibpost_msgq_fail_locked(q, err, st);
+	first = !q->err;
+	if (first) {
+		q->err = err;
+		q->st = *st;
+	}
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (first) {
 		if (q->ops->failed)
@@ -391,11 +385,8 @@ static void ibpost_msgq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (ret) {
 		q->rxfree[q->nfree++] = r->idx;
-		ibpost_msgq_fail_locked(q, ret, &st);
 		spin_unlock_irqrestore(&q->lock, flags);
-		if (q->ops->failed)
-			q->ops->failed(q);
-		ibpost_ep_wake(q->ep);
+		ibpost_msgq_fail(q, ret, &st);
 		return;
 	}
 	q->kept++;

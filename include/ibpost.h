@@ -294,6 +294,44 @@ struct ibpost_mreg;
 /** Registration access: peers may RDMA WRITE the buffer. */
 #define IBPOST_ACCESS_REMOTE_WRITE	(1U << 1)
 
+struct ibpost_ep;
+struct ibpost_rw_ops;
+
+/**
+ * struct ibpost_rw - private: one RDMA READ or WRITE of local memory
+ *	against a far side's key, built by the kernel's rdma_rw API
+ *	(module/core/rw.c): a session's request, a target's transfer.
+ * @ops: its owner's completion rules.
+ * @ep: the endpoint it is posted on.
+ * @sgl: the local memory (rdma_rw DMA-maps it, and registers it where
+ *	the device needs an MR).
+ * @nents: entries of @sgl.
+ * @read: an RDMA READ into @sgl; else an RDMA WRITE from it.
+ * @signal_all: every WR of its chain is signaled, not only the last.
+ * @raddr: the far end's address (its MR's iova).
+ * @rkey: the far end's MR.
+ * @cqe: completion of the last WR.
+ * @cqe_mid: (error) completions of the other WRs.
+ * @ctx: the rdma_rw context (mapping, WRs, MRs).
+ * @nwr: WRs rdma_rw built: the send-queue slots the transfer holds.
+ * @status: its first error.
+ */
+struct ibpost_rw {
+	const struct ibpost_rw_ops *ops;
+	struct ibpost_ep *ep;
+	struct scatterlist *sgl;
+	unsigned int nents;
+	bool read;
+	bool signal_all;
+	u64 raddr;
+	u32 rkey;
+	struct ib_cqe cqe;
+	struct ib_cqe cqe_mid;
+	struct rdma_rw_ctx ctx;
+	u32 nwr;
+	int status;
+};
+
 /** Submission: never wait for send-queue room; -EAGAIN when it is full. */
 #define IBPOST_REQ_NOWAIT		(1U << 0)
 /** Submission: signal every WR of the chain (MR WRs too), not only the last. */
@@ -330,14 +368,9 @@ struct ibpost_mreg;
  * @reason: out: IBPOST_R_* when ibpost_submit() refuses the request.
  * @sess: private.
  * @q: private: the queue it was posted on.
- * @raddr: private: the far end's address (the MR's iova).
- * @rkey: private: the far end's MR.
- * @cqe: private: completion of the last WR.
- * @cqe_mid: private: (error) completions of the other WRs.
+ * @rw: private: the request's RDMA transfer (its mapping, WRs and MRs,
+ *	its completions, its first error).
  * @node: private: on the session's list of requests whose post failed.
- * @rw: private: the request's rdma_rw context (mapping, WRs, MRs).
- * @nwr: private: send-queue slots the request holds (rdma_rw's WR count).
- * @status: private: first error of the request.
  * @t_submit: private: ktime_get_ns() at submission.
  *
  * The request, @sgl and the memory it describes belong to ibpost from a
@@ -358,14 +391,8 @@ struct ibpost_req {
 	u32 reason;
 	struct ibpost_session *sess;
 	struct ibpost_squeue *q;
-	u64 raddr;
-	u32 rkey;
-	struct ib_cqe cqe;
-	struct ib_cqe cqe_mid;
+	struct ibpost_rw rw;
 	struct list_head node;
-	struct rdma_rw_ctx rw;
-	u32 nwr;
-	int status;
 	u64 t_submit;
 };
 

@@ -21,7 +21,7 @@
 #include <linux/scatterlist.h>
 
 #include "consumer.h"
-/* submit.c's KUnit hooks (ibpost_test.kunit_*): a test build's. */
+/* submit.c's and core/rw.c's KUnit hooks (ibpost_test.kunit_*): a test build's. */
 #include "core/testhook.h"
 
 static char *dev = "rxe_lo";

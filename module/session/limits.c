@@ -2,7 +2,7 @@
 /*
  * ibpost: what one request of a session may be.
  *
- * rdma_rw builds a request's WRs (submit.c): split at the QP's SGE limits,
+ * rdma_rw builds a request's WRs (core/rw.c): split at the QP's SGE limits,
  * or with fast-reg MRs where the device needs them.  A request is accepted
  * only when the most WRs it can need fit the session's depth, so the
  * limits a consumer (a block driver's queue limits) is given are computed
@@ -10,53 +10,16 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/math.h>
-
 #include "session/session.h"
-
-/**
- * ibpost_req_worst() - the most send-queue slots a request can take.
- * @q: the queue it is posted on (its QP exists: the session is live or
- *	being opened).
- * @op: IBPOST_OP_READ or IBPOST_OP_WRITE.
- * @nents: entries of its scatterlist.
- *
- * rdma_rw splits the mapped entries, at most @nents, at the QP's SGE
- * limit; on a device where it may register instead it takes
- * rdma_rw_mr_factor() MRs of up to three WRs each (LOCAL_INV, REG_MR and
- * the RDMA WR: rdma_rw_max_send_wr()), and it falls back to splitting when
- * the MR pool is empty but registering was only an optimization.
- *
- * Return: slots, U32_MAX when the QP takes no SGE at all.
- */
-u32 ibpost_req_worst(const struct ibpost_squeue *q, u32 op,
-		     unsigned int nents)
-{
-	struct ib_qp *qp = q->ep->qp;
-	u32 port = q->ep->port;
-	u32 max_sge, mrs;
-	u64 wrs;
-
-	max_sge = op == IBPOST_OP_READ ? qp->max_read_sge : qp->max_write_sge;
-	if (!max_sge)
-		return U32_MAX;
-	wrs = DIV_ROUND_UP_ULL(nents, max_sge);
-	/* One WR per context: this device never registers. */
-	if (rdma_rw_max_send_wr(qp->device, port, 1, 0) > 1) {
-		mrs = rdma_rw_mr_factor(qp->device, port, nents);
-		wrs = max_t(u64, wrs,
-			    rdma_rw_max_send_wr(qp->device, port, mrs, 0));
-	}
-	return min_t(u64, wrs, U32_MAX);
-}
+#include "core/rw.h"
 
 /* Worst case of either opcode on queue 0 (every queue is alike). */
 static u32 ibpost_req_wrs(struct ibpost_session *s, unsigned int nents)
 {
 	const struct ibpost_squeue *q = &s->queues[0];
 
-	return max(ibpost_req_worst(q, IBPOST_OP_READ, nents),
-		   ibpost_req_worst(q, IBPOST_OP_WRITE, nents));
+	return max(ibpost_rw_worst(q->ep, true, nents),
+		   ibpost_rw_worst(q->ep, false, nents));
 }
 
 /**
@@ -84,30 +47,6 @@ u32 ibpost_session_req_wrs(struct ibpost_session *s, unsigned int nents)
 	return n;
 }
 EXPORT_SYMBOL_GPL(ibpost_session_req_wrs);
-
-/*
- * The pages one of rdma_rw's MRs maps on this port, 0 where rdma_rw never
- * registers (one WR per context: rdma_rw_max_send_wr()).  rdma_rw does
- * not export its page list length; rdma_rw_mr_factor(N) is the MRs for N
- * pages, so the length is the largest N it calls one MR: found by
- * bisection rather than copied from rw.c (which caps the device's
- * max_fast_reg_page_list_len at a constant of its own).
- */
-static u32 ibpost_rw_mr_pages(struct ib_device *dev, u32 port)
-{
-	u32 lo = 1, hi = U32_MAX / 2, mid;
-
-	if (rdma_rw_max_send_wr(dev, port, 1, 0) <= 1)
-		return 0;
-	while (lo < hi) {
-		mid = lo + (hi - lo + 1) / 2;
-		if (rdma_rw_mr_factor(dev, port, mid) == 1)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
 
 /**
  * ibpost_session_limits_init() - compute a session's limits once.

@@ -183,7 +183,7 @@ static void ibpost_region_test_key(struct ibpost_req *req, u64 off, u64 len)
 	unsigned int q = ibpost_test_read(session_test_bad_queue);
 
 	if (page && off < page * SZ_4K && off + len > (page - 1) * SZ_4K)
-		req->rkey ^= 0xff;
+		req->rw.rkey ^= 0xff;
 	/*
 	 * session_test_bad_queue (queue N - 1): the next request on that
 	 * queue alone, once: one error completion there (a consumer's
@@ -193,7 +193,7 @@ static void ibpost_region_test_key(struct ibpost_req *req, u64 off, u64 len)
 	    ibpost_test_take_if(session_test_bad_queue, q)) {
 		pr_info("test hook: session %u: a request on queue %u carries another key\n",
 			req->sess->id, q - 1);
-		req->rkey ^= 0xff;
+		req->rw.rkey ^= 0xff;
 	}
 }
 
@@ -215,8 +215,8 @@ static bool ibpost_region_test_busy(u64 off)
  * ibpost_region_target() - the region's MR address and key for a request.
  * @s: the session, live (the caller holds its send-queue reservation, so
  *	the region's table stays until it leaves).
- * @req: a request with IBPOST_REQ_REGION; @req->raddr and @req->rkey are
- *	set.
+ * @req: a request with IBPOST_REQ_REGION; its transfer's far end
+ *	(@req->rw.raddr, @req->rw.rkey) is set.
  * @len: its bytes.
  *
  * Return: 0, or -EINVAL with @req->reason IBPOST_R_REGION_CROSS (no region,
@@ -237,8 +237,8 @@ int ibpost_region_target(struct ibpost_session *s, struct ibpost_req *req,
 	i = div_u64_rem(off, r->chunk, &rem);
 	if (len > r->chunk - rem || i >= r->n)
 		return -EINVAL;
-	req->raddr = r->raddr[i] + rem;
-	req->rkey = r->rkey[i];
+	req->rw.raddr = r->raddr[i] + rem;
+	req->rw.rkey = r->rkey[i];
 	ibpost_region_test_key(req, off, len);
 	req->reason = IBPOST_R_NONE;
 	if (ibpost_region_test_busy(off))

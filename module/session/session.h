@@ -232,8 +232,6 @@ void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 void ibpost_regs_release(struct ibpost_session *s);
 
 /* limits.c */
-u32 ibpost_req_worst(const struct ibpost_squeue *q, u32 op,
-		     unsigned int nents);
 void ibpost_session_limits_init(struct ibpost_session *s);
 
 /* region.c */

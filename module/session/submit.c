@@ -2,48 +2,29 @@
 /*
  * ibpost: submitting a session's requests and completing them.
  *
- * The kernel's RDMA R/W API builds a request's WRs (drivers/infiniband/
- * core/rw.c).  rdma_rw_ctx_init() DMA-maps the scatterlist and either
- * splits it into RDMA WRs of at most the QP's max_write_sge (max_read_sge
- * for READ) SGEs on the PD's local DMA lkey, or, where the device needs it
- * (an iWARP READ sink must be an MR with remote write access; a device's
- * max_sgl_rd; ib_core's force_mr), registers it with fast-reg MRs from
- * the QP's pool and chains LOCAL_INV, REG_MR and the RDMA WR per MR.
- * rdma_rw_ctx_wrs() gives the chain with its last WR signaled, and
- * rdma_rw_ctx_destroy() returns the MRs and unmaps once the request is
- * over: exactly once per successful rdma_rw_ctx_init().
- *
- * What ibpost does itself: the chain goes to the provider in one post and
- * the last WR's completion ends the request (on an RC QP every WR before it
- * is done by then); the other WRs carry the request's cqe_mid, so an error
- * or flush completion of any of them is the request's.  The request's
- * send-queue slots are counted by ibpost and given back only at
- * completion, which hardware that frees unsignaled slots late needs.
- * Slots are reserved before rdma_rw is called, for the most WRs the
- * request can need; the spare ones are given back as soon as rdma_rw said
- * how many it built.  Without slots a submitter waits (process context) or
- * gets -EAGAIN (IBPOST_REQ_NOWAIT); it never overruns the send queue.
- * Each queue of a session has its own QP and slots; the request names it.
+ * A request is one RDMA transfer of core/rw.c (the kernel's rdma_rw API
+ * builds its WRs; one post; its last WR's completion ends it).  What a
+ * session adds: the request's send-queue slots are counted per queue and
+ * given back only at completion, which hardware that frees unsignaled
+ * slots late needs.  Slots are reserved before rdma_rw is called, for the
+ * most WRs the request can need; the spare ones are given back as soon as
+ * rdma_rw said how many it built.  Without slots a submitter waits
+ * (process context) or gets -EAGAIN (IBPOST_REQ_NOWAIT); it never
+ * overruns the send queue.  Each queue of a session has its own QP and
+ * slots; the request names it.  A request whose post failed part-way is
+ * completed once the session's send queues drained (session.c).
  *
  * Allocation per request: none by ibpost (the caller preallocates the
- * request, rdma_rw's context is in it).  rdma_rw_ctx_init() itself
- * allocates for a scatterlist of more than one mapped entry (its array of
- * SGEs and WRs, kcalloc() GFP_KERNEL) and, where it registers, takes MRs
- * from the QP's pool (allocated at QP creation: max_rdma_ctxs).  6.1 has
- * no rdma_rw variant with caller-provided arrays, and building the WRs
- * here would be a second implementation of rdma_rw: ibpost keeps rdma_rw
- * and makes that allocation safe for a block driver instead (GFP_NOIO
- * scope below; process context, so blk-mq drivers set BLK_MQ_F_BLOCKING).
- * A request of one entry on a device that does not register allocates
- * nothing at all.
+ * request, the rdma_rw context is in it); rdma_rw's own allocations are
+ * core/rw.c's to explain (GFP_NOIO scope; so blk-mq drivers set
+ * BLK_MQ_F_BLOCKING).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ktime.h>
-#include <linux/math.h>
-#include <linux/sched/mm.h>
 
 #include "session/session.h"
+#include "core/rw.h"
 #include "core/testhook.h"
 
 /* Bytes of the request (CPU view of its scatterlist). */
@@ -62,20 +43,6 @@ static int ibpost_req_refuse(struct ibpost_req *req, u32 reason, int err)
 {
 	req->reason = reason;
 	return err;
-}
-
-static enum dma_data_direction ibpost_req_dir(const struct ibpost_req *req)
-{
-	return req->op == IBPOST_OP_READ ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
-}
-
-/* Undo rdma_rw_ctx_init(): MRs back to the QP's pool, the list unmapped. */
-static void ibpost_req_rw_destroy(struct ibpost_req *req)
-{
-	struct ibpost_ep *ep = req->q->ep;
-
-	rdma_rw_ctx_destroy(&req->rw, ep->qp, ep->port, req->sgl, req->nents,
-			    ibpost_req_dir(req));
 }
 
 /*
@@ -104,10 +71,10 @@ void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 	unsigned long flags;
 	bool wake;
 
-	ibpost_req_rw_destroy(req);
+	ibpost_rw_destroy(&req->rw);
 	spin_lock_irqsave(&q->lock, flags);
 	if (!ibpost_req_keeps_room())
-		q->sq_free += req->nwr;
+		q->sq_free += req->rw.nwr;
 	q->stats.completed++;
 	if (status) {
 		q->stats.errors++;
@@ -123,19 +90,13 @@ void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 	req->done(req, status);
 }
 
-/* The errno a completion status means for the request. */
-static int ibpost_wc_errno(struct ibpost_session *s, const struct ib_wc *wc)
+/*
+ * A failed completion of any WR of a request: counted and traced, the
+ * session failed where it must be; the errno it means for the request.
+ */
+static int ibpost_req_wc_error(struct ibpost_rw *rw, const struct ib_wc *wc)
 {
-	if (wc->status == IB_WC_SUCCESS)
-		return 0;
-	if (wc->status == IB_WC_WR_FLUSH_ERR && READ_ONCE(s->kill_err))
-		return READ_ONCE(s->kill_err);
-	return -EIO;
-}
-
-/* A failed completion of @req (its queue's endpoint traces and logs it). */
-static void ibpost_count_wc(struct ibpost_req *req, const struct ib_wc *wc)
-{
+	struct ibpost_req *req = container_of(rw, struct ibpost_req, rw);
 	struct ibpost_session *s = req->sess;
 	struct ibpost_squeue *q = req->q;
 	unsigned long flags;
@@ -150,39 +111,25 @@ static void ibpost_count_wc(struct ibpost_req *req, const struct ib_wc *wc)
 	 * or the peer's disconnect did (cm.c: the session is lost), on this
 	 * request's queue: any lost queue fails the session.
 	 */
-	if (wc->status != IB_WC_WR_FLUSH_ERR || READ_ONCE(req->q->ep->lost))
+	if (wc->status != IB_WC_WR_FLUSH_ERR || READ_ONCE(q->ep->lost))
 		ibpost_session_error(s);
+	if (wc->status == IB_WC_WR_FLUSH_ERR && READ_ONCE(s->kill_err))
+		return READ_ONCE(s->kill_err);
+	return -EIO;
 }
 
-/* Completion of a request's last WR: the whole request is done. */
-static void ibpost_req_done(struct ib_cq *cq, struct ib_wc *wc)
+/* The request's last WR completed: the whole request is done. */
+static void ibpost_req_end(struct ibpost_rw *rw)
 {
-	struct ibpost_req *req = container_of(wc->wr_cqe, struct ibpost_req,
-					      cqe);
-	struct ibpost_session *s = req->sess;
-	int err = ibpost_wc_errno(s, wc);
+	struct ibpost_req *req = container_of(rw, struct ibpost_req, rw);
 
-	if (err)
-		ibpost_count_wc(req, wc);
-	if (err && !req->status)
-		req->status = err;
-	ibpost_req_complete(s, req, req->status);
+	ibpost_req_complete(req->sess, req, rw->status);
 }
 
-/* Completion of another WR: only errors (or IBPOST_REQ_SIGNAL_ALL). */
-static void ibpost_req_mid_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct ibpost_req *req = container_of(wc->wr_cqe, struct ibpost_req,
-					      cqe_mid);
-	struct ibpost_session *s = req->sess;
-	int err = ibpost_wc_errno(s, wc);
-
-	if (!err)
-		return;
-	ibpost_count_wc(req, wc);
-	if (!req->status)
-		req->status = err;
-}
+static const struct ibpost_rw_ops ibpost_req_rw_ops = {
+	.error = ibpost_req_wc_error,
+	.end = ibpost_req_end,
+};
 
 /*
  * Check what can be checked before touching the device; *@len: the
@@ -213,8 +160,8 @@ static int ibpost_req_check(struct ibpost_session *s, struct ibpost_req *req,
 	if (req->remote_offset > req->remote->length ||
 	    *len > req->remote->length - req->remote_offset)
 		return ibpost_req_refuse(req, IBPOST_R_SGE_RANGE, -EINVAL);
-	req->raddr = req->remote->addr + req->remote_offset;
-	req->rkey = req->remote->rkey;
+	req->rw.raddr = req->remote->addr + req->remote_offset;
+	req->rw.rkey = req->remote->rkey;
 	return 0;
 }
 
@@ -249,7 +196,8 @@ static int ibpost_req_reserve(struct ibpost_session *s, struct ibpost_req *req,
 			return ibpost_req_refuse_state(req, state);
 		}
 		if (!n) {
-			n = ibpost_req_worst(q, req->op, req->nents);
+			n = ibpost_rw_worst(q->ep, req->op == IBPOST_OP_READ,
+					    req->nents);
 			if (n > s->attr.depth) {
 				spin_unlock_irqrestore(&q->lock, flags);
 				return ibpost_req_refuse(req, IBPOST_R_DEPTH,
@@ -319,78 +267,6 @@ static void ibpost_req_unreserve(struct ibpost_session *s,
 }
 
 /*
- * Map (and where needed register) the request's memory and build its WRs.
- * Blocking submitters allocate as GFP_NOIO would (rdma_rw allocates with
- * GFP_KERNEL): a block driver's I/O must not recurse into I/O reclaim.
- */
-static int ibpost_req_rw_init(struct ibpost_req *req)
-{
-	unsigned int noio = memalloc_noio_save();
-	struct ibpost_ep *ep = req->q->ep;
-	int ret;
-
-	ret = rdma_rw_ctx_init(&req->rw, ep->qp, ep->port, req->sgl,
-			       req->nents, 0, req->raddr, req->rkey,
-			       ibpost_req_dir(req));
-	memalloc_noio_restore(noio);
-	if (ret >= 0)
-		return ret;
-	/* An MR maps entries that meet at page boundaries, up to its list. */
-	if (ret == -EINVAL)
-		return ibpost_req_refuse(req, IBPOST_R_FRPL, ret);
-	return ibpost_req_refuse(req, IBPOST_R_NOMEM, ret);
-}
-
-/*
- * An MR rdma_rw took from the QP's pool (iWARP READ sinks always, mlx5's
- * large READs, any provider with ib_core's force_mr) has the DMA address
- * of its first byte as its iova, a kernel virtual address on software
- * providers, and an iWARP READ request carries its sink's address to the
- * peer.  Hide it as ibpost's own MRs are (ibpost_mr_hide_iova()), between
- * rdma_rw_ctx_wrs() and the post: the REG_MR WR takes the address from the
- * MR when it is posted.  rdma_rw's RDMA WR that follows its REG_MR reads
- * the region through one SGE on the MR's lkey, at the old iova: move it by
- * the same amount.  rdma_rw maps the MR again at its next use, so the
- * pool's MRs keep no state of this.
- */
-static void ibpost_req_hide_iova(struct ib_send_wr *reg)
-{
-	struct ib_mr *mr = reg_wr(reg)->mr;
-	u64 old = mr->iova;
-	struct ib_send_wr *wr;
-
-	ibpost_mr_hide_iova(mr);
-	for (wr = reg->next; wr; wr = wr->next) {
-		if (wr->num_sge && wr->sg_list[0].lkey == mr->lkey) {
-			wr->sg_list[0].addr += mr->iova - old;
-			return;
-		}
-	}
-}
-
-/*
- * The request's chain: every WR carries the request (the last its
- * completion, the others cqe_mid for their error completions); only the
- * last is signaled unless IBPOST_REQ_SIGNAL_ALL.  No MR address of it
- * leaves the host.
- */
-static struct ib_send_wr *ibpost_req_chain(struct ibpost_req *req)
-{
-	struct ibpost_ep *ep = req->q->ep;
-	struct ib_send_wr *first, *wr;
-
-	first = rdma_rw_ctx_wrs(&req->rw, ep->qp, ep->port, &req->cqe, NULL);
-	for (wr = first; wr->next; wr = wr->next) {
-		wr->wr_cqe = &req->cqe_mid;
-		if (req->flags & IBPOST_REQ_SIGNAL_ALL)
-			wr->send_flags |= IB_SEND_SIGNALED;
-		if (wr->opcode == IB_WR_REG_MR)
-			ibpost_req_hide_iova(wr);
-	}
-	return first;
-}
-
-/*
  * ib_post_send() took only the WRs before the bad one: the request cannot
  * end through its last WR's completion.  Put the QP in error so the taken
  * WRs flush, and complete the request when the session is drained.  The
@@ -403,32 +279,12 @@ static void ibpost_req_orphan(struct ibpost_session *s, struct ibpost_req *req,
 {
 	unsigned long flags;
 
-	req->status = err;
+	req->rw.status = err;
 	spin_lock_irqsave(&s->lock, flags);
 	list_add_tail(&req->node, &s->orphans);
 	spin_unlock_irqrestore(&s->lock, flags);
 	schedule_work(&s->err_work);
 	ibpost_session_error(s);
-}
-
-/*
- * KUnit hook (test builds only, core/testhook.h): the next post of a chain
- * of two WRs or more gives the provider only its first WR and fails as if
- * the provider had refused the second (-ENOMEM): the partial post of
- * ibpost_req_orphan().
- */
-static int ibpost_req_post_wrs(struct ibpost_req *req,
-			       struct ib_send_wr *first, u32 *taken)
-{
-	struct ib_send_wr *rest = first->next;
-	int ret;
-
-	if (!rest || !ibpost_test_take(kunit_partial_post))
-		return ibpost_ep_post(req->q->ep, first, taken);
-	first->next = NULL;
-	ret = ibpost_ep_post(req->q->ep, first, taken);
-	first->next = rest;
-	return ret ? ret : -ENOMEM;
 }
 
 /*
@@ -438,11 +294,10 @@ static int ibpost_req_post_wrs(struct ibpost_req *req,
 static int ibpost_req_post(struct ibpost_session *s, struct ibpost_req *req,
 			   u32 *taken)
 {
-	struct ib_send_wr *first = ibpost_req_chain(req);
 	int ret;
 
 	req->t_submit = ktime_get_ns();
-	ret = ibpost_req_post_wrs(req, first, taken);
+	ret = ibpost_rw_post(&req->rw, taken);
 	if (!ret)
 		return 0;
 	if (!*taken)
@@ -491,16 +346,18 @@ int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 	if (ret)
 		return ret;
 	req->sess = s;
-	req->status = 0;
-	req->cqe.done = ibpost_req_done;
-	req->cqe_mid.done = ibpost_req_mid_done;
+	req->rw.ops = &ibpost_req_rw_ops;
+	req->rw.sgl = req->sgl;
+	req->rw.nents = req->nents;
+	req->rw.read = req->op == IBPOST_OP_READ;
+	req->rw.signal_all = req->flags & IBPOST_REQ_SIGNAL_ALL;
 	INIT_LIST_HEAD(&req->node);
 	if (req->flags & IBPOST_REQ_REGION) {
 		ret = ibpost_region_target(s, req, len);
 		if (ret)
 			goto err_unreserve;
 	}
-	ret = ibpost_req_rw_init(req);
+	ret = ibpost_rw_init(&req->rw, req->q->ep, &req->reason);
 	if (ret < 0)
 		goto err_unreserve;
 	/* The reservation is the send queue's bound: never post past it. */
@@ -508,12 +365,11 @@ int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 		ret = ibpost_req_refuse(req, IBPOST_R_DEPTH, -EINVAL);
 		goto err_destroy;
 	}
-	req->nwr = ret;
 	/*
 	 * Once posted, @req may complete (and be reused) at any moment, on
 	 * another CPU or within the post itself.
 	 */
-	nwr = req->nwr;
+	nwr = ret;
 	q = req->q;
 	ret = ibpost_req_post(s, req, &taken);
 	if (ret)
@@ -523,7 +379,7 @@ int ibpost_submit(struct ibpost_session *s, struct ibpost_req *req)
 	return 0;
 
 err_destroy:
-	ibpost_req_rw_destroy(req);
+	ibpost_rw_destroy(&req->rw);
 err_unreserve:
 	ibpost_req_unreserve(s, req->q, max_wr, 0, false);
 	return ret;

@@ -5,7 +5,8 @@
  * parameters the tests set (0, off, by default; only root can set them),
  * the KUnit hooks of the session suite, and the one wait of the hooks
  * that hold one side of a race in its window (serve_test_lost_ms,
- * serve_test_join_fail_ms, session_test_publish_ms, session_test_wake_ms),
+ * serve_test_join_fail_ms, session_test_publish_ms, session_test_wake_ms,
+ * session_test_flush_ms),
  * so that a test does the other side inside it every time instead of by
  * luck.  The code that takes a hook uses core/testhook.h's accessors.
  */
@@ -74,6 +75,11 @@ module_param_named(session_test_wake_ms, ibpost_test.session_test_wake_ms,
 		   uint, 0600);
 MODULE_PARM_DESC(session_test_wake_ms,
 		 "test hook: a submitter woken from its wait for room by its session's death waits this long (ms, at most 10000) before it touches the session again, so that a close that does not wait for it frees the session under it every time");
+
+module_param_named(session_test_flush_ms, ibpost_test.session_test_flush_ms,
+		   uint, 0600);
+MODULE_PARM_DESC(session_test_flush_ms,
+		 "test hook: a failed session's error work waits this long (ms, at most 10000; or until set to 0) before it moves the session's QPs to error, and ibpost_session_fail() leaves that move to it, as a provider that flushes late: what a failed session's consumer does meanwhile (its close, its timeout handler) must not depend on the flush");
 
 module_param_named(pair_test_port, ibpost_test.pair_test_port,
 		   uint, 0600);

@@ -78,10 +78,14 @@
  * @session_test_bad_queue: the next region request posted on a session's
  *	queue N - 1 carries another key, once: one error completion (a
  *	remote access error) on that queue alone (session/region.c).
+ * @session_test_flush_ms: a failed session's error work holds this long
+ *	before it moves the session's QPs to error, and ibpost_session_fail()
+ *	leaves that move to it: a provider that flushes late
+ *	(session/session.c).
  * @kunit_keep_room: KUnit only (no parameter): a completed request does not
  *	give its send-queue slots back (session/submit.c).
  * @kunit_partial_post: KUnit only (no parameter): the next post of a chain
- *	of two WRs or more fails after its first WR (session/submit.c).
+ *	of two WRs or more fails after its first WR (core/rw.c).
  */
 struct ibpost_test_hooks {
 	unsigned int peer_fault;
@@ -99,6 +103,7 @@ struct ibpost_test_hooks {
 	unsigned int session_test_busy_page;
 	unsigned int session_test_bad_queue;
 	unsigned int session_test_queue_ms;
+	unsigned int session_test_flush_ms;
 	bool kunit_keep_room;
 	bool kunit_partial_post;
 };

@@ -472,10 +472,16 @@ peer_blk_io_moving() {
 # says "reconnected", never "region lost", and the 4 MiB read back equal.
 # Before the fix the failed session's close could send the fin on queue
 # 0, still working: the server ended the session normally and freed the
-# region, and the reconnect found it lost.
+# region, and the reconnect found it lost.  That close races the
+# session's own error work, which moves queue 0's QP to error too (and
+# on rxe usually first, so the old rule lost the data only sometimes):
+# the session_test_flush_ms hook holds that work 3 s, a provider that
+# flushes late, so that the close comes first every time.
 peer_blk_errq1() {
 	local S=$1 name A pat=/tmp/ibpost-errq1.bin got=/tmp/ibpost-errq1-got.bin
 	local hook=/sys/module/ibpost/parameters/session_test_bad_queue
+	local late=/sys/module/ibpost/parameters/session_test_flush_ms
+	local held='test hook: session error work waits' h0
 	local lost=$PEER_BLK_LOST_RE
 	local took='test hook: session [0-9]*: a request on queue 1 carries another key'
 	local wce='error completion: remote access error'
@@ -486,6 +492,8 @@ peer_blk_errq1() {
 	k0=$(dmesg | grep -c "$took")
 	e0=$(dmesg | grep -c "$wce")
 	c0=$(dmesg | grep -c "$name: reconnected to ")
+	h0=$(dmesg | grep -c "$held")
+	echo 3000 >"$late"
 	echo 2 >"$hook"
 	t0=$SECONDS
 	out=$(timeout 60 taskset -c "$cpus" dd if="/dev/$name" of=/dev/null bs=4k count=1 \
@@ -493,7 +501,13 @@ peer_blk_errq1() {
 	rc=$?
 	s=$((SECONDS - t0))
 	echo 0 >"$hook"
+	echo 0 >"$late"
 	peer_blk_settle "$A" "state live, reconnects 1" 30
+	if (($(dmesg | grep -c "$held") > h0)); then
+		t_ok "errq1: the failed session's error work was held (a late flush): its close came first"
+	else
+		t_fail "errq1: the session_test_flush_ms hook held the error work" "no '$held' line"
+	fi
 	echo "errq1: the read on queue 1 (CPUs $cpus) exit $rc after $s s; $rcs" >>"$FIG"
 	if (($(dmesg | grep -c "$took") == k0 + 1 && $(dmesg | grep -c "$wce") > e0)); then
 		t_ok "errq1: one error completion on queue 1 (CPUs $cpus): $(dmesg | grep "$wce" | tail -n 1)"
@@ -516,6 +530,78 @@ peer_blk_errq1() {
 	rm -f "$pat" "$got"
 	no_dstate "errq1"
 	t_check "errq1: unmap" "$IBPOST" blk unmap "$name"
+}
+
+# peer_blk_tmo S: issue 42, "the timeout handler sleeps up to 10 s in
+# kblockd".  A 1-queue device on S port 18522 (it keeps regions), io_timeout
+# 1 s, 4 MiB written; kprobes on ibpost_blk_timeout's entry and return
+# time every call of the handler; the session_test_flush_ms hook (4 s)
+# makes the failed session's QPs flush late, as a provider may.  The wire
+# is cut under a 4 KiB read: the read times out, the handler fails the
+# session and must return at once (its flush ends the request, later, in
+# the completion path), every call under 200 ms; the device reconnects
+# once the wire is back and the read ends without an error.  Before the
+# fix the handler waited for the flush (up to 10 s, here the hook's 4 s)
+# in kblockd, the work item every device's timeouts share.
+peer_blk_tmo() {
+	local S=$1 name A pat=/tmp/ibpost-tmo.bin got=/tmp/ibpost-tmo-got.bin
+	local late=/sys/module/ibpost/parameters/session_test_flush_ms
+	local T=/sys/kernel/tracing failed='timed out after 1 s: failing the session' f0
+	local dpid rc t0 durs n max
+	peer_blk_keep_map tmo "$pat" --queues 1 --reconnect-delay 1 --io-timeout 1 \
+		--ctrl-loss-tmo 60 || return
+	[[ -d $T/events ]] || mount -t tracefs nodev "$T" 2>/dev/null ||
+		{ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; T=/sys/kernel/debug/tracing; }
+	if ! { echo 'p:ibpost_tmo_in ibpost_blk:ibpost_blk_timeout' >>"$T/kprobe_events" &&
+		echo 'r:ibpost_tmo_out ibpost_blk:ibpost_blk_timeout' >>"$T/kprobe_events"; } 2>/dev/null; then
+		t_fail "tmo: kprobes on ibpost_blk_timeout" "$(tail -n 3 "$T/error_log" 2>/dev/null | tr '\n' ' ')"
+		"$IBPOST" blk unmap "$name"
+		return
+	fi
+	echo >"$T/trace"
+	echo 1 >"$T/events/kprobes/ibpost_tmo_in/enable"
+	echo 1 >"$T/events/kprobes/ibpost_tmo_out/enable"
+	f0=$(dmesg | grep -c "$name: .*$failed")
+	echo 4000 >"$late"
+	t0=$SECONDS
+	peer_blk_cut on
+	timeout 120 dd if="/dev/$name" of="$got" bs=4k count=1 iflag=direct status=none &
+	dpid=$!
+	peer_blk_state "$name" reconnecting 30
+	sleep 3
+	peer_blk_cut off
+	peer_blk_settle "$A" "state live, reconnects 1" 60
+	rc=0
+	wait "$dpid" || rc=$?
+	echo 0 >"$late"
+	echo 0 >"$T/events/kprobes/ibpost_tmo_in/enable"
+	echo 0 >"$T/events/kprobes/ibpost_tmo_out/enable"
+	# Each call's time, entry to return, in ms: calls pair in order (one
+	# queue, one request: the handler never runs twice at once here).
+	durs=$(awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^ibpost_tmo_(in|out):$/) {
+			t = $(i - 1); sub(/:$/, "", t)
+			if ($i ~ /in:$/) s = t; else if (s != "") { printf "%.1f\n", (t - s) * 1000; s = "" }
+		} }' "$T/trace")
+	echo '-:ibpost_tmo_in' >>"$T/kprobe_events"
+	echo '-:ibpost_tmo_out' >>"$T/kprobe_events"
+	n=$(grep -c . <<<"$durs")
+	max=$(sort -n <<<"$durs" | tail -n 1)
+	echo "tmo: $n calls of ibpost_blk_timeout, the longest ${max:-none} ms; $rcs after $((SECONDS - t0)) s, the read exit $rc" >>"$FIG"
+	if (($(dmesg | grep -c "$name: .*$failed") > f0)) && ((n > 0)) &&
+		awk -v m="$max" 'BEGIN { exit !(m < 200) }'; then
+		t_ok "tmo: the timeout handler failed the session and returned at once under a late flush: $n calls, the longest $max ms"
+	else
+		t_fail "tmo: the timeout handler returns at once (every call < 200 ms, one failed the session)" \
+			"$n calls, the longest ${max:-none} ms; '$failed' logged $(($(dmesg | grep -c "$name: .*$failed") - f0)) times"
+	fi
+	if [[ $rc == 0 && $rcs == "state live, reconnects 1" ]] && cmp -s <(head -c 4096 "$pat") "$got"; then
+		t_ok "tmo: the read across the cut ended without an error and read what was written; $rcs"
+	else
+		t_fail "tmo: the read across the cut, then live with 1 reconnect" "exit $rc, $rcs"
+	fi
+	rm -f "$pat" "$got"
+	no_dstate "tmo"
+	t_check "tmo: unmap" "$IBPOST" blk unmap "$name"
 }
 
 # peer_blk_added S: issue 42, "an event before added".  The
@@ -1198,6 +1284,7 @@ peer_blk() {
 	# make check's 40 minutes had no room for (2026-12-07).
 	if [[ $(rig_arg long) == 1 ]]; then
 		peer_blk_errq1 "$S"
+		peer_blk_tmo "$S"
 		peer_blk_added "$S"
 		peer_blk_full "$S"
 		peer_blk_unmap_cancel "$S"

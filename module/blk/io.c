@@ -430,7 +430,8 @@ static blk_status_t ibpost_blk_queue_rq(struct blk_mq_hw_ctx *hctx,
  * that reconnects fails the session the same way, and its event starts
  * the reconnect (the flushed request is requeued, io.c's complete); while
  * it reconnects the timer re-arms: the close of the dead session (or the
- * unmap) ends what it holds.
+ * unmap) ends what it holds.  Nothing here waits for another device:
+ * ibpost_session_fail() takes no global lock.
  */
 static enum blk_eh_timer_return ibpost_blk_timeout(struct request *rq)
 {
@@ -446,6 +447,16 @@ static enum blk_eh_timer_return ibpost_blk_timeout(struct request *rq)
 		return BLK_EH_DONE;
 	if (ibpost_blk_can_reconnect(d) &&
 	    READ_ONCE(d->state) == IBPOST_BLK_RECONNECTING)
+		return BLK_EH_RESET_TIMER;
+	/*
+	 * A device that does not reconnect and failed already (its session's
+	 * event, or another request's expiry): the session's flush or close
+	 * ends this request.  Not a second call into the session, nor a wait
+	 * for @sess_lock, which its error work holds across the close.
+	 */
+	if (!ibpost_blk_can_reconnect(d) &&
+	    READ_ONCE(d->state) == IBPOST_BLK_ERROR &&
+	    !READ_ONCE(cmd->err))
 		return BLK_EH_RESET_TIMER;
 	/*
 	 * Timed out again with its session failed by the first time: the

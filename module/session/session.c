@@ -791,24 +791,29 @@ EXPORT_SYMBOL_GPL(ibpost_session_get_stats);
  * -EIO from now on, and the consumer hears IBPOST_EV_ERROR (from this
  * call).  For a consumer whose request timed out: the device is not
  * answering, and this is how its requests are given back.  Nothing to do
- * for a session that is dead already (closed or its device gone).
+ * for a session that failed already (its error work moves the QPs) or is
+ * dead (closed or its device gone).
  *
- * Context: process context, may sleep; not from a callback.
+ * No lock but the session's own: a block driver's timeout handler calls
+ * this in kblockd, which must not wait behind another session's close
+ * (ibpost_sessions_lock is held across a whole death).
+ *
+ * Context: process context, may sleep (ib_modify_qp()); not from a
+ * callback.
  */
 void ibpost_session_fail(struct ibpost_session *s)
 {
 	u32 i;
 
-	/* Against the session's death, which frees the QPs under it. */
-	mutex_lock(&ibpost_sessions_lock);
-	if (READ_ONCE(s->state) != IBPOST_S_DEAD) {
-		ibpost_session_error(s);
-		/* A test build's late flush leaves the move to the work. */
-		for (i = 0; i < s->nr_queues &&
-		     !ibpost_test_read(session_test_flush_ms); i++)
-			ibpost_ep_set_error(s->queues[i].ep);
-	}
-	mutex_unlock(&ibpost_sessions_lock);
+	/* Entered, the session's death waits before it frees the QPs. */
+	if (!ibpost_session_enter(s))
+		return;
+	ibpost_session_error(s);
+	/* A test build's late flush leaves the move to the error work. */
+	for (i = 0; i < s->nr_queues &&
+	     !ibpost_test_read(session_test_flush_ms); i++)
+		ibpost_ep_set_error(s->queues[i].ep);
+	ibpost_session_leave(s);
 }
 EXPORT_SYMBOL_GPL(ibpost_session_fail);
 

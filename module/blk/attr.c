@@ -17,6 +17,9 @@
  *                a server's memory: failed for good, I/O ends with
  *                BLK_STS_IOERR), reconnecting (reconnect.c) or deleting
  *  reconnects    reconnects that succeeded
+ *  resume        root only: SESSION:GENERATION:TOKEN, what map_device's
+ *                resume= takes the kept region back with after an unmap
+ *                with keep (a secret, new with each reconnect)
  *  reset         write 1 (root): the session fails now and the device
  *                reconnects as after a loss (nvme's reset_controller); a
  *                device that cannot reconnect refuses it (-EOPNOTSUPP),
@@ -34,6 +37,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/sysfs.h>
 
@@ -190,6 +194,32 @@ static ssize_t server_show(struct device *dev, struct device_attribute *a,
 /* Root only: where the data lives is not every local user's business. */
 static DEVICE_ATTR_ADMIN_RO(server);
 
+/*
+ * SESSION:GENERATION:TOKEN, what map_device's resume= takes back after an
+ * unmap with keep; empty for a local device.  The token is the region's
+ * credential, new with each reconnect: root with CAP_SYS_ADMIN only, as
+ * the map that would use it (the file is 0400; a root without the
+ * capability, in a container, reads -EPERM).
+ */
+static ssize_t resume_show(struct device *dev, struct device_attribute *a,
+			   char *buf)
+{
+	struct ibpost_blk_dev *d = ibpost_blk_of(dev);
+	ssize_t n = 0;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	/* Against a reconnect's new token. */
+	mutex_lock(&d->sess_lock);
+	if (d->map.server[0] && d->resume.generation)
+		n = sysfs_emit(buf, "%u:%u:%*phN\n", d->resume.session,
+			       d->resume.generation, IBPOST_SESSION_TOKEN_LEN,
+			       d->resume.token);
+	mutex_unlock(&d->sess_lock);
+	return n;
+}
+static DEVICE_ATTR_ADMIN_RO(resume);
+
 static ssize_t state_show(struct device *dev, struct device_attribute *a,
 			  char *buf)
 {
@@ -260,6 +290,7 @@ static struct attribute *ibpost_blk_disk_attrs[] = {
 	&dev_attr_state.attr,
 	&dev_attr_reconnects.attr,
 	&dev_attr_keep.attr,
+	&dev_attr_resume.attr,
 	&dev_attr_reset.attr,
 	&dev_attr_reconnect_delay.attr,
 	&dev_attr_ctrl_loss_tmo.attr,

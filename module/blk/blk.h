@@ -100,6 +100,11 @@
  *	goes on; -1 (the default): they wait until the reconnect or the
  *	ctrl_loss_tmo.
  * @peer: @server and @server_port, parsed.
+ * @has_resume: resume= was given: the first session takes back the region
+ *	the server keeps for the device of an earlier map (unmapped with
+ *	keep: its ``resume`` attribute), instead of a new one.
+ * @resume: resume=SESSION:GENERATION:TOKEN (the token in 32 hex digits),
+ *	moved to &ibpost_blk_dev.resume at map time: a secret.
  */
 struct ibpost_blk_map {
 	char rdma[IB_DEVICE_NAME_MAX];
@@ -116,6 +121,8 @@ struct ibpost_blk_map {
 	int ctrl_loss_tmo;
 	int fast_io_fail_tmo;
 	struct sockaddr_storage peer;
+	bool has_resume;
+	struct ibpost_session_resume resume;
 };
 
 /* Where a device is in its life. */
@@ -175,6 +182,10 @@ enum ibpost_blk_state {
  *	other than 0 while the device was last live: a later write of
  *	ctrl_loss_tmo applies from the next loss, or ends the one under way,
  *	ibpost_blk_timers_changed()); written under @state_lock.
+ * @keep: unmapped with keep (unmap_device's "ibpostbN keep"): once its
+ *	I/O drained, the session is failed, so that its close sends no fin
+ *	and the server keeps the region for its grant, for a later map with
+ *	resume= (a client's reboot).
  */
 struct ibpost_blk_dev {
 	struct list_head node;
@@ -205,6 +216,7 @@ struct ibpost_blk_dev {
 	bool failfast;
 	bool sess_failed;
 	bool reconnect;
+	bool keep;
 };
 
 /* struct ibpost_blk_cmd.ended */

@@ -6,10 +6,17 @@
  *  map_device    write "dev=RDMA size=BYTES[K|M|G] [queues=N] [depth=D]
  *                [port=P] [connect=ADDR [server_port=P]] [io_timeout=S]
  *                [ro=1] [serial=ID] [reconnect_delay=S]
- *                [ctrl_loss_tmo=S] [fast_io_fail_tmo=S]": map a new
- *                device (connect=: on the memory of `ibpost serve` at
- *                ADDR, IPv4 or IPv6); read: this usage
- *  unmap_device  write "ibpostbN": unmap it (-EBUSY while open or mounted)
+ *                [ctrl_loss_tmo=S] [fast_io_fail_tmo=S]
+ *                [resume=SESSION:GENERATION:TOKEN]": map a new device
+ *                (connect=: on the memory of `ibpost serve` at ADDR,
+ *                IPv4 or IPv6; resume=: the region the server keeps for
+ *                a device unmapped with keep, not a new one); read: this
+ *                usage
+ *  unmap_device  write "ibpostbN": unmap it (-EBUSY while open or
+ *                mounted); "ibpostbN keep": a device on a server's memory
+ *                goes without the fin, so that the server keeps its
+ *                region for its grant (read its resume attribute first:
+ *                a client's reboot, ibpost-blk.service's stop)
  *  last_result   the outcome of the last write to either: "mapped
  *                ibpostbN" or "refused: REASON" (writes serialize on one
  *                lock: a tool that writes and then reads it sees its own
@@ -48,6 +55,7 @@ enum {
 	IBPOST_BLK_OPT_RECONNECT_DELAY,
 	IBPOST_BLK_OPT_CTRL_LOSS_TMO,
 	IBPOST_BLK_OPT_FAST_IO_FAIL_TMO,
+	IBPOST_BLK_OPT_RESUME,
 	IBPOST_BLK_OPT_ERR,
 };
 
@@ -65,11 +73,12 @@ static const match_table_t ibpost_blk_opts = {
 	{ IBPOST_BLK_OPT_RECONNECT_DELAY, "reconnect_delay=%d" },
 	{ IBPOST_BLK_OPT_CTRL_LOSS_TMO, "ctrl_loss_tmo=%d" },
 	{ IBPOST_BLK_OPT_FAST_IO_FAIL_TMO, "fast_io_fail_tmo=%d" },
+	{ IBPOST_BLK_OPT_RESUME, "resume=%s" },
 	{ IBPOST_BLK_OPT_ERR, NULL },
 };
 
 #define IBPOST_BLK_USAGE \
-	"dev=RDMA_DEVICE size=BYTES[K|M|G] [queues=N (default: one per CPU; with connect=, at most 8)] [depth=1..1024 (64)] [port=P] [connect=SERVER_ADDR [server_port=P (18520)]] [io_timeout=1..600 s (30)] [ro=0|1] [serial=ID (1..36 of A-Z a-z 0-9 . _ -; default: a random UUID)] [reconnect_delay=1..3600 s (10)] [ctrl_loss_tmo=S (600; 0: no reconnect; -1: forever)] [fast_io_fail_tmo=S (-1: off)]\n"
+	"dev=RDMA_DEVICE size=BYTES[K|M|G] [queues=N (default: one per CPU; with connect=, at most 8)] [depth=1..1024 (64)] [port=P] [connect=SERVER_ADDR [server_port=P (18520)]] [io_timeout=1..600 s (30)] [ro=0|1] [serial=ID (1..36 of A-Z a-z 0-9 . _ -; default: a random UUID)] [reconnect_delay=1..3600 s (10)] [ctrl_loss_tmo=S (600; 0: no reconnect; -1: forever)] [fast_io_fail_tmo=S (-1: off)] [resume=SESSION:GENERATION:TOKEN (with connect=: the kept region of a device unmapped with keep, its resume attribute)]\n"
 
 /* The outcome of a control write, kept for last_result and logged. */
 static __printf(2, 3) void ibpost_blk_set_result(int err, const char *fmt, ...)
@@ -110,6 +119,41 @@ static u32 *ibpost_blk_opt_uint(struct ibpost_blk_map *m, int token)
 	default:
 		return &m->ro;
 	}
+}
+
+/*
+ * resume=SESSION:GENERATION:TOKEN, as a device's ``resume`` attribute
+ * gives it (attr.c): the numbers in decimal, the token in 32 hex digits;
+ * 0 or -EINVAL.
+ */
+static int ibpost_blk_parse_resume(struct ibpost_blk_map *m, substring_t *arg)
+{
+	struct ibpost_session_resume *r = &m->resume;
+	char *v, *p, *gen, *tok;
+	int ret = -EINVAL;
+
+	v = match_strdup(arg);
+	if (!v)
+		return -ENOMEM;
+	p = v;
+	gen = strchr(p, ':');
+	tok = gen ? strchr(gen + 1, ':') : NULL;
+	if (!tok)
+		goto out;
+	*gen++ = '\0';
+	*tok++ = '\0';
+	if (kstrtou32(p, 10, &r->session) || kstrtou32(gen, 10, &r->generation) ||
+	    !r->generation || strlen(tok) != 2 * IBPOST_SESSION_TOKEN_LEN ||
+	    hex2bin(r->token, tok, IBPOST_SESSION_TOKEN_LEN))
+		goto out;
+	m->has_resume = true;
+	ret = 0;
+out:
+	/* The token is a secret: not left in freed memory. */
+	kfree_sensitive(v);
+	if (ret)
+		memzero_explicit(r, sizeof(*r));
+	return ret;
 }
 
 /* One option's value (@opt: the whole option); 0 or -EINVAL with the reason. */
@@ -169,6 +213,15 @@ static int ibpost_blk_opt(struct ibpost_blk_map *m, int token,
 		if (match_int(arg, &m->fast_io_fail_tmo))
 			goto bad;
 		return 0;
+	case IBPOST_BLK_OPT_RESUME:
+		n = ibpost_blk_parse_resume(m, arg);
+		if (n == -EINVAL) {
+			/* Not the value: it is a secret, kept out of the log. */
+			snprintf(why, len,
+				 "bad value in resume=: SESSION:GENERATION:TOKEN as the resume attribute gives it");
+			return n;
+		}
+		return n;
 	}
 bad:
 	snprintf(why, len, "bad value in '%s'", opt);
@@ -309,6 +362,11 @@ static int ibpost_blk_parse(char *buf, struct ibpost_blk_map *m, char *why,
 	ret = ibpost_blk_check_reconnect(m, why, len);
 	if (ret)
 		return ret;
+	if (m->has_resume && !m->server[0]) {
+		snprintf(why, len,
+			 "resume= needs connect=: only a server keeps a region");
+		return -EINVAL;
+	}
 	if (!m->serial[0]) {
 		uuid_t u;
 
@@ -363,7 +421,9 @@ static ssize_t map_device_store(struct device *dev,
 	else
 		ibpost_blk_set_result(0, "mapped " IBPOST_BLK_NAME "%d", id);
 	mutex_unlock(&ibpost_blk_lock);
-	kfree(copy);
+	/* resume='s token: a secret, in the line and in @m. */
+	kfree_sensitive(copy);
+	memzero_explicit(&m, sizeof(m));
 	return ret ? ret : count;
 }
 static DEVICE_ATTR_RW(map_device);
@@ -373,27 +433,42 @@ static ssize_t unmap_device_store(struct device *dev,
 				  const char *buf, size_t count)
 {
 	struct ibpost_blk_dev *d;
-	char name[DISK_NAME_LEN];
+	char line[DISK_NAME_LEN + 8], *name, *word;
+	bool keep = false;
 	int ret;
 
 	if (!ibpost_blk_ctl_allowed())
 		return -EPERM;
-	if (count >= sizeof(name))
+	if (count >= sizeof(line))
 		return -EINVAL;
-	strscpy(name, buf, sizeof(name));
-	strim(name);
+	strscpy(line, buf, sizeof(line));
+	word = strim(line);
+	name = strsep(&word, " \t");
+	if (word) {
+		word = skip_spaces(word);
+		if (strcmp(word, "keep"))
+			return -EINVAL;
+		keep = true;
+	}
 	mutex_lock(&ibpost_blk_lock);
 	d = ibpost_blk_find(name);
 	if (!d) {
 		ret = -ENODEV;
 		ibpost_blk_set_result(ret, "no device %s", name);
+	} else if (keep && !d->map.server[0]) {
+		ret = -EINVAL;
+		ibpost_blk_set_result(ret, "%s is local: only a server keeps a region",
+				      name);
 	} else {
 		ret = ibpost_blk_unlist(d, false);
-		if (ret)
+		if (ret) {
 			ibpost_blk_set_result(ret, "%s is open or mounted",
 					      name);
-		else
-			ibpost_blk_set_result(0, "unmapped %s", name);
+		} else {
+			d->keep = keep;
+			ibpost_blk_set_result(0, "unmapped %s%s", name,
+					      keep ? ", its region kept by the server" : "");
+		}
 	}
 	mutex_unlock(&ibpost_blk_lock);
 	/* The disk's removal waits for its I/O: not under the lock. */

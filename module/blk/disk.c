@@ -184,7 +184,8 @@ static int ibpost_blk_open_session(struct ibpost_blk_dev *d, char *why,
 					 "no RDMA device %s", d->map.rdma);
 	d->queues = ibpost_blk_nr_queues(&d->map, ibdev);
 	ib_device_put(ibdev);
-	d->sess = ibpost_blk_session(d, NULL, &reason);
+	d->sess = ibpost_blk_session(d, d->map.has_resume ? &d->resume : NULL,
+				     &reason);
 	if (IS_ERR(d->sess)) {
 		ret = PTR_ERR(d->sess);
 		d->sess = NULL;
@@ -192,6 +193,12 @@ static int ibpost_blk_open_session(struct ibpost_blk_dev *d, char *why,
 			return ibpost_blk_refuse(why, len, ret,
 						 "no RDMA device %s",
 						 d->map.rdma);
+		/* Loud, never a new empty region in its place. */
+		if (d->map.has_resume && (reason == IBPOST_R_REGION_LOST ||
+					  reason == IBPOST_R_JOIN_TOKEN))
+			return ibpost_blk_refuse(why, len, ret,
+						 "resume= refused: %s; map without resume= for a new, empty device",
+						 ibpost_blk_reason(reason));
 		return ibpost_blk_refuse(why, len, ret,
 					 "session on %s refused: %s",
 					 d->map.rdma, ibpost_blk_reason(reason));
@@ -314,6 +321,9 @@ int ibpost_blk_map_dev(const struct ibpost_blk_map *m, char *why,
 	mutex_init(&d->lock);
 	ibpost_blk_reconnect_init(d);
 	d->map = *m;
+	/* The secret lives in @d->resume alone (zeroed when freed). */
+	d->resume = m->resume;
+	memzero_explicit(&d->map.resume, sizeof(d->map.resume));
 	d->reconnect = m->server[0] && m->ctrl_loss_tmo;
 	d->id = ida_alloc_max(&ibpost_blk_ida, IBPOST_BLK_MAX_DEVS - 1,
 			      GFP_KERNEL);
@@ -424,13 +434,16 @@ int ibpost_blk_unlist(struct ibpost_blk_dev *d, bool force)
  * is still outstanding then is stuck on a dead path: the session is
  * failed, which flushes it with an error (and its close sends no fin:
  * the server keeps the region for its keep time, as after any loss).
+ * An unmap with keep fails the drained session on purpose, for the same
+ * silence: the region stays for a later map with resume=.
  */
 static void ibpost_blk_drain(struct ibpost_blk_dev *d)
 {
 	struct request_queue *q = d->disk->queue;
 
 	blk_freeze_queue_start(q);
-	if (!blk_mq_freeze_queue_wait_timeout(q, IBPOST_BLK_DRAIN_S * HZ))
+	if (!blk_mq_freeze_queue_wait_timeout(q, IBPOST_BLK_DRAIN_S * HZ) ||
+	    d->keep)
 		ibpost_session_fail(d->sess);
 	blk_mq_unfreeze_queue(q);
 }

@@ -39,10 +39,11 @@ static void blk_about(FILE *f)
 		"on another host, registered on an RDMA device and reached by\n"
 		"one-sided RDMA READ and WRITE.  The contents live only as long as\n"
 		"the mapping: unmapping (or removing the RDMA device, or the server\n"
-		"ending) loses them.\n", prog);
+		"ending) loses them; 'unmap --keep' leaves a server's region kept\n"
+		"for the next map of the same serial (a reboot).\n", prog);
 }
 
-enum { BLK_CONFIG = OPT_LONG, BLK_CHECK_CONFIG, BLK_PRINT };
+enum { BLK_CONFIG = OPT_LONG, BLK_CHECK_CONFIG, BLK_PRINT, BLK_KEEP };
 
 static const struct opt blk_map_opts[] = {
 	{ .name = "dev", .letter = 'd', .arg = "NAME", .flags = OPT_REQUIRED,
@@ -110,6 +111,12 @@ static const struct opt blk_unmap_opts[] = {
 		  "next attempt), then retry the unmap for up to\n"
 		  OPT_STR(BLK_FORCE_WAIT_S) " s while the device is still open (the\n"
 		  "values are put back if it stays mapped)" },
+	{ .name = "keep", .key = BLK_KEEP,
+	  .help = "a device on a server's memory goes without\n"
+		  "ending its session: the server keeps the region\n"
+		  "for its grant (the device's keep), and the next\n"
+		  "'blk map' of the same --serial takes it back\n"
+		  "(the token in /var/lib/ibpost/blk, root's)" },
 	{ .name = "config", .key = BLK_CONFIG, .arg = "FILE",
 	  .help = "unmap every mapped device whose serial a line of\n"
 		  "FILE has (the file of 'blk map --config'),\n"
@@ -430,15 +437,30 @@ static int blk_map_line(const struct blk_map_args *m, char *line, size_t len)
 	return 0;
 }
 
-/* Write @m's line to map_device: 0 with the name printed, or 1. */
+/*
+ * Write @m's line to map_device: 0 with the name printed, or 1.  A serial
+ * whose region a 'blk unmap --keep' left kept maps with resume= (its line
+ * kept in the state directory, blkstate.c), which goes once taken.
+ */
 static int blk_map_write(const struct blk_map_args *m)
 {
-	char line[512], res[256];
+	const char *serial = m->val[BLK_V_SERIAL];
+	char line[640], res[256], resume[128];
+	bool resuming = false;
+	size_t n;
 	int err;
 
-	if (blk_map_line(m, line, sizeof(line)))
+	if (blk_map_line(m, line, sizeof(line) - sizeof(resume) - 8))
 		return 2;
+	if (serial && m->val[BLK_V_CONNECT] &&
+	    !blk_state_load(serial, resume, sizeof(resume))) {
+		n = strlen(line);
+		snprintf(line + n, sizeof(line) - n, " resume=%s", resume);
+		explicit_bzero(resume, sizeof(resume));
+		resuming = true;
+	}
 	err = blk_write("map_device", line);
+	explicit_bzero(line, sizeof(line));
 	if (err < 0)
 		return 1;
 	blk_result(res, sizeof(res));
@@ -446,8 +468,13 @@ static int blk_map_write(const struct blk_map_args *m)
 		fprintf(stderr, "%s: blk map refused: %s: %s\n", prog,
 			strerror(err), strncmp(res, "refused: ", 9) ? res :
 			res + 9);
+		if (resuming)
+			fprintf(stderr, "%s: blk map: serial %s: the region a 'blk unmap --keep' left is not taken back; its token stays in the state directory (remove it to map a new, empty device)\n",
+				prog, serial);
 		return 1;
 	}
+	if (resuming)
+		blk_state_drop(serial);
 	printf("%s\n", strncmp(res, "mapped ", 7) ? res : res + 7);
 	if (!strncmp(res, "mapped ", 7))
 		blk_keep_warn(res + 7);
@@ -570,11 +597,12 @@ enum blk_conf_do { BLK_CONF_CHECK, BLK_CONF_PRINT, BLK_CONF_MAP,
 struct blk_conf {
 	enum blk_conf_do what;
 	bool force;
+	bool keep;
 	int rc;				/* 1 when a map or unmap failed */
 	unsigned int children;		/* unmaps under way (BLK_CONF_UNMAP) */
 };
 
-static int blk_unmap_name(const char *name, bool force);
+static int blk_unmap_name(const char *name, bool force, bool keep);
 
 /*
  * Unmap @name in a child process: the devices of a file are unmapped all
@@ -588,10 +616,10 @@ static void blk_unmap_child(struct blk_conf *c, const char *name)
 	fflush(NULL);
 	pid = fork();
 	if (!pid)
-		_exit(blk_unmap_name(name, c->force));
+		_exit(blk_unmap_name(name, c->force, c->keep));
 	if (pid > 0)
 		c->children++;
-	else if (blk_unmap_name(name, c->force))
+	else if (blk_unmap_name(name, c->force, c->keep))
 		c->rc = 1;
 }
 
@@ -657,9 +685,11 @@ static int blk_conf_line(void *ctx, unsigned int lineno, int argc,
 }
 
 /* Every device of @file: the file checked whole first. */
-static int blk_conf(const char *file, enum blk_conf_do what, bool force)
+static int blk_conf(const char *file, enum blk_conf_do what, bool force,
+		    bool keep)
 {
-	struct blk_conf c = { .what = BLK_CONF_CHECK, .force = force };
+	struct blk_conf c = { .what = BLK_CONF_CHECK, .force = force,
+			      .keep = keep };
 	int rc;
 
 	rc = opt_config(file, blk_conf_line, &c);
@@ -687,12 +717,12 @@ static int blk_map(int argc, char **argv)
 			return 2;
 		}
 		if (m.conf.check)
-			return blk_conf(m.conf.file, BLK_CONF_PRINT, false);
-		if (blk_conf(m.conf.file, BLK_CONF_CHECK, false))
+			return blk_conf(m.conf.file, BLK_CONF_PRINT, false, false);
+		if (blk_conf(m.conf.file, BLK_CONF_CHECK, false, false))
 			return 2;
 		if (blk_load())
 			return 1;
-		return blk_conf(m.conf.file, BLK_CONF_MAP, false);
+		return blk_conf(m.conf.file, BLK_CONF_MAP, false, false);
 	}
 	if (optind != argc || !m.val[BLK_V_DEV] || !m.val[BLK_V_SIZE]) {
 		fprintf(stderr, "%s: blk map: --dev and --size are required, nothing else\n",
@@ -717,6 +747,7 @@ static int blk_map(int argc, char **argv)
 
 struct blk_unmap_args {
 	bool force;
+	bool keep;
 	const char *config;
 };
 
@@ -726,6 +757,8 @@ static int blk_unmap_set(void *ctx, int key, const char *arg)
 
 	if (key == 'f')
 		u->force = true;
+	else if (key == BLK_KEEP)
+		u->keep = true;
 	else if (key == BLK_CONFIG)
 		u->config = arg;
 	else
@@ -778,23 +811,39 @@ static void blk_tmo_write(const char *name, const char *set,
 	}
 }
 
-/* Unmap @name (--force: blk_tmo_write() of 0 first, then retry while open). */
-static int blk_unmap_name(const char *name, bool force)
+/*
+ * Unmap @name (--force: blk_tmo_write() of 0 first, then retry while
+ * open; --keep: its resume line kept first, then "NAME keep").
+ */
+static int blk_unmap_name(const char *name, bool force, bool keep)
 {
 	const struct timespec tick = { .tv_nsec = 200 * 1000 * 1000 };
 	struct blk_tmo tmo = { .val = { "" } };
-	char res[256];
+	char res[256], line[96], path[256], serial[64] = "";
 	int err, tries;
 
-	force = force && !strchr(name, '/') && strcmp(name, ".") &&
-		strcmp(name, "..");
+	/* Attributes of a device name only, never of a path into sysfs. */
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
+		force = false;
+		keep = false;
+	}
+	if (keep) {
+		snprintf(path, sizeof(path), "%s/%s/ibpost/serial", BLK_SYS,
+			 name);
+		if (sysfs_read(path, serial, sizeof(serial)) ||
+		    blk_state_save(name, serial))
+			return 1;
+	}
+	snprintf(line, sizeof(line), "%s%s", name, keep ? " keep" : "");
 	if (force)
 		blk_tmo_write(name, "0", &tmo);
 	tries = force ? BLK_FORCE_WAIT_S * 5 : 0;
-	while ((err = blk_write("unmap_device", name)) == EBUSY && tries--)
+	while ((err = blk_write("unmap_device", line)) == EBUSY && tries--)
 		nanosleep(&tick, NULL);
 	if (err && force)	/* still mapped: its settings back */
 		blk_tmo_write(name, NULL, &tmo);
+	if (err && keep)	/* still mapped: nothing to take back later */
+		blk_state_drop(serial);
 	if (err < 0)
 		return 1;
 	if (err) {
@@ -823,11 +872,11 @@ static int blk_unmap(int argc, char **argv)
 			return 2;
 		}
 		if (access(BLK_CTL, F_OK))
-			return blk_conf(u.config, BLK_CONF_CHECK, false);
-		return blk_conf(u.config, BLK_CONF_UNMAP, u.force);
+			return blk_conf(u.config, BLK_CONF_CHECK, false, false);
+		return blk_conf(u.config, BLK_CONF_UNMAP, u.force, u.keep);
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "%s: blk unmap [--force] NAME|/dev/NAME\n", prog);
+		fprintf(stderr, "%s: blk unmap [--force] [--keep] NAME|/dev/NAME\n", prog);
 		return 2;
 	}
 	/* NAME or its node, as mount and nvme disconnect take either */
@@ -838,7 +887,7 @@ static int blk_unmap(int argc, char **argv)
 		fprintf(stderr, "%s: blk unmap: no device name\n", prog);
 		return 2;
 	}
-	return blk_unmap_name(name, u.force);
+	return blk_unmap_name(name, u.force, u.keep);
 }
 
 /* The per-device attributes 'list' shows, in /sys/block/NAME/ibpost/. */

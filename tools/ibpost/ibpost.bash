@@ -131,7 +131,7 @@ _ibpost()
 		unmap)
 			# ibpost_blk's disks: those with its attributes.
 			local n
-			words='--force --config --help'
+			words='--force --keep --config --help'
 			for n in /sys/block/*/ibpost; do
 				[[ -d $n ]] && n=${n%/ibpost} && words+=" ${n##*/}"
 			done

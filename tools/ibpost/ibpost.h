@@ -225,6 +225,11 @@ void perftest_unknown(int c, int letter, const char *arg);
 /* sysfs.c: a sysfs file into @buf, trailing newlines cut; 0 or -1. */
 int sysfs_read(const char *path, char *buf, size_t len);
 
+/* blkstate.c */
+int blk_state_save(const char *name, const char *serial);
+int blk_state_load(const char *serial, char *buf, size_t len);
+void blk_state_drop(const char *serial);
+
 /* rdmanl.c: RDMA netlink */
 /* The netdev of port @port of @dev (rdma link show): 0, or -1 none known. */
 int rdmanl_port_netdev(const char *dev, unsigned int port, char *ifname,

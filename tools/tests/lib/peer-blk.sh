@@ -604,6 +604,71 @@ peer_blk_tmo() {
 	t_check "tmo: unmap" "$IBPOST" blk unmap "$name"
 }
 
+# peer_blk_keepmap S: issue 46, a client's reboot with the server's keep.
+# A device on S port 18522 (it keeps regions) with serial kr1, 4 MiB
+# written; 'blk unmap --keep' keeps its resume line in the state folder
+# (IBPOST_BLK_STATE_DIR, 0600) and unmaps it without the fin; the map of
+# the same serial takes the region back (the 4 MiB read back equal) and
+# drops the file.  Then a kept line whose token was changed: the map is
+# refused, says so, keeps the file; without it the map is a new, zeroed
+# device.  'unmap --keep' of a local device is refused.
+peer_blk_keepmap() {
+	local S=$1 name A pat=/tmp/ibpost-keepmap.bin got=/tmp/ibpost-keepmap-got.bin
+	local dir=/tmp/ibpost-blkstate f out rc line
+	export IBPOST_BLK_STATE_DIR=$dir
+	rm -rf "$dir"
+	f=$dir/kr1.resume
+	peer_blk_keep_map keepmap "$pat" --queues 1 --serial kr1 || { unset IBPOST_BLK_STATE_DIR; return; }
+	out=$("$IBPOST" blk unmap --keep "$name" 2>&1)
+	rc=$?
+	if [[ $rc == 0 && -f $f && $(stat -c %a "$f") == 600 && ! -e /dev/$name ]] &&
+		grep -qE '^[0-9]+:[0-9]+:[0-9a-f]{32}$' "$f"; then
+		t_ok "keepmap: unmap --keep kept the resume line (0600) and unmapped $name"
+	else
+		t_fail "keepmap: unmap --keep" "exit $rc ($out), $(stat -c "%n %a" "$f" 2>&1)"
+	fi
+	name=$(blk_map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 --queues 1 --serial kr1)
+	if [[ $name == ibpostb* ]] && wait_dev "$name" && peer_blk_same "$name" "$pat" "$got" &&
+		[[ ! -e $f ]]; then
+		t_ok "keepmap: the map of serial kr1 took the region back: the 4 MiB read back equal, the line dropped"
+	else
+		t_fail "keepmap: the map of the same serial takes the region back" \
+			"$name, file $(ls "$f" 2>&1), $(cmp "$pat" "$got" 2>&1 | head -n 1)"
+	fi
+	"$IBPOST" blk unmap --keep "$name" >/dev/null 2>&1
+	# A token that is not the server's: refused, loud, the file kept.
+	line=$(cat "$f" 2>/dev/null)
+	[[ -n $line ]] && echo "${line%:*}:00000000000000000000000000000000" >"$f"
+	out=$("$IBPOST" blk map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 \
+		--queues 1 --serial kr1 2>&1)
+	rc=$?
+	if [[ $rc != 0 && $out == *"not taken back"* && -f $f ]]; then
+		t_ok "keepmap: a kept line the server does not know fails the map and stays: $(head -n 1 <<<"$out")"
+	else
+		t_fail "keepmap: a wrong kept line fails the map" "exit $rc: $out"
+		[[ $out == ibpostb* ]] && "$IBPOST" blk unmap "$out"
+	fi
+	rm -f "$f"
+	name=$(blk_map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 --queues 1 --serial kr1)
+	if [[ $name == ibpostb* ]] && wait_dev "$name" &&
+		cmp -s <(head -c 4M /dev/zero) <(dd if="/dev/$name" bs=1M count=4 iflag=direct status=none); then
+		t_ok "keepmap: without the line the map is a new, zeroed device"
+	else
+		t_fail "keepmap: without the line a new device" "$name"
+	fi
+	t_check "keepmap: unmap" "$IBPOST" blk unmap "$name"
+	out=$(blk_map --dev rxe0 --size 1M --serial kr2)
+	if [[ $out == ibpostb* ]] && wait_dev "$out"; then
+		t_expect "keepmap: unmap --keep of a local device is refused" 1 \
+			"$IBPOST" blk unmap --keep "$out"
+		"$IBPOST" blk unmap "$out"
+	else
+		t_fail "keepmap: a local device" "$out"
+	fi
+	rm -rf "$dir" "$pat" "$got"
+	unset IBPOST_BLK_STATE_DIR
+}
+
 # peer_blk_added S: issue 42, "an event before added".  The
 # session_test_bad_queue hook (1: queue 0) gives the map's first request,
 # the partition scan's read inside add_disk(), another key: its error
@@ -1285,6 +1350,7 @@ peer_blk() {
 	if [[ $(rig_arg long) == 1 ]]; then
 		peer_blk_errq1 "$S"
 		peer_blk_tmo "$S"
+		peer_blk_keepmap "$S"
 		peer_blk_added "$S"
 		peer_blk_full "$S"
 		peer_blk_unmap_cancel "$S"

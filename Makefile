@@ -24,7 +24,8 @@
 #                        dkms add, build and install them for KVER
 #   make check           everything: build, KUnit, integration (both kernels)
 #   make check-long      the same plus the long rows (siw: bad inputs,
-#                        hardening, sessions)
+#                        hardening, sessions) and the packages installed
+#                        in two Debian 12 guests that boot systemd
 #   make demo            boot a stock-kernel guest and show what ibpost sees
 #
 # The test rig (tools/check.sh, bench.sh, demo.sh) builds for Debian's stock

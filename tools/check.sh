@@ -12,8 +12,9 @@
 #   4. two stock guests: the peer suite (the hostile battery among it)
 # IBPOST_CHECK_LONG=1 (make check-long) adds the long siw rows, the loops
 # at full counts and every suite on stock 6.1 in step 3, the hostile
-# battery against a debug-kernel server (step 5) and ibpost_blk on a
-# debug-kernel client whose server host vanishes (step 6).
+# battery against a debug-kernel server (step 5), ibpost_blk on a
+# debug-kernel client whose server host vanishes (step 6) and the Debian
+# packages installed in two Debian 12 guests that boot systemd (step 7).
 # Ends with one line "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -465,5 +466,13 @@ if [[ ${IBPOST_CHECK_LONG:-0} == 1 ]]; then
 		--server tools/tests/pair/blk-vanish-server.sh --client tools/tests/pair/blk-vanish-client.sh
 	[[ -s $out/blkvanish/client/blk-vanish.txt ]] &&
 		sed 's/^/blk vanish: /' "$out/blkvanish/client/blk-vanish.txt"
+	# The packages as an operator installs them (issue 46): apt-get
+	# install with DKMS in a Debian 12 root, two guests booting systemd,
+	# the units, a reboot of the client (tools/tests/system/system.sh).
+	step "two Debian 12 guests under systemd: the installed packages"
+	rc=0
+	TAP_FILE=$out/system.tap tools/tests/system/system.sh >"$out/system.log" 2>&1 || rc=$?
+	echo "$rc" >"$out/system.rc"
+	host_count system
 fi
 finish

@@ -434,7 +434,7 @@ static ssize_t unmap_device_store(struct device *dev,
 {
 	struct ibpost_blk_dev *d;
 	char line[DISK_NAME_LEN + 8], *name, *word;
-	bool keep = false;
+	bool keep;
 	int ret;
 
 	if (!ibpost_blk_ctl_allowed())
@@ -444,15 +444,17 @@ static ssize_t unmap_device_store(struct device *dev,
 	strscpy(line, buf, sizeof(line));
 	word = strim(line);
 	name = strsep(&word, " \t");
-	if (word) {
+	if (word)
 		word = skip_spaces(word);
-		if (strcmp(word, "keep"))
-			return -EINVAL;
-		keep = true;
-	}
+	keep = word && !strcmp(word, "keep");
 	mutex_lock(&ibpost_blk_lock);
 	d = ibpost_blk_find(name);
-	if (!d) {
+	if (word && !keep) {
+		d = NULL;
+		ret = -EINVAL;
+		ibpost_blk_set_result(ret, "'%s' after %s: only keep", word,
+				      name);
+	} else if (!d) {
 		ret = -ENODEV;
 		ibpost_blk_set_result(ret, "no device %s", name);
 	} else if (keep && !d->map.server[0]) {

@@ -9,7 +9,9 @@ set -euo pipefail
 
 # make deb and tools/tests/host/deb.sh: debhelper, dh-dkms, dpkg-dev,
 # lintian, and systemd for systemd-analyze verify (no systemd as PID 1
-# needed); shellcheck for the scripts.
+# needed); shellcheck for the scripts.  make check-long's installed-package
+# test: mmdebstrap (its Debian 12 root, tools/rig/debian-image.sh) and
+# qemu-utils (qemu-img: the guests' overlays).
 # Two stock kernels: Debian 12's 6.1 and the 6.12 LTS of its archive (the
 # kernel of Debian 13 and RHEL 10): make check builds for and boots both.
 pkgs=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux-source-6.1
@@ -17,7 +19,7 @@ pkgs=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 linux
 	flex bison bc libelf-dev libssl-dev sparse rdma-core ibverbs-utils perftest iproute2
 	libibverbs-dev librdmacm-dev ibverbs-providers
 	fio nvme-cli e2fsprogs kmod cpio xz-utils zstd patch python3 gcc make dkms man-db
-	debhelper dh-dkms dpkg-dev lintian systemd shellcheck "$@")
+	debhelper dh-dkms dpkg-dev lintian systemd shellcheck mmdebstrap qemu-utils "$@")
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -55,9 +55,9 @@ static const struct opt blk_map_opts[] = {
 	  .help = "hardware queues, capped by the device's\n"
 		  "completion vectors and the CPUs (default: CPUs;\n"
 		  "with --connect at most 8)" },
-	{ .name = "depth", .letter = 'D', .arg = "D",
+	{ .name = "depth", .letter = 't', .key = 'D', .arg = "D",
 	  .help = "requests per queue, 1..1024 (default 64)" },
-	{ .name = "port", .letter = 'p', .arg = "P",
+	{ .name = "port", .letter = 'i', .key = 'p', .arg = "P",
 	  .help = "port of the RDMA device (default: its first)" },
 	{ .name = "connect", .letter = 'c', .arg = "HOST[:PORT]",
 	  .help = "the server: an IPv4 or IPv6 address or a\n"
@@ -65,7 +65,7 @@ static const struct opt blk_map_opts[] = {
 		  OPT_STR(IBPOST_PEER_PORT) "); the region in the server's budget, one\n"
 		  "connection per queue (the server allows a\n"
 		  "session its --max-per-addr connections)" },
-	{ .name = "io-timeout", .letter = 't', .arg = "TIME",
+	{ .name = "io-timeout", .key = 'T', .arg = "TIME",
 	  .help = "how long a request may take before the\n"
 		  "device's session is failed (bare: seconds;\n"
 		  "1..600 s, default: the module's io_timeout, 30)" },
@@ -77,7 +77,7 @@ static const struct opt blk_map_opts[] = {
 	  .help = "refused: a new region holds only zeros\n"
 		  "(read-only is for exported data; 'blockdev\n"
 		  "--setro' makes a mapped device read-only)" },
-	{ .name = "reconnect-delay", .letter = 'R', .arg = "TIME",
+	{ .name = "reconnect-delay", .key = 'R', .arg = "TIME",
 	  .help = "with --connect: the time between attempts to\n"
 		  "reconnect after the session failed (bare:\n"
 		  "seconds; 1..3600 s, default 10)" },
@@ -86,7 +86,7 @@ static const struct opt blk_map_opts[] = {
 		  "device keeps trying before it fails for good\n"
 		  "(bare: seconds; default 600; 0: never\n"
 		  "reconnect; -1: forever)" },
-	{ .name = "fast-io-fail-tmo", .letter = 'F', .arg = "TIME",
+	{ .name = "fast-io-fail-tmo", .key = 'F', .arg = "TIME",
 	  .help = "with --connect: how long after the loss I/O\n"
 		  "waits while reconnecting goes on, then fails\n"
 		  "(bare: seconds; default -1: I/O waits)" },
@@ -129,9 +129,45 @@ static const struct opt blk_list_opts[] = {
 	{ .name = "help", .letter = 'h', .help = "this text", .flags = OPT_HELP },
 };
 
+/*
+ * A letter is one option everywhere in the tool (run's perftest letters
+ * first): 'blk map' gave -D, -p, -R, -F and -t other meanings before.
+ * Those now refused name what they mean here instead.
+ */
+static void blk_map_unknown(int c, int letter, const char *arg)
+{
+	static const struct {
+		char letter;
+		const char *now;
+	} moved[] = {
+		{ 'D', "the depth is -t, --depth (-D is run's --duration)" },
+		{ 'p', "the RDMA port is -i, --port (-p is a TCP port: run's --cm-port, serve's --port)" },
+		{ 'R', "--reconnect-delay has no letter (-R is run's --rdma-cm)" },
+		{ 'F', "--fast-io-fail-tmo has no letter (-F is run's --CPU-freq)" },
+	};
+	size_t i;
+
+	for (i = 0; c == '?' && i < ARRAY_SIZE(moved); i++) {
+		if (letter == moved[i].letter) {
+			fprintf(stderr, "%s: blk map: unknown option '-%c': %s\n",
+				prog, letter, moved[i].now);
+			return;
+		}
+	}
+	if (c == ':')
+		fprintf(stderr, "%s: blk map: option '%s' needs a value\n",
+			prog, arg);
+	else if (letter)
+		fprintf(stderr, "%s: blk map: unknown option '-%c'\n", prog,
+			letter);
+	else
+		fprintf(stderr, "%s: blk map: unknown option '%s'\n", prog, arg);
+}
+
 static const struct opt_cmd blk_map_cmd = {
 	.name = "blk map", .opts = blk_map_opts,
 	.nopts = ARRAY_SIZE(blk_map_opts), .col = 21, .help = help_blk,
+	.unknown = blk_map_unknown,
 };
 
 static const struct opt_cmd blk_unmap_cmd = {
@@ -288,7 +324,7 @@ static int blk_connect(const char *arg, char *host, size_t len, char *port,
 }
 
 /* The values of 'blk map', in the order of the kernel's line. */
-static const char blk_keys[] = "dsqDpcPtrSRLF";
+static const char blk_keys[] = "dsqDpcPTrSRLF";
 static const char *const blk_names[] = { "dev", "size", "queues", "depth",
 					 "port", "connect", "server_port",
 					 "io_timeout", "ro", "serial",
@@ -327,7 +363,8 @@ static int blk_time(struct blk_map_args *m, unsigned int i, int key,
 	size_t j;
 
 	for (j = 0; j < ARRAY_SIZE(blk_map_opts); j++)
-		if (blk_map_opts[j].letter == key)
+		if ((blk_map_opts[j].key ? blk_map_opts[j].key :
+		     blk_map_opts[j].letter) == key)
 			snprintf(name, sizeof(name), "--%s",
 				 blk_map_opts[j].name);
 	val.name = name;
@@ -385,7 +422,7 @@ static int blk_map_set(void *ctx, int key, const char *arg)
 		return -1;
 	m->val[k - blk_keys] = arg;
 	m->arg[k - blk_keys] = arg;
-	if (strchr("tRLF", key))
+	if (strchr("TRLF", key))
 		return blk_time(m, k - blk_keys, key, arg);
 	if (key == 's')
 		return blk_size(m, arg);

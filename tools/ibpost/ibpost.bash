@@ -68,7 +68,7 @@ _ibpost()
 	--warmup | --depth | \
 	--batch | --signal-every | --imm | --cm | --connect | --cm-timeout | \
 	--qps | -q | --addr | --allow | --max-conns | --idle | --max-mem | \
-	--max-job-time | --max-per-addr | --max-keep | --keep | --queues | -i | --ib-port | -x | \
+	--max-job-time | --max-per-addr | --max-keep | --queues | -i | --ib-port | -x | \
 	--gid-index | -t | --tx-depth | -l | --post_list | -Q | --cq-mod | -I | \
 	--inline-size | --inline_size | --cm-port | --qp | -c | --io-timeout | \
 	--serial | -S | --reconnect-delay | --ctrl-loss-tmo | -L | \
@@ -78,10 +78,9 @@ _ibpost()
 		COMPREPLY=()
 		return
 		;;
-	-R | -F)
-		# blk map's --reconnect-delay and --fast-io-fail-tmo; run's -R
-		# (rdma_cm) and -F (perftest's CPU-freq) take none
-		if [[ $cmd == blk ]]; then
+	--keep)
+		# serve's takes a time; blk unmap's none (the names follow)
+		if [[ $cmd == serve ]]; then
 			COMPREPLY=()
 			return
 		fi

@@ -29,6 +29,22 @@ static int key_of(const struct opt *o)
 	return o->key ? o->key : o->letter;
 }
 
+/*
+ * What getopt_long() returned for a short option: its option's key, where
+ * that is not its letter ('blk map -t' is its --depth); else @ch as it is.
+ * A command's keys are never another option's letter (opt.h).
+ */
+static int key_of_letter(const struct opt_cmd *c, int ch)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nopts; i++)
+		if (c->opts[i].letter && c->opts[i].letter == ch &&
+		    c->opts[i].key)
+			return c->opts[i].key;
+	return ch;
+}
+
 /* The entry (not an alias) of @key. */
 static const struct opt *primary(const struct opt_cmd *c, int key)
 {
@@ -124,6 +140,7 @@ int opt_parse(const struct opt_cmd *c, int argc, char **argv,
 			list_options(c);
 			return 0;
 		}
+		ch = key_of_letter(c, ch);
 		p = primary(c, ch);
 		if (p && (p->flags & OPT_HELP)) {
 			if (c->help)

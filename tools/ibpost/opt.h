@@ -29,7 +29,12 @@ enum {
 struct opt {
 	const char *name;	/* --NAME */
 	char letter;		/* -L, 0: none */
-	int key;		/* what the handler gets; 0: @letter */
+	/*
+	 * What the handler gets; 0: @letter.  One with a letter of its own
+	 * is never another option's letter in the same command (-t of 'blk
+	 * map' gives --depth's key 'D').
+	 */
+	int key;
 	const char *arg;	/* the value's name; NULL: it takes none */
 	/*
 	 * Its help, lines separated by '\n'; of an OPT_ALIAS a note shown

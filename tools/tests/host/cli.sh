@@ -256,14 +256,22 @@ refused "ibpost: serve: bad --max-keep '1500ms': not a whole number of seconds$T
 refused "ibpost: serve: bad --max-keep '2h': too large: at most 3600 seconds" --keep 2h --print-options
 refused "ibpost: serve: bad --max-job-time '1194h': too large: at most 4294967295 milliseconds" --max-job-time 1194h --print-options
 CMD="blk map" BASE=(-d rxe0 -s 1M)
-has "blk map times: bare numbers as before, -1 for ever" "-t 30 -R 10 -L -1 -F 0" \
+has "blk map times: bare numbers as before, -1 for ever" \
+	"--io-timeout 30 --reconnect-delay 10 -L -1 --fast-io-fail-tmo 0" \
 	io_timeout=30 reconnect_delay=10 ctrl_loss_tmo=-1 fast_io_fail_tmo=0
-has "blk map times: suffixes to seconds" "-t 10m -R 1.5m -L 168h -F 2000ms" \
+has "blk map times: suffixes to seconds" \
+	"--io-timeout 10m --reconnect-delay 1.5m -L 168h --fast-io-fail-tmo 2000ms" \
 	io_timeout=600 reconnect_delay=90 ctrl_loss_tmo=604800 fast_io_fail_tmo=2
-refused "ibpost: blk map: bad --io-timeout '1500ms': not a whole number of seconds$TF seconds)" -d x -s 1M -t 1500ms --print-options
+refused "ibpost: blk map: bad --io-timeout '1500ms': not a whole number of seconds$TF seconds)" -d x -s 1M --io-timeout 1500ms --print-options
 refused "ibpost: blk map: bad --ctrl-loss-tmo '-1s': not a time$TF seconds)" -d x -s 1M -L -1s --print-options
-refused "ibpost: blk map: bad --io-timeout '-1': not a time$TF seconds)" -d x -s 1M -t -1 --print-options
-refused "ibpost: blk map: bad --reconnect-delay '2147483648': too large: at most 2147483647 seconds" -d x -s 1M -R 2147483648 --print-options
+refused "ibpost: blk map: bad --io-timeout '-1': not a time$TF seconds)" -d x -s 1M --io-timeout -1 --print-options
+refused "ibpost: blk map: bad --reconnect-delay '2147483648': too large: at most 2147483647 seconds" -d x -s 1M --reconnect-delay 2147483648 --print-options
+# one letter, one meaning: -t and -i as run's; the old letters say where
+has "blk map -t is the depth and -i the RDMA port, as in run" "-t 32 -i 2" depth=32 port=2
+refused "ibpost: blk map: unknown option '-D': the depth is -t, --depth (-D is run's --duration)" -d x -s 1M -D 8 --print-options
+refused "ibpost: blk map: unknown option '-p': the RDMA port is -i, --port (-p is a TCP port: run's --cm-port, serve's --port)" -d x -s 1M -p 1 --print-options
+refused "ibpost: blk map: unknown option '-R': --reconnect-delay has no letter (-R is run's --rdma-cm)" -d x -s 1M -R 5 --print-options
+refused "ibpost: blk map: unknown option '-F': --fast-io-fail-tmo has no letter (-F is run's --CPU-freq)" -d x -s 1M -F 0 --print-options
 # a config line: its values checked as the kernel would, converted first
 printf -- '--dev r --serial a --size 1M --io-timeout 10m\n--dev r --serial b --size 1M --io-timeout 11m\n' >"$T/blk.conf"
 out=$("$IBPOST" blk map --check-config --config "$T/blk.conf" 2>&1)
@@ -388,6 +396,41 @@ else
 fi
 
 # --- one option table per command: --help and getopt from it ------------------------
+# One letter, one meaning (issue 46): across every command's table
+# (--list-options), a letter names one option, by the same long name, or
+# by the command's own word for the same thing: run's --qps and blk map's
+# --queues (QPs, one each), run's --cm-port and serve's --port (the TCP
+# port of rdma_cm).
+same_word() { # same_word A B: the same option, or the same thing
+	[[ $1 == "$2" ]] && return
+	case " $1 $2 " in
+	" --qps --queues " | " --queues --qps ") return 0 ;;
+	" --cm-port --port " | " --port --cm-port ") return 0 ;;
+	esac
+	return 1
+}
+declare -A letter_of=() letter_cmd=()
+clash=''
+for c in devices run serve "blk map" "blk unmap" "blk list"; do
+	# shellcheck disable=SC2086 # "blk map" is two words
+	while IFS=$'\t' read -r name letter kind; do
+		[[ $kind == option && $letter == -? ]] || continue
+		[[ $name == --help ]] && continue
+		if [[ -z ${letter_of[$letter]:-} ]]; then
+			letter_of[$letter]=$name
+			letter_cmd[$letter]=$c
+		elif [[ ${letter_cmd[$letter]} != "$c" ]] &&
+			! same_word "${letter_of[$letter]}" "$name"; then
+			clash+=" $letter: ${letter_cmd[$letter]} ${letter_of[$letter]}, $c $name;"
+		fi
+	done < <("$IBPOST" $c --list-options 2>/dev/null)
+done
+if ((${#letter_of[@]} > 10)) && [[ -z $clash ]]; then
+	t_ok "one letter, one meaning: ${#letter_of[@]} letters across devices, run, serve and blk"
+else
+	t_fail "one letter, one meaning across the commands" "${clash:-only ${#letter_of[@]} letters read}"
+fi
+
 # Every spelling of CMD's table (the hidden --list-options prints it,
 # "--NAME<tab>-L<tab>option|alias|hidden"): an option has its line
 # "-L, --NAME" / "--NAME" in --help and its place in the synopsis, an alias
@@ -550,10 +593,11 @@ for c in devices run serve "blk map" "blk unmap" "blk list"; do
 	fi
 done
 
-# --- bash completion after an option that takes no value in run ---------------------
+# --- bash completion after an option that takes no value ---------------------
 # tools/ibpost/ibpost.bash in a bash of its own (install.sh checks its
-# option lists): -R and -F take a value in blk map, none in run, where the
-# options are offered after them.
+# option lists): run's -R and -F take none (the options are offered after
+# them); --keep takes a time in serve, none in blk unmap (its options
+# and the mapped devices follow).
 comp_words() { # comp_words WORD...: what completing the last WORD offers
 	bash --norc --noprofile -c '. tools/ibpost/ibpost.bash
 		COMP_WORDS=(ibpost "$@"); COMP_CWORD=$#; _ibpost
@@ -561,13 +605,19 @@ comp_words() { # comp_words WORD...: what completing the last WORD offers
 }
 for o in -F -R; do
 	got=$(comp_words run "$o" --c | sort | paste -sd' ')
-	got_blk=$(comp_words blk map "$o" "" | paste -sd' ')
-	if [[ $got == *--connect* && $got == *--csv* && -z $got_blk ]]; then
-		t_ok "completion: 'run $o --c' offers run's options ($got), 'blk map $o' a value of the user's"
+	if [[ $got == *--connect* && $got == *--csv* ]]; then
+		t_ok "completion: 'run $o --c' offers run's options ($got)"
 	else
-		t_fail "completion: 'run $o --c' offers run's options, 'blk map $o' nothing" "run: '$got'; blk map: '$got_blk'"
+		t_fail "completion: 'run $o --c' offers run's options" "run: '$got'"
 	fi
 done
+got=$(comp_words blk unmap --keep --f | paste -sd' ')
+got_serve=$(comp_words serve --keep "" | paste -sd' ')
+if [[ $got == --force && -z $got_serve ]]; then
+	t_ok "completion: 'blk unmap --keep --f' offers --force, 'serve --keep' a time of the user's"
+else
+	t_fail "completion: 'blk unmap --keep --f' offers --force, 'serve --keep' nothing" "blk unmap: '$got'; serve: '$got_serve'"
+fi
 
 # --- --dev left out: picked from sysfs -------------------------------------------
 # mkdev ROOT DEV STATE [NETDEV]: port 1 in STATE, NETDEV at GID index 0.

@@ -19,7 +19,8 @@
  * ended by the same steps here: its QP on its id (ibpost_cm_qp()), the
  * accept (ibpost_cm_accept()), the disconnect (ibpost_cm_disconnect());
  * ibpost_ep_destroy() frees QP, CQ, PD and then the id it owns
- * (ibpost_cm_release()).
+ * (ibpost_cm_release()).  A served endpoint's end is one call,
+ * ibpost_cm_close(): disconnect, drain, its owner's frees, destroy.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -650,6 +651,36 @@ void ibpost_cm_disconnect(struct ibpost_ep *ep)
 {
 	if (ep->cm_id)
 		rdma_disconnect(ep->cm_id);
+}
+
+/**
+ * ibpost_cm_close() - the one end of an endpoint made through rdma_cm:
+ *	disconnect, drain, the owner's frees, destroy.
+ * @ep: the endpoint, in any state its setup can leave it: no QP yet, a
+ *	connect request not accepted (its id stays rdma_cm's), connected,
+ *	lost or in error.
+ * @drained: called once the QP has drained, nothing of it can complete
+ *	any more: the owner frees what the QP used (receive buffers, MRs,
+ *	budget charges); or NULL.
+ * @arg: its argument.
+ *
+ * Only an endpoint that owns its id (accepted, or an initiator's) is
+ * disconnected; the QP of one that does not is moved to error by the
+ * drain.  The id goes with the endpoint when the endpoint owns it
+ * (ibpost_ep_destroy()).
+ *
+ * Context: process context, may sleep; never from the id's own handler
+ * for an endpoint that owns its id (rdma_destroy_id() waits for it).
+ */
+void ibpost_cm_close(struct ibpost_ep *ep, void (*drained)(void *arg),
+		     void *arg)
+{
+	if (ep->cm_owned)
+		ibpost_cm_disconnect(ep);
+	ibpost_ep_drain(ep);
+	if (drained)
+		drained(arg);
+	ibpost_ep_destroy(ep);
 }
 
 /*

@@ -133,6 +133,8 @@ int ibpost_cm_serve_ep(struct ibpost_ep *ep, struct rdma_cm_id *id,
 		       const struct ibpost_ep_caps *ec);
 int ibpost_cm_accept(struct ibpost_ep *ep, const struct rdma_conn_param *req);
 void ibpost_cm_disconnect(struct ibpost_ep *ep);
+void ibpost_cm_close(struct ibpost_ep *ep, void (*drained)(void *arg),
+		     void *arg);
 void ibpost_cm_pair_close(struct ibpost_pair *p);
 void ibpost_cm_init(void);
 void ibpost_cm_exit(void);

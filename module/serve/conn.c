@@ -287,12 +287,17 @@ int ibpost_sconn_qp(struct ibpost_sconn *sc)
  *	accepted.
  * @sc: the connection.
  */
+static void ibpost_sconn_ctl_drained(void *arg)
+{
+	struct ibpost_sconn *sc = arg;
+
+	ibpost_ctl_free(&sc->ctl);
+}
+
 void ibpost_sconn_qp_free(struct ibpost_sconn *sc)
 {
 	/* Receives posted: the QP is drained before their slots go. */
-	ibpost_ep_drain(&sc->ep);
-	ibpost_ctl_free(&sc->ctl);
-	ibpost_ep_destroy(&sc->ep);
+	ibpost_cm_close(&sc->ep, ibpost_sconn_ctl_drained, sc);
 }
 
 /* Before the job: the job, or a zero-byte message (refused). */
@@ -695,6 +700,16 @@ static int ibpost_sconn_result(struct ibpost_sconn *sc, int err,
 	return 0;
 }
 
+/* What the connection's QP used, once it drained. */
+static void ibpost_sconn_drained(void *arg)
+{
+	struct ibpost_sconn *sc = arg;
+
+	ibpost_target_free(&sc->target);
+	ibpost_srv_uncharge(sc);
+	ibpost_ctl_free(&sc->ctl);
+}
+
 /* Free everything of the connection; the thread then only waits. */
 static void ibpost_sconn_teardown(struct ibpost_sconn *sc, bool qp_ok)
 {
@@ -702,13 +717,8 @@ static void ibpost_sconn_teardown(struct ibpost_sconn *sc, bool qp_ok)
 		ibpost_target_invalidate(&sc->target);
 	/* The session's other queues: in its PD, gone before its MRs. */
 	ibpost_sjoin_end_all(sc);
-	ibpost_cm_disconnect(&sc->ep);
-	ibpost_ep_drain(&sc->ep);
-	ibpost_target_free(&sc->target);
-	ibpost_srv_uncharge(sc);
-	ibpost_ctl_free(&sc->ctl);
 	/* QP, CQ, PD and the id, which the accepted endpoint owns. */
-	ibpost_ep_destroy(&sc->ep);
+	ibpost_cm_close(&sc->ep, ibpost_sconn_drained, sc);
 	sc->id = NULL;
 	ibpost_dev_put(sc->dev);
 }

@@ -196,9 +196,7 @@ static void ibpost_sjoin_unlink(struct ibpost_server *srv,
 /* Free a joined connection off every list: its QP, CQ and id. */
 static void ibpost_sjoin_free(struct ibpost_sjoin *sj)
 {
-	ibpost_cm_disconnect(&sj->ep);
-	ibpost_ep_drain(&sj->ep);
-	ibpost_ep_destroy(&sj->ep);
+	ibpost_cm_close(&sj->ep, NULL, NULL);
 	kfree(sj);
 }
 
@@ -269,8 +267,8 @@ int ibpost_srv_join(struct ibpost_server *srv, struct rdma_cm_id *id,
 	if (!ret)
 		ret = ibpost_cm_accept(&sj->ep, &ev->param.conn);
 	if (ret) {
-		ibpost_ep_drain(&sj->ep);
-		ibpost_ep_destroy(&sj->ep);
+		/* Not accepted: the id stays rdma_cm's (not disconnected). */
+		ibpost_cm_close(&sj->ep, NULL, NULL);
 		ibpost_sjoin_unlink(srv, sj, true);
 		kfree(sj);
 		return ibpost_srv_reject(id, ret, IBPOST_R_CONNECT, -ret, 0);
@@ -308,9 +306,7 @@ void ibpost_sjoin_end_all(struct ibpost_sconn *sc)
 	wait_event(sc->wake, !READ_ONCE(sc->joining));
 	/* Only the request handler adds, and only while @joinable. */
 	list_for_each_entry_safe(sj, tmp, &sc->joins, node) {
-		ibpost_cm_disconnect(&sj->ep);
-		ibpost_ep_drain(&sj->ep);
-		ibpost_ep_destroy(&sj->ep);
+		ibpost_cm_close(&sj->ep, NULL, NULL);
 		ibpost_sjoin_unlink(srv, sj, false);
 		kfree(sj);
 	}

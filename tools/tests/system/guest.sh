@@ -121,7 +121,7 @@ server() {
 
 # The client's first boot: the group, the map through the unit, the data.
 client1() {
-	local out rc i dev
+	local out rc i dev tool
 	modprobe ibpost
 	if getent group rdma >/dev/null; then
 		r_ok "the group rdma exists ($(getent group rdma))"
@@ -131,14 +131,16 @@ client1() {
 	useradd -m -G rdma alice 2>/dev/null
 	useradd -m bob 2>/dev/null
 	udevadm settle
-	out=$(su alice -s /bin/sh -c 'ibpost devices' 2>&1)
+	# Its path: /usr/sbin is not in a user's PATH.
+	tool=$(command -v ibpost)
+	out=$(su alice -s /bin/sh -c "$tool devices" 2>&1)
 	rc=$?
 	if [[ $rc == 0 && $out == *rxe0* ]]; then
 		r_ok "a member of rdma lists the devices (rxe0)"
 	else
 		r_fail "a member of rdma lists the devices" "exit $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
 	fi
-	out=$(su bob -s /bin/sh -c 'ibpost devices' 2>&1)
+	out=$(su bob -s /bin/sh -c "$tool devices" 2>&1)
 	rc=$?
 	if [[ $rc != 0 ]] && grep -qi 'permission denied' <<<"$out"; then
 		r_ok "a non-member is refused /dev/ibpost: $(head -n 1 <<<"$out")"

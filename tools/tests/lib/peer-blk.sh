@@ -532,6 +532,31 @@ peer_blk_errq1() {
 	t_check "errq1: unmap" "$IBPOST" blk unmap "$name"
 }
 
+# Kprobe events for a row that times or counts calls of a function of the
+# modules (tracefs mounted as trace.sh mounts it): kp_on NAME p|r
+# MOD:FUNC adds probe NAME (p: its entry, r: its return) and enables it;
+# kp_off NAME removes it; kp_hits NAME counts its lines in the trace
+# buffer (kp_clear empties it).  1 when the probe could not be added.
+KP_T=/sys/kernel/tracing
+kp_mount() {
+	[[ -d $KP_T/events ]] || mount -t tracefs nodev "$KP_T" 2>/dev/null || {
+		mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+		KP_T=/sys/kernel/debug/tracing
+	}
+}
+kp_on() {
+	kp_mount
+	{ echo "$2:$1 $3" >>"$KP_T/kprobe_events" &&
+		echo 1 >"$KP_T/events/kprobes/$1/enable"; } 2>/dev/null
+}
+kp_off() {
+	echo 0 >"$KP_T/events/kprobes/$1/enable" 2>/dev/null
+	echo "-:$1" >>"$KP_T/kprobe_events" 2>/dev/null
+}
+kp_clear() { kp_mount; echo >"$KP_T/trace"; }
+kp_hits() { grep -c " $1: " "$KP_T/trace"; }
+kp_why() { tail -n 2 "$KP_T/error_log" 2>/dev/null | tr '\n' ' '; }
+
 # peer_blk_tmo S: issue 42, "the timeout handler sleeps up to 10 s in
 # kblockd".  A 1-queue device on S port 18522 (it keeps regions), io_timeout
 # 1 s, 4 MiB written; kprobes on ibpost_blk_timeout's entry and return
@@ -546,21 +571,18 @@ peer_blk_errq1() {
 peer_blk_tmo() {
 	local S=$1 name A pat=/tmp/ibpost-tmo.bin got=/tmp/ibpost-tmo-got.bin
 	local late=/sys/module/ibpost/parameters/session_test_flush_ms
-	local T=/sys/kernel/tracing failed='timed out after 1 s: failing the session' f0
+	local failed='timed out after 1 s: failing the session' f0
 	local dpid rc t0 durs n max
 	peer_blk_keep_map tmo "$pat" --queues 1 --reconnect-delay 1 --io-timeout 1 \
 		--ctrl-loss-tmo 60 || return
-	[[ -d $T/events ]] || mount -t tracefs nodev "$T" 2>/dev/null ||
-		{ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; T=/sys/kernel/debug/tracing; }
-	if ! { echo 'p:ibpost_tmo_in ibpost_blk:ibpost_blk_timeout' >>"$T/kprobe_events" &&
-		echo 'r:ibpost_tmo_out ibpost_blk:ibpost_blk_timeout' >>"$T/kprobe_events"; } 2>/dev/null; then
-		t_fail "tmo: kprobes on ibpost_blk_timeout" "$(tail -n 3 "$T/error_log" 2>/dev/null | tr '\n' ' ')"
+	kp_clear
+	if ! kp_on ibpost_tmo_in p ibpost_blk:ibpost_blk_timeout ||
+		! kp_on ibpost_tmo_out r ibpost_blk:ibpost_blk_timeout; then
+		t_fail "tmo: kprobes on ibpost_blk_timeout" "$(kp_why)"
+		kp_off ibpost_tmo_in
 		"$IBPOST" blk unmap "$name"
 		return
 	fi
-	echo >"$T/trace"
-	echo 1 >"$T/events/kprobes/ibpost_tmo_in/enable"
-	echo 1 >"$T/events/kprobes/ibpost_tmo_out/enable"
 	f0=$(dmesg | grep -c "$name: .*$failed")
 	echo 4000 >"$late"
 	t0=$SECONDS
@@ -574,16 +596,14 @@ peer_blk_tmo() {
 	rc=0
 	wait "$dpid" || rc=$?
 	echo 0 >"$late"
-	echo 0 >"$T/events/kprobes/ibpost_tmo_in/enable"
-	echo 0 >"$T/events/kprobes/ibpost_tmo_out/enable"
+	kp_off ibpost_tmo_in
+	kp_off ibpost_tmo_out
 	# Each call's time, entry to return, in ms: calls pair in order (one
 	# queue, one request: the handler never runs twice at once here).
 	durs=$(awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^ibpost_tmo_(in|out):$/) {
 			t = $(i - 1); sub(/:$/, "", t)
 			if ($i ~ /in:$/) s = t; else if (s != "") { printf "%.1f\n", (t - s) * 1000; s = "" }
-		} }' "$T/trace")
-	echo '-:ibpost_tmo_in' >>"$T/kprobe_events"
-	echo '-:ibpost_tmo_out' >>"$T/kprobe_events"
+		} }' "$KP_T/trace")
 	n=$(grep -c . <<<"$durs")
 	max=$(sort -n <<<"$durs" | tail -n 1)
 	echo "tmo: $n calls of ibpost_blk_timeout, the longest ${max:-none} ms; $rcs after $((SECONDS - t0)) s, the read exit $rc" >>"$FIG"
@@ -732,12 +752,16 @@ peer_blk_added() {
 # attempt.
 PEER_BLK_CANCEL_S=6
 peer_blk_unmap_cancel() {
-	local S=$1 name A t0 s rc=0 st h0 pat=/tmp/ibpost-cancel.bin
+	local S=$1 name A t0 s rc=0 st h0 joins='' pat=/tmp/ibpost-cancel.bin
 	local hook=/sys/module/ibpost/parameters/session_test_queue_ms
 	KPORT=18522 peer_blk_keep_map cancel "$pat" --queues 4 --reconnect-delay 1 \
 		--ctrl-loss-tmo 60 || return
 	rm -f "$pat"
 	h0=$(dmesg | grep -c 'test hook: session queue waits')
+	# A queue's join (ibpost_speer_queue()) after the cancel would be the
+	# open going on past the unmap between its queues: counted.
+	kp_clear
+	kp_on ibpost_cancel_join p ibpost:ibpost_speer_queue || joins=probe
 	echo 3000 >"$hook"
 	echo 1 >"$A/reset"
 	peer_blk_logged 'test hook: session queue waits' "$h0" 10
@@ -747,6 +771,13 @@ peer_blk_unmap_cancel() {
 	timeout 60 "$IBPOST" blk unmap "$name" || rc=$?
 	s=$((SECONDS - t0))
 	echo 0 >"$hook"
+	[[ $joins == probe ]] || joins=$(kp_hits ibpost_cancel_join)
+	kp_off ibpost_cancel_join
+	if [[ $joins == 0 ]]; then
+		t_ok "cancel: the attempt joined no queue after the unmap (the check between queues)"
+	else
+		t_fail "cancel: no queue joins after the unmap" "joins: $joins $( [[ $joins == probe ]] && kp_why)"
+	fi
 	echo "cancel: $st when unmapped 1 s into an attempt held 3 s a queue: status $rc after $s s" >>"$FIG"
 	if [[ $st == reconnecting && $rc == 0 ]] && ((s <= PEER_BLK_CANCEL_S)); then
 		t_ok "cancel: an unmap 1 s into an attempt of 4 queues (3 s each) ended it between queues: $s s"

@@ -282,11 +282,7 @@ int ibpost_sconn_qp(struct ibpost_sconn *sc)
 			       ibpost_sconn_ctl_size(&sc->hello), 1);
 }
 
-/**
- * ibpost_sconn_qp_free() - undo ibpost_sconn_qp() of a connection never
- *	accepted.
- * @sc: the connection.
- */
+/* A never-accepted connection's QP drained: its control slots go. */
 static void ibpost_sconn_ctl_drained(void *arg)
 {
 	struct ibpost_sconn *sc = arg;
@@ -294,6 +290,11 @@ static void ibpost_sconn_ctl_drained(void *arg)
 	ibpost_ctl_free(&sc->ctl);
 }
 
+/**
+ * ibpost_sconn_qp_free() - undo ibpost_sconn_qp() of a connection never
+ *	accepted.
+ * @sc: the connection.
+ */
 void ibpost_sconn_qp_free(struct ibpost_sconn *sc)
 {
 	/* Receives posted: the QP is drained before their slots go. */

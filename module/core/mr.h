@@ -8,6 +8,8 @@
 #include "core/buf.h"
 #include "core/ep.h"
 
+struct ibpost_status;
+
 /* Registration WRs in flight at once (send-queue slots they need). */
 #define IBPOST_MR_CHAIN		16
 

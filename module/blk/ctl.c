@@ -123,7 +123,9 @@ static u32 *ibpost_blk_opt_uint(struct ibpost_blk_map *m, int token)
 
 /*
  * resume=SESSION:GENERATION:TOKEN, as a device's ``resume`` attribute
- * gives it (attr.c): the numbers in decimal, the token in 32 hex digits;
+ * gives it (attr.c): the numbers in decimal, the token in 32 hex digits,
+ * not all zero (no server gives that token: the server would refuse the
+ * connect request as malformed, and the map would say so, not this);
  * 0 or -EINVAL.
  */
 static int ibpost_blk_parse_resume(struct ibpost_blk_map *m, substring_t *arg)
@@ -144,7 +146,8 @@ static int ibpost_blk_parse_resume(struct ibpost_blk_map *m, substring_t *arg)
 	*tok++ = '\0';
 	if (kstrtou32(p, 10, &r->session) || kstrtou32(gen, 10, &r->generation) ||
 	    !r->generation || strlen(tok) != 2 * IBPOST_SESSION_TOKEN_LEN ||
-	    hex2bin(r->token, tok, IBPOST_SESSION_TOKEN_LEN))
+	    hex2bin(r->token, tok, IBPOST_SESSION_TOKEN_LEN) ||
+	    !memchr_inv(r->token, 0, sizeof(r->token)))
 		goto out;
 	m->has_resume = true;
 	ret = 0;

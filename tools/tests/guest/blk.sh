@@ -110,6 +110,16 @@ if [[ $res == "refused: unknown option 'bogus=1'"* ]]; then
 else
 	t_fail "map_device: unknown option refused" "$res $out"
 fi
+# A resume token of zeros is none a server gives: refused at the map, not
+# sent for the server to call malformed.
+echo "dev=rxe_lo size=1M connect=192.0.2.1 resume=7:1:00000000000000000000000000000000" \
+	2>/dev/null >/sys/class/ibpost-blk/ctl/map_device
+res=$(cat /sys/class/ibpost-blk/ctl/last_result)
+if [[ $res == "refused: bad value in resume="* ]]; then
+	t_ok "map_device: a resume token of zeros refused ($res)"
+else
+	t_fail "map_device: a resume token of zeros refused" "$res"
+fi
 if [[ -z $(cat /sys/class/ibpost-blk/ctl/devices) ]]; then
 	t_ok "nothing mapped after the refusals"
 else

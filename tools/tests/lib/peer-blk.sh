@@ -196,17 +196,30 @@ peer_blk_drop_keep() {
 	t_check "drop-keep: unmap" "$IBPOST" blk unmap "$name"
 }
 
-# peer_blk_cut on|off: this guest's wire cut, or mended: every packet it
-# sends is dropped (netem loss 100% on eth0).  Not a link down: rxe's QPs
-# would see their sends fail at once rather than go unanswered, and on
-# rxe a link that went down and up again left new connections to the
-# server without a working data path (seen on the stock 6.1 guests).
+# peer_blk_cut on|both|off: this guest's wire cut, or mended: every packet
+# it sends is dropped (netem loss 100% on eth0); with both, every packet it
+# receives too (an ingress filter), so that nothing the server sends (its
+# keep-alives, its disconnect once it gave the client up) reaches the
+# client: the client then learns of the cut only from its own timers, a
+# request's io_timeout first.  Not a link down: rxe's QPs would see their
+# sends fail at once rather than go unanswered, and on rxe a link that
+# went down and up again left new connections to the server without a
+# working data path (seen on the stock 6.1 guests).
 peer_blk_cut() {
-	if [[ $1 == on ]]; then
-		rig_modprobe sch_netem && tc qdisc replace dev eth0 root netem loss 100%
-	else
-		tc qdisc del dev eth0 root 2>/dev/null || true
-	fi
+	case $1 in
+	on | both)
+		rig_modprobe sch_netem && tc qdisc replace dev eth0 root netem loss 100% || return
+		[[ $1 == both ]] || return 0
+		rig_modprobe sch_ingress && rig_modprobe cls_matchall && rig_modprobe act_gact &&
+			tc qdisc add dev eth0 handle ffff: ingress &&
+			tc filter add dev eth0 parent ffff: matchall action drop
+		;;
+	*)
+		tc qdisc del dev eth0 root 2>/dev/null
+		tc qdisc del dev eth0 ingress 2>/dev/null
+		true
+		;;
+	esac
 }
 
 # peer_blk_state DEV STATE SEC: DEV's state is STATE within SEC seconds.
@@ -555,6 +568,9 @@ kp_off() {
 }
 kp_clear() { kp_mount; echo >"$KP_T/trace"; }
 kp_hits() { grep -c " $1: " "$KP_T/trace"; }
+# kp_save FILE: the trace so far (before kp_off: the trace prints no event
+# whose probe was deleted).
+kp_save() { cat "$KP_T/trace" >"$1"; }
 kp_why() { tail -n 2 "$KP_T/error_log" 2>/dev/null | tr '\n' ' '; }
 
 # peer_blk_tmo S: issue 42, "the timeout handler sleeps up to 10 s in
@@ -562,7 +578,9 @@ kp_why() { tail -n 2 "$KP_T/error_log" 2>/dev/null | tr '\n' ' '; }
 # 1 s, 4 MiB written; kprobes on ibpost_blk_timeout's entry and return
 # time every call of the handler; the session_test_flush_ms hook (4 s)
 # makes the failed session's QPs flush late, as a provider may.  The wire
-# is cut under a 4 KiB read: the read times out, the handler fails the
+# is cut both ways (peer_blk_cut both: the server's disconnect would fail
+# the session before the timer) under a 4 KiB read: the read times out,
+# the handler fails the
 # session and must return at once (its flush ends the request, later, in
 # the completion path), every call under 200 ms; the device reconnects
 # once the wire is back and the read ends without an error.  Before the
@@ -586,7 +604,7 @@ peer_blk_tmo() {
 	f0=$(dmesg | grep -c "$name: .*$failed")
 	echo 4000 >"$late"
 	t0=$SECONDS
-	peer_blk_cut on
+	peer_blk_cut both
 	timeout 120 dd if="/dev/$name" of="$got" bs=4k count=1 iflag=direct status=none &
 	dpid=$!
 	peer_blk_state "$name" reconnecting 30
@@ -596,14 +614,17 @@ peer_blk_tmo() {
 	rc=0
 	wait "$dpid" || rc=$?
 	echo 0 >"$late"
-	kp_off ibpost_tmo_in
-	kp_off ibpost_tmo_out
 	# Each call's time, entry to return, in ms: calls pair in order (one
 	# queue, one request: the handler never runs twice at once here).
+	# Read before the probes go: the trace prints no event whose probe
+	# was deleted.
+	kp_save "$IBPOST_OUT/tmo-trace.txt"
+	kp_off ibpost_tmo_in
+	kp_off ibpost_tmo_out
 	durs=$(awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^ibpost_tmo_(in|out):$/) {
 			t = $(i - 1); sub(/:$/, "", t)
 			if ($i ~ /in:$/) s = t; else if (s != "") { printf "%.1f\n", (t - s) * 1000; s = "" }
-		} }' "$KP_T/trace")
+		} }' "$IBPOST_OUT/tmo-trace.txt")
 	n=$(grep -c . <<<"$durs")
 	max=$(sort -n <<<"$durs" | tail -n 1)
 	echo "tmo: $n calls of ibpost_blk_timeout, the longest ${max:-none} ms; $rcs after $((SECONDS - t0)) s, the read exit $rc" >>"$FIG"
@@ -656,13 +677,15 @@ peer_blk_keepmap() {
 			"$name, file $(ls "$f" 2>&1), $(cmp "$pat" "$got" 2>&1 | head -n 1)"
 	fi
 	"$IBPOST" blk unmap --keep "$name" >/dev/null 2>&1
-	# A token that is not the server's: refused, loud, the file kept.
+	# A token that is not the server's: refused as a stranger is (the
+	# region lost), loud, the file kept.  (An all-zero token is no token:
+	# map_device refuses it, the blk.sh row.)
 	line=$(cat "$f" 2>/dev/null)
-	[[ -n $line ]] && echo "${line%:*}:00000000000000000000000000000000" >"$f"
+	[[ -n $line ]] && echo "${line%:*}:0123456789abcdef0123456789abcdef" >"$f"
 	out=$("$IBPOST" blk map --dev rxe0 --connect "$S:18522" --size 8M --depth 8 \
 		--queues 1 --serial kr1 2>&1)
 	rc=$?
-	if [[ $rc != 0 && $out == *"not taken back"* && -f $f ]]; then
+	if [[ $rc != 0 && $out == *"region lost"* && $out == *"not taken back"* && -f $f ]]; then
 		t_ok "keepmap: a kept line the server does not know fails the map and stays: $(head -n 1 <<<"$out")"
 	else
 		t_fail "keepmap: a wrong kept line fails the map" "exit $rc: $out"
@@ -911,32 +934,41 @@ peer_blk_full() {
 	t_check "full: unmap" "$IBPOST" blk unmap "$name"
 }
 
-# peer_blk_resets S N: a device on the server at S port 18522 (serve
+# peer_blk_resets S [N]: a device on the server at S port 18522 (serve
 # --keep 30: its region outlives a lost session), 4 MiB of random data
-# written, then N resets through its reset attribute (the session fails as
-# the I/O timeout fails it, the device reconnects as after a loss, after
-# reconnect_delay 1 s), each under a run of fio's crc32c writes into the
-# other 4 MiB (verified at its end), each when that run's requests
-# complete and some are in flight (peer_blk_io_moving; issue 43: the resets
-# came 0.3 s after fio's start, before its I/O on the debug guest): a
-# second reset while reconnecting is refused with EBUSY (nothing else),
-# each reset ends live with one more reconnect, every fio
-# run ends with 0 errors and verifies clean, and the first 4 MiB read back
-# as written.  make check: 3 resets on stock; make check-long: 100 on the
-# debug kernel (blk-vanish-client.sh: KASAN, lockdep, kmemleak).
+# written, then N (3) resets through its reset attribute (the session
+# fails as the I/O timeout fails it, the device reconnects as after a loss,
+# after reconnect_delay 1 s), each under fio's crc32c writes into the other
+# 4 MiB, verified as they go (verify_backlog: every 16 writes read back
+# and checked), one fio run across each 10 resets, ended by SIGINT after
+# its last (fio's status is then 128; a verify failure ends it first with
+# err=84).  Each reset comes when requests complete and some are in
+# flight (peer_blk_io_moving; issue 43: the resets came 0.3 s after fio's
+# start, before its I/O on the debug guest, where fio takes 20 s to
+# start: one run per reset made 100 resets 35 minutes).  A second reset
+# while reconnecting is refused with EBUSY (nothing else), each reset ends
+# live with one more reconnect, every fio run read back what it wrote and
+# ended with 0 errors, and the first 4 MiB read back as written.  make
+# check: 3 resets on stock; make check-long: 100 on the debug kernel
+# (blk-vanish-client.sh: KASAN, lockdep, kmemleak).
 peer_blk_resets() {
-	local S=$1 n=$2 name A pat=/tmp/ibpost-resets.bin got=/tmp/ibpost-resets-got.bin
-	local i t0 fpid fbad=0 rbad=0 busy=0 noio=0 err fout=$IBPOST_OUT/fio-resets.txt
+	local S=$1 n=${2:-3} name A pat=/tmp/ibpost-resets.bin got=/tmp/ibpost-resets-got.bin
+	local i t0 fpid=0 frc fbad=0 rbad=0 busy=0 noio=0 err runs=0 per=10
+	local fout=$IBPOST_OUT/fio-resets.txt
 	peer_blk_keep_map resets "$pat" --queues 2 --reconnect-delay 1 --ctrl-loss-tmo 60 || return
 	: >"$fout"
 	t0=$SECONDS
 	for ((i = 1; i <= n; i++)); do
-		timeout 90 fio --name=reset$i --filename="/dev/$name" --direct=1 --ioengine=libaio \
-			--rw=randwrite --bs=64k --iodepth=4 --offset=4M --size=4M --loops=4 --randseed=$i \
-			--verify=crc32c --do_verify=1 --verify_fatal=1 >>"$fout" 2>&1 &
-		fpid=$!
+		if (((i - 1) % per == 0)); then
+			runs=$((runs + 1))
+			timeout 960 fio --name=resets$runs --filename="/dev/$name" --direct=1 \
+				--ioengine=libaio --rw=randwrite --bs=64k --iodepth=4 --offset=4M \
+				--size=4M --randseed=$runs --time_based --runtime=900 \
+				--verify=crc32c --verify_backlog=16 --verify_fatal=1 >>"$fout" 2>&1 &
+			fpid=$!
+		fi
 		# Each reset under I/O: fio's requests completing and some in
-		# flight when it comes (fio takes 20 s to start on the debug guest).
+		# flight when it comes.
 		peer_blk_io_moving "$A" 60 || noio=$((noio + 1))
 		if ! echo 1 >"$A/reset"; then
 			rbad=$((rbad + 1))
@@ -949,18 +981,26 @@ peer_blk_resets() {
 		fi
 		peer_blk_state "$name" live 30 && [[ $(cat "$A/reconnects") == "$i" ]] ||
 			rbad=$((rbad + 1))
-		wait "$fpid" || fbad=$((fbad + 1))
+		if ((i % per == 0 || i == n)); then
+			# Its I/O moves again after the reset, then the run ends.
+			peer_blk_io_moving "$A" 60 || noio=$((noio + 1))
+			kill -INT "$fpid"
+			wait "$fpid"
+			frc=$?
+			((frc == 0 || frc == 128)) || fbad=$((fbad + 1))
+		fi
 	done
-	echo "resets: $n in $((SECONDS - t0)) s, reconnects $(cat "$A/reconnects"), state $(cat "$A/state"), reset or reconnect failures $rbad, second resets refused (EBUSY) $busy, resets without I/O in flight $noio, fio runs failed $fbad" >>"$FIG"
+	echo "resets: $n in $((SECONDS - t0)) s, reconnects $(cat "$A/reconnects"), state $(cat "$A/state"), reset or reconnect failures $rbad, second resets refused (EBUSY) $busy, resets without I/O in flight $noio, fio runs $runs, failed $fbad, verified $(grep -c '^ *read:' "$fout")" >>"$FIG"
 	if ((rbad == 0 && busy == n && noio == 0)) && [[ $(cat "$A/reconnects") == "$n" ]]; then
 		t_ok "resets: $n resets, each with fio's requests in flight, each refused again while reconnecting (EBUSY), each live again with one more reconnect ($n, $((SECONDS - t0)) s)"
 	else
 		t_fail "resets: $n resets under I/O, each reconnected" "reconnects $(cat "$A/reconnects"), failures $rbad, refused again with EBUSY $busy of $n, $noio without I/O in flight"
 	fi
-	if ((fbad == 0)) && [[ $(grep -c 'err= 0' "$fout") == "$n" ]] && ! peer_blk_fio_unverified "$fout"; then
-		t_ok "resets: $n fio runs of crc32c writes, one across each reset, ended with 0 errors and verified clean"
+	if ((fbad == 0)) && [[ $(grep -c 'err= 0' "$fout") == "$runs" &&
+		$(grep -c '^ *read:' "$fout") == "$runs" ]] && ! peer_blk_fio_unverified "$fout"; then
+		t_ok "resets: $runs fio runs of crc32c writes across them, each reading back what it wrote as it went, ended with 0 errors and verified clean"
 	else
-		t_fail "resets: fio --verify=crc32c across the resets" "$fbad failed: $(grep -m 3 -iE 'err=|verify|error' "$fout" | grep -v 'err= 0' | tr '\n' ' ')"
+		t_fail "resets: fio --verify=crc32c across the resets" "$fbad of $runs failed, $(grep -c '^ *read:' "$fout") read back: $(grep -m 3 -iE 'err=|verify|error' "$fout" | grep -v 'err= 0' | tr '\n' ' ')"
 	fi
 	if peer_blk_same "$name" "$pat" "$got"; then
 		t_ok "resets: the 4 MiB written before them read back as written"
@@ -1296,6 +1336,24 @@ peer_blk_serve_dropped() {
 		bash -c "grep -qx 'disconnected queue 1 of an ibpost_blk session' '$IBPOST_OUT/events.log' &&
 			dmesg | grep -q '$hook' &&
 			test \$(cat /sys/module/ibpost/parameters/serve_test_drop_join) = 0"
+}
+
+# peer_blk_rows S "A B": peer.sh --rows, a developer's loop: ibpost_blk
+# loaded and the rows peer_blk_A, peer_blk_B run against the server at S,
+# nothing else.
+peer_blk_rows() {
+	local S=$1 r FIG=$IBPOST_OUT/peer-blk.txt
+	: >"$FIG"
+	insmod "$(dirname "$KO")/blk/ibpost_blk.ko" || { t_fail "insmod ibpost_blk" "$KO"; return; }
+	for r in $2; do
+		if declare -F "peer_blk_$r" >/dev/null; then
+			"peer_blk_$r" "$S"
+		else
+			t_fail "peer.sh --rows: no row peer_blk_$r" "tools/tests/lib/peer-blk.sh"
+		fi
+	done
+	cat "$FIG"
+	t_check "rmmod ibpost_blk after the rows" rmmod ibpost_blk
 }
 
 peer_blk() {

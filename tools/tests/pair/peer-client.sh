@@ -66,6 +66,14 @@ for _ in $(seq 32); do
 	run --op write --size 4K -n 1 >/dev/null 2>&1 || true
 done
 
+# peer.sh --rows: just those ibpost_blk rows, then the end.
+if rows=$(rig_arg rows); then
+	peer_blk_rows "$S" "${rows//,/ }"
+	rig_pair_end here
+	t_done
+	exit
+fi
+
 # json_get JSON EXPR: a value of the first result (python3 expression on r).
 json_get() {
 	python3 -c 'import json,sys; r=json.loads(sys.argv[1])["results"][0]; print(eval(sys.argv[2]))' "$1" "$2"

@@ -21,7 +21,7 @@ set -euo pipefail
 cache=${IBPOST_CACHE:-/var/cache/ibpost}
 pkgs=(systemd-sysv udev dbus kmod iproute2 rdma-core ibverbs-providers
 	linux-image-amd64 linux-headers-amd64 dkms gcc make libc6-dev
-	e2fsprogs procps passwd util-linux coreutils)
+	e2fsprogs procps passwd util-linux coreutils man-db)
 key=$(sha256sum "$0" | cut -c1-16)
 dir=$cache/debian-bookworm-$key
 tar=$dir/root.tar
@@ -29,14 +29,14 @@ tar=$dir/root.tar
 case ${1:-} in
 --print)
 	echo "$tar"
-	[[ -s $tar ]]
+	[[ -f $tar && -s $tar ]]
 	exit
 	;;
 "") ;;
 *) sed -n '3,15s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac
 
-if [[ -s $tar ]]; then
+if [[ -f $tar && -s $tar ]]; then
 	echo "$tar"
 	exit 0
 fi
@@ -44,12 +44,13 @@ command -v mmdebstrap >/dev/null ||
 	{ apt-get update -qq && apt-get install -y -qq mmdebstrap >/dev/null; }
 mkdir -p "$dir"
 # Built under a temporary name: an interrupted build is never taken for
-# a cached one.
+# a cached one (--format: mmdebstrap would take a name that does not end
+# in .tar for a directory).
 rm -f "$tar.tmp"
 list=$(IFS=,; echo "${pkgs[*]}")
 echo "debian-image.sh: building $tar (mmdebstrap bookworm: $list)" >&2
 # shellcheck disable=SC2016 # the hooks' $1 is mmdebstrap's (the root)
-mmdebstrap --mode=root --variant=minbase --include="$list" \
+mmdebstrap --mode=root --format=tar --variant=minbase --include="$list" \
 	--aptopt='Apt::Install-Recommends "false"' \
 	--customize-hook='echo ibpost-systest >"$1/etc/hostname"' \
 	--customize-hook='chroot "$1" systemd-machine-id-setup' \

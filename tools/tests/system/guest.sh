@@ -25,9 +25,10 @@
 #        ibpost-blk' unmaps it within the unit's stop timeout; then the
 #        guest powers off.  Both: systemd-analyze verify accepts the units
 #        and its security rates each at most MEDIUM.
-# Each row is a console line "SYSTEST ok - NAME" or "SYSTEST not ok - NAME
-# # WHY"; "SYSTEST end ROLE PHASE" ends a phase.  The host turns them into
-# TAP.
+# The rows are tools/tests/lib/tap.sh's (installed beside this script),
+# each on the console after "SYSTEST " ("SYSTEST ok 3 - NAME", "SYSTEST not
+# ok 4 - NAME # WHY"); "SYSTEST end ROLE PHASE" ends a phase.  The host
+# turns them into its TAP.
 set -uo pipefail
 export PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin
 export LC_ALL=C
@@ -39,17 +40,9 @@ addr=$(arg addr)
 peer=$(arg peer)
 port=18520
 
-r_ok() { echo "SYSTEST ok - $role: $1"; }
-r_fail() { echo "SYSTEST not ok - $role: $1 # $2"; }
-r_check() {
-	local name=$1 out
-	shift
-	if out=$("$@" 2>&1); then
-		r_ok "$name"
-	else
-		r_fail "$name" "$(echo "$out" | tail -n 3 | tr '\n' ' ')"
-	fi
-}
+TAP_PREFIX="$role: "
+# shellcheck source=tools/tests/lib/tap.sh
+. /usr/local/lib/ibpost-systest/tap.sh
 
 net() {
 	ip link set eth0 up || return
@@ -66,13 +59,13 @@ net() {
 units_checked() {
 	local u out lvl
 	for u in ibpost-serve.service ibpost-blk.service; do
-		r_check "systemd-analyze verify $u" \
+		t_check "systemd-analyze verify $u" \
 			systemd-analyze verify "/usr/lib/systemd/system/$u"
 		out=$(systemd-analyze security "$u" 2>&1 | tail -n 1)
 		lvl=$(grep -oE '(UNSAFE|EXPOSED|MEDIUM|OK|SAFE)' <<<"$out" | tail -n 1)
 		case $lvl in
-		MEDIUM | OK | SAFE) r_ok "systemd-analyze security rates $u $lvl" ;;
-		*) r_fail "systemd-analyze security rates $u at most MEDIUM" "${out:-no output}" ;;
+		MEDIUM | OK | SAFE) t_ok "systemd-analyze security rates $u $lvl" ;;
+		*) t_fail "systemd-analyze security rates $u at most MEDIUM" "${out:-no output}" ;;
 		esac
 	done
 }
@@ -98,25 +91,25 @@ server() {
 	first=$(journalctl -b -u ibpost-serve.service -o cat --no-pager 2>/dev/null |
 		grep -m 1 -i 'allow')
 	if [[ $st == failed && -n $first ]]; then
-		r_ok "ibpost-serve refuses a serve.conf without --allow: $first"
+		t_ok "ibpost-serve refuses a serve.conf without --allow: $first"
 	else
-		r_fail "ibpost-serve refuses a serve.conf without --allow" "state $st, journal: $first"
+		t_fail "ibpost-serve refuses a serve.conf without --allow" "state $st, journal: $first"
 	fi
 	systemctl reset-failed ibpost-serve.service 2>/dev/null
 	printf -- '--addr %s\n--port %s\n--allow %s/24\n--max-keep 600\n' \
 		"$addr" "$port" "${peer%.*}.0" >/etc/ibpost/serve.conf
-	r_check "systemctl enable --now ibpost-serve" \
+	t_check "systemctl enable --now ibpost-serve" \
 		systemctl enable --now ibpost-serve.service
 	st=$(systemctl is-active ibpost-serve.service 2>&1)
 	if [[ $st == active ]] && rdma resource show cm_id 2>/dev/null |
 		grep -q "state LISTEN.*src-addr $addr:$port"; then
-		r_ok "ibpost-serve is active (READY) and listens on $addr:$port"
+		t_ok "ibpost-serve is active (READY) and listens on $addr:$port"
 	else
-		r_fail "ibpost-serve is active and listens" "state $st: $(rdma resource show cm_id 2>&1 | tr '\n' ' ')"
+		t_fail "ibpost-serve is active and listens" "state $st: $(rdma resource show cm_id 2>&1 | tr '\n' ' ')"
 	fi
-	r_check "ibpost-serve is enabled" systemctl is-enabled ibpost-serve.service
+	t_check "ibpost-serve is enabled" systemctl is-enabled ibpost-serve.service
 	units_checked
-	echo "SYSTEST end server 1"
+	echo "end server 1"
 }
 
 # The client's first boot: the group, the map through the unit, the data.
@@ -124,9 +117,9 @@ client1() {
 	local out rc i dev tool
 	modprobe ibpost
 	if getent group rdma >/dev/null; then
-		r_ok "the group rdma exists ($(getent group rdma))"
+		t_ok "the group rdma exists ($(getent group rdma))"
 	else
-		r_fail "the group rdma exists" "getent: nothing"
+		t_fail "the group rdma exists" "getent: nothing"
 	fi
 	useradd -m -G rdma alice 2>/dev/null
 	useradd -m bob 2>/dev/null
@@ -136,16 +129,16 @@ client1() {
 	out=$(su alice -s /bin/sh -c "$tool devices" 2>&1)
 	rc=$?
 	if [[ $rc == 0 && $out == *rxe0* ]]; then
-		r_ok "a member of rdma lists the devices (rxe0)"
+		t_ok "a member of rdma lists the devices (rxe0)"
 	else
-		r_fail "a member of rdma lists the devices" "exit $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
+		t_fail "a member of rdma lists the devices" "exit $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
 	fi
 	out=$(su bob -s /bin/sh -c "$tool devices" 2>&1)
 	rc=$?
 	if [[ $rc != 0 ]] && grep -qi 'permission denied' <<<"$out"; then
-		r_ok "a non-member is refused /dev/ibpost: $(head -n 1 <<<"$out")"
+		t_ok "a non-member is refused /dev/ibpost: $(head -n 1 <<<"$out")"
 	else
-		r_fail "a non-member is refused /dev/ibpost" "exit $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
+		t_fail "a non-member is refused /dev/ibpost" "exit $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
 	fi
 	# The server guest boots beside this one: wait until it serves.
 	for i in $(seq 120); do
@@ -153,34 +146,34 @@ client1() {
 			--iters 1 >/dev/null 2>&1 && break
 		sleep 5
 	done
-	((i < 120)) || r_fail "the server answers within 10 minutes" "no job ran"
+	((i < 120)) || t_fail "the server answers within 10 minutes" "no job ran"
 	printf -- '--dev rxe0 --connect %s:%s --size 64M --serial systest0 --ctrl-loss-tmo 10m\n' \
 		"$peer" "$port" >/etc/ibpost/blk.conf
-	r_check "ibpost blk map --check-config takes blk.conf" \
+	t_check "ibpost blk map --check-config takes blk.conf" \
 		ibpost blk map --config /etc/ibpost/blk.conf --check-config
-	r_check "systemctl enable --now ibpost-blk" systemctl enable --now ibpost-blk.service
+	t_check "systemctl enable --now ibpost-blk" systemctl enable --now ibpost-blk.service
 	dev=/dev/disk/by-id/ibpost-systest0
 	udevadm settle
 	if [[ -b $dev ]]; then
-		r_ok "the device is mapped with its by-id link ($dev -> $(readlink -f "$dev"))"
+		t_ok "the device is mapped with its by-id link ($dev -> $(readlink -f "$dev"))"
 	else
-		r_fail "the device is mapped with its by-id link" "no $dev: $(echo /dev/disk/by-id/*)"
-		echo "SYSTEST end client 1"
+		t_fail "the device is mapped with its by-id link" "no $dev: $(echo /dev/disk/by-id/*)"
+		echo "end client 1"
 		return
 	fi
 	mkdir -p "$state"
 	head -c 8M /dev/urandom >"$state/data"
 	if dd if="$state/data" of="$dev" bs=1M oflag=direct status=none; then
 		sha256sum <"$state/data" | cut -d' ' -f1 >"$state/sum"
-		r_ok "8 MiB written to the device ($(cat "$state/sum"))"
+		t_ok "8 MiB written to the device ($(cat "$state/sum"))"
 	else
-		r_fail "8 MiB written to the device" "dd failed"
+		t_fail "8 MiB written to the device" "dd failed"
 	fi
 	rm -f "$state/data"
 	units_checked
 	echo 1 >"$state/phase"
 	sync
-	echo "SYSTEST end client 1"
+	echo "end client 1"
 	systemctl reboot
 }
 
@@ -190,15 +183,15 @@ client2() {
 	st=$(unit_settle ibpost-blk.service 120)
 	udevadm settle
 	if [[ $st == active && -b $dev ]]; then
-		r_ok "after the reboot ibpost-blk mapped the device at boot ($dev)"
+		t_ok "after the reboot ibpost-blk mapped the device at boot ($dev)"
 	else
-		r_fail "after the reboot the device is mapped at boot" "ibpost-blk $st, $dev $(ls -l "$dev" 2>&1)"
+		t_fail "after the reboot the device is mapped at boot" "ibpost-blk $st, $dev $(ls -l "$dev" 2>&1)"
 	fi
 	got=$(dd if="$dev" bs=1M count=8 iflag=direct status=none 2>/dev/null | sha256sum | cut -d' ' -f1)
 	if [[ -n $got && $got == "$(cat "$state/sum" 2>/dev/null)" ]]; then
-		r_ok "the 8 MiB written before the reboot read back equal"
+		t_ok "the 8 MiB written before the reboot read back equal"
 	else
-		r_fail "the 8 MiB written before the reboot read back equal" "sha256 $got, written $(cat "$state/sum" 2>/dev/null)"
+		t_fail "the 8 MiB written before the reboot read back equal" "sha256 $got, written $(cat "$state/sum" 2>/dev/null)"
 	fi
 	tmo=$(systemctl show -P TimeoutStopUSec ibpost-blk.service)
 	t0=$SECONDS
@@ -207,13 +200,13 @@ client2() {
 	udevadm settle
 	left=$(compgen -G '/sys/block/ibpostb*')
 	if [[ ! -e $dev && -z $left ]]; then
-		r_ok "systemctl stop ibpost-blk unmapped the device in $s s (TimeoutStopSec $tmo)"
+		t_ok "systemctl stop ibpost-blk unmapped the device in $s s (TimeoutStopSec $tmo)"
 	else
-		r_fail "systemctl stop ibpost-blk unmaps the device within its stop timeout" "after $s s: $left"
+		t_fail "systemctl stop ibpost-blk unmaps the device within its stop timeout" "after $s s: $left"
 	fi
 	echo 2 >"$state/phase"
 	sync
-	echo "SYSTEST end client 2"
+	echo "end client 2"
 	systemctl poweroff
 }
 
@@ -229,8 +222,8 @@ run)
 			client1
 		fi
 		;;
-	*) echo "SYSTEST not ok - role: ibpost.systest= is server or client # '$role'" ;;
-	esac
+	*) t_fail "ibpost.systest= is server or client" "'$role'" ;;
+	esac | sed -u 's/^/SYSTEST /'
 	;;
 *) sed -n '3,4s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac

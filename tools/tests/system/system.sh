@@ -72,17 +72,19 @@ for m in proc sys dev; do
 	case $m in
 	proc) mount -t proc proc "$root/proc" ;;
 	sys) mount -t sysfs sysfs "$root/sys" ;;
-	dev) mount --bind /dev "$root/dev" ;;
+	dev) mount --rbind /dev "$root/dev" ;;	# /dev/pts too: apt's log
 	esac && mounted=("$root/$m" "${mounted[@]}")
 done
 t0=$SECONDS
-if chroot "$root" apt-get install -y --no-download \
+# As an operator installs a downloaded package: apt-get install of its
+# path (its dependencies are in the root already: nothing is fetched).
+if chroot "$root" apt-get install -y \
 	"/tmp/${tool_deb##*/}" "/tmp/${dkms_deb##*/}" >"$out/install.log" 2>&1; then
 	t_ok "system: apt-get install of ibpost and ibpost-dkms in the guest's root ($((SECONDS - t0)) s)"
 else
 	t_fail "system: apt-get install of ibpost and ibpost-dkms" "$(tail -n 3 "$out/install.log" | tr '\n' ' ')"
 fi
-built=$(find "$root/lib/modules/$kver/updates" -name 'ibpost*.ko*' -printf '%f ' 2>/dev/null)
+built=$(find "$root/lib/modules/$kver/updates" -name 'ibpost*.ko*' -printf '%f\n' 2>/dev/null | sort | paste -sd ' ')
 if [[ $built == *ibpost.ko* && $built == *ibpost_blk.ko* ]]; then
 	t_ok "system: DKMS built $built for the guest's kernel $kver"
 else
@@ -91,6 +93,7 @@ else
 fi
 rm -f "$root/tmp/"*.deb
 install -D -m 0755 tools/tests/system/guest.sh "$root/usr/local/sbin/ibpost-systest"
+install -D -m 0644 tools/tests/lib/tap.sh "$root/usr/local/lib/ibpost-systest/tap.sh"
 cat >"$root/etc/systemd/system/ibpost-systest-net.service" <<'EOF'
 [Unit]
 Description=ibpost system test: eth0's address and rxe0 on it
@@ -178,9 +181,9 @@ for g in server client; do
 	tr -d '\r' <"$out/console-$g.log" | sed -n 's/.*SYSTEST //p' >"$out/rows-$g.txt"
 	while IFS= read -r line; do
 		case $line in
-		"ok - "*) t_ok "system: ${line#ok - }" ;;
-		"not ok - "*)
-			line=${line#not ok - }
+		"ok "[0-9]*" - "*) t_ok "system: ${line#ok * - }" ;;
+		"not ok "[0-9]*" - "*)
+			line=${line#not ok * - }
 			t_fail "system: ${line%% # *}" "${line#* # }"
 			;;
 		esac

@@ -327,7 +327,7 @@ want_line() { # want_line UNIT KEY LINE: KEY= runs exactly LINE
 ib=$root/usr/sbin/ibpost
 want_line ibpost-serve.service ExecStart "$ib serve --config /etc/ibpost/serve.conf"
 want_line ibpost-blk.service ExecStart "$ib blk map --config /etc/ibpost/blk.conf"
-want_line ibpost-blk.service ExecStop "$ib blk unmap --force --config /etc/ibpost/blk.conf"
+want_line ibpost-blk.service ExecStop "$ib blk unmap --force --keep --config /etc/ibpost/blk.conf"
 if grep -qx 'Restart=on-failure' "$units/ibpost-serve.service" &&
 	grep -q '^After=network-online.target' "$units/ibpost-blk.service"; then
 	t_ok "ibpost-serve restarts on failure; ibpost-blk maps after network-online.target"

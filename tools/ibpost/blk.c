@@ -358,15 +358,12 @@ static int blk_time(struct blk_map_args *m, unsigned int i, int key,
 	struct opt_val val = { .cmd = "blk map", .bare = OPT_S,
 			       .unit = OPT_S, .max = INT_MAX,
 			       .neg = key == 'L' || key == 'F' };
+	const struct opt *o = opt_primary(&blk_map_cmd, key);
 	char name[32] = "";
 	long long v;
-	size_t j;
 
-	for (j = 0; j < ARRAY_SIZE(blk_map_opts); j++)
-		if ((blk_map_opts[j].key ? blk_map_opts[j].key :
-		     blk_map_opts[j].letter) == key)
-			snprintf(name, sizeof(name), "--%s",
-				 blk_map_opts[j].name);
+	if (o)
+		snprintf(name, sizeof(name), "--%s", o->name);
 	val.name = name;
 	if (opt_time(&val, arg, &v))
 		return -1;

@@ -45,8 +45,8 @@ static int key_of_letter(const struct opt_cmd *c, int ch)
 	return ch;
 }
 
-/* The entry (not an alias) of @key. */
-static const struct opt *primary(const struct opt_cmd *c, int key)
+/* The entry (not an alias) of @key; NULL: none. */
+const struct opt *opt_primary(const struct opt_cmd *c, int key)
 {
 	unsigned int i;
 
@@ -59,7 +59,7 @@ static const struct opt *primary(const struct opt_cmd *c, int key)
 static bool takes_arg(const struct opt_cmd *c, const struct opt *o)
 {
 	if (o->flags & OPT_ALIAS)
-		o = primary(c, key_of(o));
+		o = opt_primary(c, key_of(o));
 	return o && o->arg;
 }
 
@@ -141,7 +141,7 @@ int opt_parse(const struct opt_cmd *c, int argc, char **argv,
 			return 0;
 		}
 		ch = key_of_letter(c, ch);
-		p = primary(c, ch);
+		p = opt_primary(c, ch);
 		if (p && (p->flags & OPT_HELP)) {
 			if (c->help)
 				c->help(stdout);

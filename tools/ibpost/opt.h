@@ -61,6 +61,9 @@ struct opt_cmd {
 	void (*help)(FILE *f);		/* --help; NULL: opt_help() */
 };
 
+/* The option (not an alias) whose handler gets @key; NULL: none. */
+const struct opt *opt_primary(const struct opt_cmd *c, int key);
+
 /* What opt_parse() returns when the command goes on. */
 #define OPT_GO		(-1)
 

@@ -33,6 +33,18 @@
 export IBPOST_SERVE_STAMP=0
 
 # rig_modprobe MOD...: load each module; skip ones this kernel lacks (built-in ones load as no-ops).
+# rig_tracefs: the tracefs directory (printed), mounted where it is not:
+# /sys/kernel/tracing, or debugfs's tracing/ on a kernel without the
+# former (trace.sh's events, peer-blk.sh's kprobes).
+rig_tracefs() {
+	local t=/sys/kernel/tracing
+	if [[ ! -e $t/events ]] && ! mount -t tracefs nodev "$t" 2>/dev/null; then
+		mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+		t=/sys/kernel/debug/tracing
+	fi
+	echo "$t"
+}
+
 rig_modprobe() {
 	local m
 	for m in "$@"; do

@@ -58,11 +58,7 @@ if ! grep -q '^ibpost ' /proc/modules; then
 	loaded=1
 fi
 
-T=/sys/kernel/tracing
-if [[ ! -e $T/events ]]; then
-	mount -t tracefs nodev $T 2>/dev/null ||
-		{ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; T=/sys/kernel/debug/tracing; }
-fi
+T=$(rig_tracefs)
 if [[ ! -d $T/events/ibpost ]]; then
 	t_fail "tracefs has events/ibpost" "in $T"
 	t_done

@@ -546,17 +546,12 @@ peer_blk_errq1() {
 }
 
 # Kprobe events for a row that times or counts calls of a function of the
-# modules (tracefs mounted as trace.sh mounts it): kp_on NAME p|r
+# modules (tracefs where rig_tracefs finds it): kp_on NAME p|r
 # MOD:FUNC adds probe NAME (p: its entry, r: its return) and enables it;
 # kp_off NAME removes it; kp_hits NAME counts its lines in the trace
 # buffer (kp_clear empties it).  1 when the probe could not be added.
 KP_T=/sys/kernel/tracing
-kp_mount() {
-	[[ -d $KP_T/events ]] || mount -t tracefs nodev "$KP_T" 2>/dev/null || {
-		mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-		KP_T=/sys/kernel/debug/tracing
-	}
-}
+kp_mount() { KP_T=$(rig_tracefs); }
 kp_on() {
 	kp_mount
 	{ echo "$2:$1 $3" >>"$KP_T/kprobe_events" &&

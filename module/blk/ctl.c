@@ -218,12 +218,10 @@ static int ibpost_blk_opt(struct ibpost_blk_map *m, int token,
 		return 0;
 	case IBPOST_BLK_OPT_RESUME:
 		n = ibpost_blk_parse_resume(m, arg);
-		if (n == -EINVAL) {
-			/* Not the value: it is a secret, kept out of the log. */
+		/* Not the value: it is a secret, kept out of the log. */
+		if (n == -EINVAL)
 			snprintf(why, len,
 				 "bad value in resume=: SESSION:GENERATION:TOKEN as the resume attribute gives it");
-			return n;
-		}
 		return n;
 	}
 bad:

@@ -810,9 +810,9 @@ void ibpost_session_fail(struct ibpost_session *s)
 		return;
 	ibpost_session_error(s);
 	/* A test build's late flush leaves the move to the error work. */
-	for (i = 0; i < s->nr_queues &&
-	     !ibpost_test_read(session_test_flush_ms); i++)
-		ibpost_ep_set_error(s->queues[i].ep);
+	if (!ibpost_test_read(session_test_flush_ms))
+		for (i = 0; i < s->nr_queues; i++)
+			ibpost_ep_set_error(s->queues[i].ep);
 	ibpost_session_leave(s);
 }
 EXPORT_SYMBOL_GPL(ibpost_session_fail);

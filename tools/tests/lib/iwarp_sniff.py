@@ -5,7 +5,7 @@
 usage: iwarp_sniff.py IFACE SECONDS STOPFILE
 
 Reads every TCP segment on IFACE (AF_PACKET) for at most SECONDS, or until
-STOPFILE exists, and prints one line per RDMAP Read Request found in the
+STOPFILE exists and the frames queued by then are read, and prints one line per RDMAP Read Request found in the
 byte stream of a segment:
 
     read sink_stag=0x... sink_to=0x... size=N src_stag=0x... src_to=0x...
@@ -74,8 +74,18 @@ def main():
     # found in the tail of one and the start of the next.
     tails = {}
     end = time.monotonic() + seconds
-    while time.monotonic() < end and not os.path.exists(stop):
-        if not select.select([sock], [], [], 0.2)[0]:
+    # STOPFILE is made when the workload has ended: its frames are all in
+    # the socket's queue by then, but a slow reader (TCG, a busy host) has
+    # not read them yet.  Stopping then read none of a workload's frames
+    # at times ("reads 0 drops 0"): the queue is drained first.
+    draining = False
+    while True:
+        if not draining and (time.monotonic() >= end or
+                             os.path.exists(stop)):
+            draining = True
+        if not select.select([sock], [], [], 0 if draining else 0.2)[0]:
+            if draining:
+                break
             continue
         # lo (MTU 65536) hands whole GSO frames up: larger than 64 KiB.
         frame, addr = sock.recvfrom(1 << 18)

@@ -271,8 +271,14 @@ const char *ibpost_blk_reason(u32 reason);
 /* ctl.c */
 int ibpost_blk_check_reconnect(const struct ibpost_blk_map *m, char *why,
 			       size_t len);
+int ibpost_blk_ctl_map(const char *buf, size_t count, char *result,
+		       size_t len);
 int ibpost_blk_ctl_init(void);
 void ibpost_blk_ctl_exit(void);
+
+/* ctlfd.c */
+int ibpost_blk_ctlfd_init(void);
+void ibpost_blk_ctlfd_exit(void);
 
 /* disk.c */
 extern struct mutex ibpost_blk_lock;

@@ -24,6 +24,8 @@
  *  devices       the mapped devices, one name a line
  *
  * Every refusal is also an errno of the write and a line in the kernel log.
+ * /dev/ibpost-blk (ctlfd.c) maps with the same line and answers on the
+ * writer's own open file.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -399,17 +401,27 @@ static ssize_t map_device_show(struct device *dev,
 	return sysfs_emit(buf, IBPOST_BLK_USAGE);
 }
 
-static ssize_t map_device_store(struct device *dev,
-				struct device_attribute *attr,
-				const char *buf, size_t count)
+/**
+ * ibpost_blk_ctl_map() - map a device from a map_device line.
+ * @buf: the line (a write's bytes, not NUL-terminated).
+ * @count: its bytes.
+ * @result: out: "mapped ibpostbN" or "refused: REASON", as last_result
+ *	then says unless another write came in between (ctlfd.c keeps it
+ *	for its own open file).
+ * @len: bytes of @result.
+ *
+ * The caller has checked CAP_SYS_ADMIN.
+ *
+ * Return: 0 or a negative errno.
+ */
+int ibpost_blk_ctl_map(const char *buf, size_t count, char *result,
+		       size_t len)
 {
 	struct ibpost_blk_map m;
 	char why[IBPOST_BLK_RESULT_LEN - 16] = "";
 	char *copy;
 	int ret, id;
 
-	if (!ibpost_blk_ctl_allowed())
-		return -EPERM;
 	copy = kstrndup(buf, count, GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
@@ -421,10 +433,24 @@ static ssize_t map_device_store(struct device *dev,
 		ibpost_blk_set_result(ret, "%s", why);
 	else
 		ibpost_blk_set_result(0, "mapped " IBPOST_BLK_NAME "%d", id);
+	strscpy(result, ibpost_blk_result, len);
 	mutex_unlock(&ibpost_blk_lock);
 	/* resume='s token: a secret, in the line and in @m. */
 	kfree_sensitive(copy);
 	memzero_explicit(&m, sizeof(m));
+	return ret;
+}
+
+static ssize_t map_device_store(struct device *dev,
+				struct device_attribute *attr,
+				const char *buf, size_t count)
+{
+	char result[IBPOST_BLK_RESULT_LEN];
+	int ret;
+
+	if (!ibpost_blk_ctl_allowed())
+		return -EPERM;
+	ret = ibpost_blk_ctl_map(buf, count, result, sizeof(result));
 	return ret ? ret : count;
 }
 static DEVICE_ATTR_RW(map_device);

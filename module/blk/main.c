@@ -5,12 +5,13 @@
  * A RAM block device whose backing store is the local region of an ibpost
  * session: I/O is one-sided RDMA READ and WRITE (Documentation/blk.rst).
  * Devices are mapped and unmapped at run time through
- * /sys/class/ibpost-blk/ctl (ctl.c); unloading the module unmaps every
- * device (none can be open: an open device pins the module).  Calls go
- * down: main.c -> ctl.c (sysfs control) -> disk.c (map, unmap, the device
- * list) -> io.c (blk-mq operations, the I/O timeout, reason texts);
- * reconnect.c (a device on a server's memory after its session failed)
- * beside disk.c and io.c.
+ * /sys/class/ibpost-blk/ctl (ctl.c) or /dev/ibpost-blk (ctlfd.c);
+ * unloading the module unmaps every device (none can be open: an open
+ * device pins the module).  Calls go down: main.c -> ctlfd.c (a map
+ * answered on its own file) -> ctl.c (sysfs control, the map line) ->
+ * disk.c (map, unmap, the device list) -> io.c (blk-mq operations, the
+ * I/O timeout, reason texts); reconnect.c (a device on a server's memory
+ * after its session failed) beside disk.c and io.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,13 +33,22 @@ static int __init ibpost_blk_init(void)
 		return ret;
 	ret = ibpost_blk_ctl_init();
 	if (ret)
-		ibpost_blk_disks_exit();
+		goto disks;
+	ret = ibpost_blk_ctlfd_init();
+	if (ret)
+		goto ctl;
+	return 0;
+ctl:
+	ibpost_blk_ctl_exit();
+disks:
+	ibpost_blk_disks_exit();
 	return ret;
 }
 
 static void __exit ibpost_blk_exit(void)
 {
 	/* No new maps: the control files go first. */
+	ibpost_blk_ctlfd_exit();
 	ibpost_blk_ctl_exit();
 	ibpost_blk_disks_exit();
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ibpost blk: map, unmap and list ibpost_blk devices through
- * /sys/class/ibpost-blk/ctl (Documentation/blk.rst).  Values go to the
- * kernel as given: it checks them and says why it refuses.
+ * /sys/class/ibpost-blk/ctl and /dev/ibpost-blk (Documentation/blk.rst).
+ * Values go to the kernel as given: it checks them and says why it
+ * refuses.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +22,8 @@
 #include "opt.h"
 
 #define BLK_CTL		"/sys/class/ibpost-blk/ctl"
+/* A map answered on its own open file (module/blk/ctlfd.c). */
+#define BLK_DEV		"/dev/ibpost-blk"
 #define BLK_SYS		"/sys/block"
 #define BLK_MODULE	"ibpost_blk"
 /*
@@ -289,6 +292,34 @@ static const char *blk_result(char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Map with @line through BLK_DEV, whose answer is this open file's alone
+ * (last_result is the last writer's, whoever it was).  0 with the kernel's
+ * answer in @res and the write's errno in *@err; 1 when the node does not
+ * open (a module from before it, a /dev without it, a device ACL without
+ * it): map_device then, which says what a caller may not do.
+ */
+static int blk_map_fd(const char *line, char *res, size_t len, int *err)
+{
+	size_t n = strlen(line);
+	ssize_t got;
+	int fd;
+
+	fd = open(BLK_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	*err = write(fd, line, n) == (ssize_t)n ? 0 : errno ? errno : EIO;
+	got = read(fd, res, len - 1);
+	close(fd);
+	if (got <= 0) {
+		snprintf(res, len, "(no result)");
+		return 0;
+	}
+	res[got] = '\0';
+	res[strcspn(res, "\n")] = '\0';
+	return 0;
+}
+
 /* A value that goes into a "key=value" line: one word. */
 static int blk_word(const char *opt, const char *v)
 {
@@ -493,11 +524,14 @@ static int blk_map_write(const struct blk_map_args *m)
 		explicit_bzero(resume, sizeof(resume));
 		resuming = true;
 	}
-	err = blk_write("map_device", line);
+	if (blk_map_fd(line, res, sizeof(res), &err)) {
+		err = blk_write("map_device", line);
+		if (err >= 0)
+			blk_result(res, sizeof(res));
+	}
 	explicit_bzero(line, sizeof(line));
 	if (err < 0)
 		return 1;
-	blk_result(res, sizeof(res));
 	if (err) {
 		fprintf(stderr, "%s: blk map refused: %s: %s\n", prog,
 			strerror(err), strncmp(res, "refused: ", 9) ? res :

@@ -57,7 +57,57 @@ blk_end() {
 	exit
 }
 
+# ctlfd_rows: /dev/ibpost-blk, a map answered on its own open file
+# (module/blk/ctlfd.c): root's node; nothing to read before the write; a
+# refusal read back on the writer's file; one map per open file; no open
+# without CAP_SYS_ADMIN; four maps at once through the tool, each with its
+# own size, each printing its own device (sysfs's last_result is the last
+# writer's: a tool reading it could print another map's device).
+ctlfd_rows() {
+	local node=/dev/ibpost-blk before wrc ans w2 out rc s n names='' bad='' distinct
+	t_check "$node: a character device, root's, 0600 ($(stat -c '%U %a' $node 2>&1))" \
+		test -c $node -a "$(stat -c '%U %a' $node)" = "root 600"
+	exec 3<>$node
+	before=$(read -r -t 2 _ <&3 2>&1)
+	printf 'dev=rxe_lo size=1M bogus=1' >&3 2>/dev/null
+	wrc=$?
+	IFS= read -r -t 5 ans <&3
+	printf 'dev=rxe_lo size=1M' >&3 2>/dev/null
+	w2=$?
+	exec 3>&-
+	t_check "$node: no answer before a write ($before), the refusal on the same file: $ans" \
+		test "${before##*: }|$wrc|$ans" = "No data available|1|refused: unknown option 'bogus=1' (the options: cat map_device)"
+	t_check "$node: a second map on the same open file refused (write exit $w2), nothing mapped" \
+		test "$w2|$(cat /sys/class/ibpost-blk/ctl/devices)" = "1|"
+	out=$(setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin -- \
+		bash -c "exec 4<>$node" 2>&1)
+	rc=$?
+	t_check "$node: no open without CAP_SYS_ADMIN (exit $rc: ${out##*: })" \
+		test "$rc|${out##*: }" = "1|Operation not permitted"
+	for s in 4 8 12 16; do
+		$IBPOST blk map --dev rxe_lo --size ${s}M --queues 1 --depth 4 \
+			>"/tmp/ibpost-par-$s" 2>&1 &
+	done
+	wait
+	for s in 4 8 12 16; do
+		n=$(cat "/tmp/ibpost-par-$s")
+		if [[ $n == ibpostb* && $(cat "/sys/block/$n/size" 2>&1) == $((s * 2048)) ]]; then
+			names+="$n "
+		else
+			bad+="${s}M: $n "
+		fi
+	done
+	distinct=$(tr ' ' '\n' <<<"$names" | sort -u | grep -c .)
+	t_check "four maps at once, each printed its own device of its size: $names$bad" \
+		test -z "$bad" -a "$distinct" = 4
+	for n in $(cat /sys/class/ibpost-blk/ctl/devices); do
+		$IBPOST blk unmap "$n" || bad+="unmap $n "
+	done
+	t_check "the four unmapped: ${bad:-ok}" test -z "$bad"
+}
+
 if [[ $IBPOST_KERNEL == test ]]; then
+	ctlfd_rows
 	t0=$SECONDS
 	NAME=$($IBPOST blk map --dev rxe_lo --size 64M --queues 2 --depth 16 2>&1)
 	if [[ $NAME == ibpostb* ]] && wait_dev "$NAME"; then
@@ -125,6 +175,7 @@ if [[ -z $(cat /sys/class/ibpost-blk/ctl/devices) ]]; then
 else
 	t_fail "nothing mapped after the refusals" "$(cat /sys/class/ibpost-blk/ctl/devices)"
 fi
+ctlfd_rows
 
 blk_map_or_end "map 256M, 2 queues, depth 32" --dev rxe_lo --size 256M --queues 2 --depth 32
 A=/sys/block/$NAME/ibpost

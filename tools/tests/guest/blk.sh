@@ -75,7 +75,7 @@ ctlfd_rows() {
 	printf 'dev=rxe_lo size=1M' >&3 2>/dev/null
 	w2=$?
 	exec 3>&-
-	t_check "$node: no answer before a write ($before), the refusal on the same file: $ans" \
+	t_check "$node: no answer before a write (${before##*: }), the refusal on the same file: $ans" \
 		test "${before##*: }|$wrc|$ans" = "No data available|1|refused: unknown option 'bogus=1' (the options: cat map_device)"
 	t_check "$node: a second map on the same open file refused (write exit $w2), nothing mapped" \
 		test "$w2|$(cat /sys/class/ibpost-blk/ctl/devices)" = "1|"

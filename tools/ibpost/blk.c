@@ -296,8 +296,9 @@ static const char *blk_result(char *buf, size_t len)
  * Map with @line through BLK_DEV, whose answer is this open file's alone
  * (last_result is the last writer's, whoever it was).  0 with the kernel's
  * answer in @res and the write's errno in *@err; 1 when the node does not
- * open (a module from before it, a /dev without it, a device ACL without
- * it): map_device then, which says what a caller may not do.
+ * open: map_device then, which says what a caller may not do.  A missing
+ * node (a module from before it) goes without a word; any other reason (a
+ * unit's device ACL without it, no CAP_SYS_ADMIN) is said.
  */
 static int blk_map_fd(const char *line, char *res, size_t len, int *err)
 {
@@ -306,8 +307,12 @@ static int blk_map_fd(const char *line, char *res, size_t len, int *err)
 	int fd;
 
 	fd = open(BLK_DEV, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno != ENOENT)
+			fprintf(stderr, "%s: blk map: %s: %s: mapping through %s/map_device (whose answer is the last writer's)\n",
+				prog, BLK_DEV, strerror(errno), BLK_CTL);
 		return 1;
+	}
 	*err = write(fd, line, n) == (ssize_t)n ? 0 : errno ? errno : EIO;
 	got = read(fd, res, len - 1);
 	close(fd);

@@ -40,6 +40,8 @@ addr=$(arg addr)
 peer=$(arg peer)
 port=18520
 
+# tap.sh reads it.
+# shellcheck disable=SC2034
 TAP_PREFIX="$role: "
 # shellcheck source=tools/tests/lib/tap.sh
 . /usr/local/lib/ibpost-systest/tap.sh
@@ -179,13 +181,21 @@ client1() {
 
 # The client's second boot: mapped at boot, the data, the stop.
 client2() {
-	local dev=/dev/disk/by-id/ibpost-systest0 got st t0 s tmo left
+	local dev=/dev/disk/by-id/ibpost-systest0 got st t0 s tmo left out
 	st=$(unit_settle ibpost-blk.service 120)
 	udevadm settle
 	if [[ $st == active && -b $dev ]]; then
 		t_ok "after the reboot ibpost-blk mapped the device at boot ($dev)"
 	else
 		t_fail "after the reboot the device is mapped at boot" "ibpost-blk $st, $dev $(ls -l "$dev" 2>&1)"
+	fi
+	# The unit's map went through /dev/ibpost-blk (its DeviceAllow): the
+	# tool says so when that node does not open and it uses map_device.
+	out=$(journalctl -b -u ibpost-blk.service -o cat --no-pager 2>&1)
+	if grep -qx 'ibpostb[0-9]*' <<<"$out" && ! grep -q '/dev/ibpost-blk:' <<<"$out"; then
+		t_ok "ibpost-blk mapped through /dev/ibpost-blk (the journal: $(grep -x 'ibpostb[0-9]*' <<<"$out" | tr '\n' ' ')and no fallback)"
+	else
+		t_fail "ibpost-blk mapped through /dev/ibpost-blk" "$(tr '\n' ' ' <<<"$out" | cut -c1-300)"
 	fi
 	got=$(dd if="$dev" bs=1M count=8 iflag=direct status=none 2>/dev/null | sha256sum | cut -d' ' -f1)
 	if [[ -n $got && $got == "$(cat "$state/sum" 2>/dev/null)" ]]; then

@@ -24,6 +24,7 @@
 #define BLK_CTL		"/sys/class/ibpost-blk/ctl"
 /* A map answered on its own open file (module/blk/ctlfd.c). */
 #define BLK_DEV		"/dev/ibpost-blk"
+#define BLK_DEV_SYS	"/sys/class/misc/ibpost-blk"
 #define BLK_SYS		"/sys/block"
 #define BLK_MODULE	"ibpost_blk"
 /*
@@ -296,9 +297,10 @@ static const char *blk_result(char *buf, size_t len)
  * Map with @line through BLK_DEV, whose answer is this open file's alone
  * (last_result is the last writer's, whoever it was).  0 with the kernel's
  * answer in @res and the write's errno in *@err; 1 when the node does not
- * open: map_device then, which says what a caller may not do.  A missing
- * node (a module from before it) goes without a word; any other reason (a
- * unit's device ACL without it, no CAP_SYS_ADMIN) is said.
+ * open: map_device then, which says what a caller may not do.  A module
+ * from before the node goes without a word; a node the module has but
+ * this /dev lacks (a unit's private /dev), or one that does not open (a
+ * device ACL without it, no CAP_SYS_ADMIN), is said.
  */
 static int blk_map_fd(const char *line, char *res, size_t len, int *err)
 {
@@ -308,9 +310,11 @@ static int blk_map_fd(const char *line, char *res, size_t len, int *err)
 
 	fd = open(BLK_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		if (errno != ENOENT)
+		int e = errno;
+
+		if (e != ENOENT || !access(BLK_DEV_SYS, F_OK))
 			fprintf(stderr, "%s: blk map: %s: %s: mapping through %s/map_device (whose answer is the last writer's)\n",
-				prog, BLK_DEV, strerror(errno), BLK_CTL);
+				prog, BLK_DEV, strerror(e), BLK_CTL);
 		return 1;
 	}
 	*err = write(fd, line, n) == (ssize_t)n ? 0 : errno ? errno : EIO;

@@ -5,8 +5,8 @@
 usage: iwarp_sniff.py IFACE SECONDS STOPFILE
 
 Reads every TCP segment on IFACE (AF_PACKET) for at most SECONDS, or until
-STOPFILE exists and the frames queued by then are read, and prints one line per RDMAP Read Request found in the
-byte stream of a segment:
+STOPFILE exists and the frames queued by then are read, and prints one line
+per RDMAP Read Request found in the byte stream of a segment:
 
     read sink_stag=0x... sink_to=0x... size=N src_stag=0x... src_to=0x...
 

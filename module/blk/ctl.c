@@ -407,7 +407,7 @@ static ssize_t map_device_show(struct device *dev,
  * @count: its bytes.
  * @result: out: "mapped ibpostbN" or "refused: REASON", as last_result
  *	then says unless another write came in between (ctlfd.c keeps it
- *	for its own open file).
+ *	for its own open file); NULL: last_result only (map_device).
  * @len: bytes of @result.
  *
  * The caller has checked CAP_SYS_ADMIN.
@@ -433,7 +433,8 @@ int ibpost_blk_ctl_map(const char *buf, size_t count, char *result,
 		ibpost_blk_set_result(ret, "%s", why);
 	else
 		ibpost_blk_set_result(0, "mapped " IBPOST_BLK_NAME "%d", id);
-	strscpy(result, ibpost_blk_result, len);
+	if (result)
+		strscpy(result, ibpost_blk_result, len);
 	mutex_unlock(&ibpost_blk_lock);
 	/* resume='s token: a secret, in the line and in @m. */
 	kfree_sensitive(copy);
@@ -445,12 +446,11 @@ static ssize_t map_device_store(struct device *dev,
 				struct device_attribute *attr,
 				const char *buf, size_t count)
 {
-	char result[IBPOST_BLK_RESULT_LEN];
 	int ret;
 
 	if (!ibpost_blk_ctl_allowed())
 		return -EPERM;
-	ret = ibpost_blk_ctl_map(buf, count, result, sizeof(result));
+	ret = ibpost_blk_ctl_map(buf, count, NULL, 0);
 	return ret ? ret : count;
 }
 static DEVICE_ATTR_RW(map_device);

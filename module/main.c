@@ -73,7 +73,9 @@ static int __init ibpost_init(void)
 
 	ibpost_live_init();
 	ibpost_cm_init();
-	ibpost_sessions_init();
+	ret = ibpost_sessions_init();
+	if (ret)
+		goto err_cm;
 	ret = ibpost_devices_init();
 	if (ret)
 		goto err_listeners;
@@ -89,6 +91,7 @@ err_devices:
 	ibpost_devices_exit();
 err_listeners:
 	ibpost_sessions_exit();
+err_cm:
 	ibpost_cm_exit();
 	ibpost_live_exit();
 	return ret;

@@ -34,6 +34,15 @@
 #include "session/trace.h"
 
 static LIST_HEAD(ibpost_sessions);
+/*
+ * Where a failed session's error work runs (ibpost_session_queue_err()).
+ * WQ_MEM_RECLAIM: a block driver closes its sessions from its own reclaim
+ * workqueue (ibpost_blk's error work), and a session's death flushes this
+ * work; flushing a work of the system workqueue from a reclaim one would
+ * break the reclaim workqueue's guarantee of progress (the kernel warns:
+ * check_flush_dependency(), seen in make check-long's errq1 row).
+ */
+static struct workqueue_struct *ibpost_session_wq;
 /* The list, session deaths, device removal against opening. */
 static DEFINE_MUTEX(ibpost_sessions_lock);
 static u32 ibpost_session_next_id;
@@ -838,7 +847,7 @@ void ibpost_session_error(struct ibpost_session *s)
 	if (first) {
 		WRITE_ONCE(s->state, IBPOST_S_ERROR);
 		/* Before DEAD, under the lock: the death flushes the work. */
-		schedule_work(&s->err_work);
+		ibpost_session_queue_err(s);
 	}
 	spin_unlock_irqrestore(&s->lock, flags);
 	if (!first)
@@ -938,17 +947,35 @@ static int ibpost_sessions_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(ibpost_sessions);
 
 /**
- * ibpost_sessions_init() - have device removal end the sessions on it and
- *	add the "sessions" file to ibpost's debugfs (ibpost_live_dir()).
+ * ibpost_session_queue_err() - queue a failed session's error work.
+ * @s: the session (its @err_work).
+ *
+ * Context: any.
+ */
+void ibpost_session_queue_err(struct ibpost_session *s)
+{
+	queue_work(ibpost_session_wq, &s->err_work);
+}
+
+/**
+ * ibpost_sessions_init() - the sessions' error workqueue; have device
+ *	removal end the sessions on it and add the "sessions" file to
+ *	ibpost's debugfs (ibpost_live_dir()).
  *
  * Context: module init, after ibpost_cm_init() (a device's sessions end
  * once its rdma_cm waits ended) and before ibpost_devices_init().
+ * Return: 0 or -ENOMEM.
  */
-void ibpost_sessions_init(void)
+int ibpost_sessions_init(void)
 {
+	ibpost_session_wq = alloc_workqueue("ibpost_session", WQ_MEM_RECLAIM,
+					    0);
+	if (!ibpost_session_wq)
+		return -ENOMEM;
 	ibpost_dev_listen(&ibpost_sessions_listener);
 	debugfs_create_file("sessions", 0400, ibpost_live_dir(), NULL,
 			    &ibpost_sessions_fops);
+	return 0;
 }
 
 /**
@@ -960,4 +987,6 @@ void ibpost_sessions_init(void)
 void ibpost_sessions_exit(void)
 {
 	ibpost_dev_unlisten(&ibpost_sessions_listener);
+	/* No session is left: nothing queues the work any more. */
+	destroy_workqueue(ibpost_session_wq);
 }

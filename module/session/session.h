@@ -223,9 +223,10 @@ ibpost_session_create(struct ibpost_dev *dev, u32 port,
 int ibpost_session_publish(struct ibpost_session *s);
 bool ibpost_session_enter(struct ibpost_session *s);
 void ibpost_session_leave(struct ibpost_session *s);
-void ibpost_sessions_init(void);
+int ibpost_sessions_init(void);
 void ibpost_sessions_exit(void);
 void ibpost_session_error(struct ibpost_session *s);
+void ibpost_session_queue_err(struct ibpost_session *s);
 void ibpost_session_lost(void *arg);
 void ibpost_req_complete(struct ibpost_session *s, struct ibpost_req *req,
 			 int status);

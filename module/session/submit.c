@@ -283,7 +283,7 @@ static void ibpost_req_orphan(struct ibpost_session *s, struct ibpost_req *req,
 	spin_lock_irqsave(&s->lock, flags);
 	list_add_tail(&req->node, &s->orphans);
 	spin_unlock_irqrestore(&s->lock, flags);
-	schedule_work(&s->err_work);
+	ibpost_session_queue_err(s);
 	ibpost_session_error(s);
 }
 
